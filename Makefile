@@ -1,0 +1,53 @@
+# sgpu — top-level build.  `make demo` and `make test` are the two commands;
+# each part of the project adds its rules in its own fragment (*.mk).
+.DEFAULT_GOAL := all
+SHELL := /bin/bash
+
+BUILD    ?= build
+GEN      := $(BUILD)/gen
+PREFIX   ?= /usr/local
+PY       ?= python3
+CC       ?= cc
+CXX      ?= c++
+VERILATOR ?= verilator
+IVERILOG ?= iverilog
+JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
+
+WARN      := -Wall -Wextra -Werror
+CSTD      := -std=c11
+OPT       ?= -O2 -g
+SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+HW_H  := $(GEN)/sgpu_hw.h
+HW_VH := $(GEN)/sgpu_hw.vh
+
+# Lists the fragments fill in.
+TESTS :=          # executables run by `make test`; each passes by exiting 0
+ALL_TARGETS :=    # what `make` builds
+
+$(HW_H) $(HW_VH): tools/hwspec.py tools/genhw.py
+	$(PY) tools/genhw.py --c $(HW_H) --v $(HW_VH)
+
+docs/interface.md: tools/hwspec.py tools/genhw.py
+	$(PY) tools/genhw.py --md $@
+
+.PHONY: all docs bootstrap test demo clean install soak fuzz bench
+docs: docs/interface.md
+
+include rtl/rtl.mk
+include sim/sim.mk
+include host/host.mk
+include tests/tests.mk
+
+all: $(HW_H) $(HW_VH) $(ALL_TARGETS)
+
+bootstrap:
+	@bash tools/bootstrap.sh
+
+# `make test`: bootstrap, build every test, run them all, one summary line.
+test: bootstrap
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS)
+	@bash tests/run_tests.sh $(TESTS)
+
+clean:
+	rm -rf $(BUILD)

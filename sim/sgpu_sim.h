@@ -1,0 +1,86 @@
+/* sgpu_sim.h — plain C ABI of the Verilator model of the whole sgpu chip.
+ *
+ * libsgpu's `sim` transport links this.  Every register and memory access
+ * goes through the RTL's own host port (sgpu_top's host_req/host_rsp), never
+ * around it; the backdoor calls at the end exist for tests that must look at
+ * memory without disturbing the chip.  No global state: each sgpu_sim is an
+ * independent chip.  Not thread-safe per instance (the library serialises).
+ */
+#ifndef SGPU_SIM_H
+#define SGPU_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sgpu_sim sgpu_sim;
+
+typedef struct sgpu_sim_config {
+  uint32_t mem_latency;   /* read latency in cycles, >= 1; 1 = zero-wait (default 0 means 1) */
+  uint32_t stall_percent; /* 0..100: chance per cycle that memory refuses a request */
+  uint32_t seed;          /* seed of the stall injection */
+  const char *trace_path; /* VCD (.vcd) or FST (.fst) waveform file; NULL = no tracing */
+} sgpu_sim_config;
+
+/* Create and reset a chip.  NULL config = defaults.  NULL on failure. */
+sgpu_sim *sgpu_sim_create(const sgpu_sim_config *config);
+void sgpu_sim_destroy(sgpu_sim *sim);
+
+/* Build parameters of the model. */
+uint32_t sgpu_sim_nodes(const sgpu_sim *sim);
+uint32_t sgpu_sim_sources(const sgpu_sim *sim);
+uint32_t sgpu_sim_mem_bytes(const sgpu_sim *sim);
+
+/* Host-port accesses; each advances simulated time by the cycles it takes.
+ * Return 0, or -1 when the host port did not answer within 100000 cycles. */
+int sgpu_sim_reg_read(sgpu_sim *sim, uint32_t offset, uint32_t *value);
+int sgpu_sim_reg_write(sgpu_sim *sim, uint32_t offset, uint32_t value);
+/* Any address and length; partial words use byte strobes.  -2 when the range
+ * leaves GPU memory. */
+int sgpu_sim_mem_read(sgpu_sim *sim, uint32_t address, void *data, uint32_t size);
+int sgpu_sim_mem_write(sgpu_sim *sim, uint32_t address, const void *data, uint32_t size);
+
+/* Run up to max_cycles clock cycles; with stop_on_irq, stop as soon as irq_o
+ * is high (checked after each cycle).  Returns the cycles run. */
+uint64_t sgpu_sim_run(sgpu_sim *sim, uint64_t max_cycles, int stop_on_irq);
+uint64_t sgpu_sim_cycle(const sgpu_sim *sim); /* cycles since create */
+int sgpu_sim_irq(const sgpu_sim *sim);
+
+/* Frame capture from the RTL's own video outputs (rgb, hsync, vsync, de),
+ * what a monitor would see.  A frame runs from one vsync start to the next. */
+typedef struct sgpu_sim_frame {
+  uint32_t width, height;   /* data-enable pixels per line, lines with data-enable */
+  const uint8_t *rgb;       /* width*height*3 bytes, RGB888; valid until the next run */
+  uint64_t frame_number;    /* 1 for the first complete frame; 0 = none yet */
+  uint64_t start_cycle;     /* cycle of the vsync that began it */
+  uint32_t h_total, v_total;             /* pixel clocks per line, lines per frame */
+  uint32_t hsync_width, vsync_lines;     /* measured sync pulse widths */
+} sgpu_sim_frame;
+/* The most recent complete frame of a source.  Returns 0, -1 for a bad source. */
+int sgpu_sim_last_frame(sgpu_sim *sim, uint32_t source, sgpu_sim_frame *frame);
+
+/* Memory request log at the external memory port, for cycle measurements.
+ * Off by default; enabling clears it.  Keeps the newest `capacity` entries. */
+typedef struct sgpu_sim_mem_event {
+  uint64_t cycle;    /* cycle in which the request was accepted */
+  uint32_t address;
+  uint32_t data;     /* write data, or read data once returned */
+  uint8_t write;
+  uint8_t strobe;
+} sgpu_sim_mem_event;
+void sgpu_sim_mem_log_enable(sgpu_sim *sim, size_t capacity);
+size_t sgpu_sim_mem_log(const sgpu_sim *sim, const sgpu_sim_mem_event **events);
+/* Cycle in which the last host-port write was accepted (doorbell timing). */
+uint64_t sgpu_sim_last_host_write_cycle(const sgpu_sim *sim);
+
+/* Backdoor for tests: the memory model's array, no simulated time passes. */
+int sgpu_sim_backdoor_read(sgpu_sim *sim, uint32_t address, void *data, uint32_t size);
+int sgpu_sim_backdoor_write(sgpu_sim *sim, uint32_t address, const void *data, uint32_t size);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,1 @@
+# sim fragment (filled in by the simulation model work)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Install what `make demo` and `make test` need and is missing.  As root it
+# uses apt-get; otherwise it prints the exact command to run.
+set -u
+need_cmds=(verilator iverilog yosys nextpnr-ice40 icepack pkg-config xvfb-run)
+need_pkgs=(verilator iverilog yosys nextpnr-ice40 fpga-icestorm pkg-config xvfb
+           libcmocka-dev libpng-dev libsdl2-dev libusb-1.0-0-dev libftdi1-dev)
+missing=()
+for p in "${need_pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ ${#missing[@]} -eq 0 ]; then
+  exit 0
+fi
+echo "bootstrap: missing packages: ${missing[*]}"
+if [ "$(id -u)" -eq 0 ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends "${missing[@]}" >/dev/null \
+    || { echo "bootstrap: apt-get install failed" >&2; exit 1; }
+  echo "bootstrap: installed ${missing[*]}"
+else
+  echo "bootstrap: run: sudo apt-get install -y ${missing[*]}" >&2
+  exit 1
+fi
+for c in "${need_cmds[@]}"; do
+  command -v "$c" >/dev/null || { echo "bootstrap: '$c' still missing" >&2; exit 1; }
+done
