@@ -25,13 +25,13 @@ HW_VH := $(GEN)/sgpu_hw.vh
 TESTS :=          # executables run by `make test`; each passes by exiting 0
 ALL_TARGETS :=    # what `make` builds
 
-$(HW_H) $(HW_VH): tools/hwspec.py tools/genhw.py
+$(HW_H) $(HW_VH) &: tools/hwspec.py tools/genhw.py
 	$(PY) tools/genhw.py --c $(HW_H) --v $(HW_VH)
 
 docs/interface.md: tools/hwspec.py tools/genhw.py
 	$(PY) tools/genhw.py --md $@
 
-.PHONY: all docs bootstrap test demo clean install soak fuzz bench
+.PHONY: all docs bootstrap test demo clean install synth-icebreaker
 docs: docs/interface.md
 
 include rtl/rtl.mk
@@ -48,6 +48,15 @@ bootstrap:
 test: bootstrap
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS)
 	@bash tests/run_tests.sh $(TESTS)
+
+# `make demo`: bootstrap, build, then the animated scene on the in-process model.
+demo: bootstrap
+	@$(MAKE) --no-print-directory -j$(JOBS) all
+	$(BUILD)/bin/sgpu-demo --out $(BUILD)/demo
+
+# Place and route the iCE40 board tops (LC count, Fmax, bitstream).
+synth-icebreaker: $(HW_VH)
+	bash tools/pnr_ice40.sh
 
 clean:
 	rm -rf $(BUILD)

@@ -2,8 +2,8 @@
 # Install what `make demo` and `make test` need and is missing.  As root it
 # uses apt-get; otherwise it prints the exact command to run.
 set -u
-need_cmds=(verilator iverilog yosys nextpnr-ice40 icepack pkg-config xvfb-run)
-need_pkgs=(verilator iverilog yosys nextpnr-ice40 fpga-icestorm pkg-config xvfb
+need_cmds=(verilator iverilog yosys nextpnr-ice40 icepack pkg-config xvfb-run valgrind)
+need_pkgs=(verilator iverilog yosys nextpnr-ice40 fpga-icestorm pkg-config xvfb valgrind
            libcmocka-dev libpng-dev libsdl2-dev libusb-1.0-0-dev libftdi1-dev)
 missing=()
 for p in "${need_pkgs[@]}"; do

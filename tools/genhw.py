@@ -96,6 +96,7 @@ def c_header():
             d(f"#define SGPU_TIMING_{name}_{axis}_TOTAL {sum(t)}u")
         d(f"#define SGPU_TIMING_{name}_SYNC_POSITIVE {pol}u")
         d(f"#define SGPU_TIMING_{name}_PIXEL_HZ {clk}u")
+    o.extend(link_c())
     d("")
     d("#endif")
     return "\n".join(o) + "\n"
@@ -155,9 +156,48 @@ def v_include():
                 d(f"`define SGPU_TIMING_{name}_{axis}_{part} {val}")
             d(f"`define SGPU_TIMING_{name}_{axis}_TOTAL {sum(t)}")
         d(f"`define SGPU_TIMING_{name}_SYNC_POSITIVE {pol}")
+    o.extend(link_v())
     d("")
     d("`endif")
     return "\n".join(o) + "\n"
+
+
+def link_c():
+    """Host link framing (docs/link-protocol.md)."""
+    o = ["", "/* host link framing (docs/link-protocol.md) */"]
+    d = o.append
+    for n in ("VERSION", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
+              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER"):
+        d(f"#define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}u")
+    for n in ("SYNC", "CRC_POLY", "CRC_INIT", "FLAGS_RESERVED_MASK", "ACK_DUPLICATE"):
+        d(f"#define SGPU_LINK_{n} 0x{getattr(S, 'LINK_' + n):02X}u")
+    for grp, tab in (("CMD", S.LINK_CMDS), ("KIND", S.LINK_KINDS), ("NAK", S.LINK_NAKS)):
+        for name, val, doc in tab:
+            d(f"#define SGPU_LINK_{grp}_{name} 0x{val:02X}u  /* {doc} */")
+    for name, lsb, width, doc in S.LINK_FLAGS:
+        d(f"#define SGPU_LINK_FLAG_{name}_SHIFT {lsb}u  /* {doc} */")
+        d(f"#define SGPU_LINK_FLAG_{name}_MASK 0x{((1 << width) - 1) << lsb:02X}u")
+    return o
+
+
+def link_v():
+    o = ["// host link framing (docs/link-protocol.md)"]
+    d = o.append
+    for n in ("VERSION", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
+              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER"):
+        d(f"`define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}")
+    d(f"`define SGPU_LINK_SYNC 8'h{S.LINK_SYNC:02X}")
+    d(f"`define SGPU_LINK_CRC_POLY 16'h{S.LINK_CRC_POLY:04X}")
+    d(f"`define SGPU_LINK_CRC_INIT 16'h{S.LINK_CRC_INIT:04X}")
+    d(f"`define SGPU_LINK_FLAGS_RESERVED_MASK 8'h{S.LINK_FLAGS_RESERVED_MASK:02X}")
+    d(f"`define SGPU_LINK_ACK_DUPLICATE 8'h{S.LINK_ACK_DUPLICATE:02X}")
+    for grp, tab in (("CMD", S.LINK_CMDS), ("KIND", S.LINK_KINDS), ("NAK", S.LINK_NAKS)):
+        for name, val, doc in tab:
+            d(f"`define SGPU_LINK_{grp}_{name} 8'h{val:02X}")
+    for name, lsb, width, doc in S.LINK_FLAGS:
+        d(f"`define SGPU_LINK_FLAG_{name}_LSB {lsb}")
+        d(f"`define SGPU_LINK_FLAG_{name}_W {width}")
+    return o
 
 
 def markdown():

@@ -123,7 +123,9 @@ GLOBAL_REGS = [
     ("INT_ENABLE", 0x014, "rw", "interrupt mask for the irq output"),
     ("CFG_ERROR", 0x018, "w1c", "rejected register writes: [0] ring size not a power of two or out of range, "
                                 "[1] misaligned address, [2] pointer out of range, [3] unknown bits set, "
-                                "[4] value out of range"),
+                                "[4] value out of range, [5] ring base/size written while the ring is enabled. "
+                                "A write to a read-only or unmapped offset sets [3]; a write the "
+                                "display rejects sets [4]. Rejected writes change nothing."),
     ("CFG_ERROR_ADDR", 0x01C, "ro", "offset of the last rejected register write"),
     ("CYCLE_LO", 0x020, "ro", "cycle counter, low word (reading it latches CYCLE_HI)"),
     ("CYCLE_HI", 0x024, "ro", "cycle counter, high word latched by the last CYCLE_LO read"),
@@ -136,24 +138,38 @@ GLOBAL_REGS = [
 
 CFG_ERRORS = [
     ("RING_SIZE", 0), ("MISALIGNED", 1), ("POINTER_RANGE", 2), ("UNKNOWN_BITS", 3), ("VALUE_RANGE", 4),
+    ("WHILE_ENABLED", 5),
 ]
 
 NODE_BASE = 0x100
 NODE_STRIDE = 0x80
 NODE_REGS = [
-    ("RING_BASE", 0x00, "rw", "ring base, byte address, aligned to the ring size; writable only while disabled"),
-    ("RING_SIZE", 0x04, "rw", "ring size in bytes: a power of two from 64 to 1 MiB; writable only while disabled"),
-    ("RING_WPTR", 0x08, "rw", "doorbell: write pointer, byte offset in the ring, 4-byte aligned, < RING_SIZE"),
-    ("RING_RPTR", 0x0C, "ro", "read pointer, byte offset in the ring"),
-    ("RPTR_ADDR", 0x10, "rw", "where RING_RPTR is written back after each packet; [0] enable, [31:2] word address"),
-    ("CONTROL", 0x14, "rw", "[0] ENABLE, [1] RESET (self-clearing: stop, drop all state, rptr = wptr = 0)"),
+    ("RING_BASE", 0x00, "rw", "ring base, byte address: 64-byte aligned (else CFG_ERROR[1]) and inside "
+                              "memory (else [4]); writable only while disabled (else [5]). Enabling checks "
+                              "it is aligned to RING_SIZE ([1]) and the ring fits in memory ([4]). An "
+                              "accepted write sets RPTR = WPTR = 0"),
+    ("RING_SIZE", 0x04, "rw", "ring size in bytes: a power of two from 64 to 1 MiB (else CFG_ERROR[0]); "
+                              "writable only while disabled (else [5]); an accepted write sets RPTR = WPTR = 0"),
+    ("RING_WPTR", 0x08, "rw", "doorbell: write pointer, byte offset in the ring, 4-byte aligned (else "
+                              "CFG_ERROR[1]), < RING_SIZE (else [2]). A packet reaching past WPTR is an OVERRUN fault"),
+    ("RING_RPTR", 0x0C, "ro", "read pointer, byte offset in the ring of the next packet not yet "
+                              "completed (an INDIRECT completes when its buffer is entered)"),
+    ("RPTR_ADDR", 0x10, "rw", "where RING_RPTR is written back after each ring packet; [0] enable, "
+                              "[1] must be 0 (else CFG_ERROR[3]), [31:2] word address inside memory (else [4])"),
+    ("CONTROL", 0x14, "rw", "[0] ENABLE, [1] RESET (self-clearing: stop all memory traffic and drop "
+                            "reads in flight, clear the fault, IB stack and context (null), RPTR = WPTR = 0; "
+                            "ENABLE keeps its value, the ENABLE bit of a RESET write is ignored). Other "
+                            "bits set: CFG_ERROR[3]. A fault stops the engine until RESET"),
     ("STATUS", 0x18, "ro", "[0] BUSY, [1] FAULTED, [2] WAITING (in a WAIT_* packet), [3] ENABLED, "
                            "[7:4] IB depth"),
     ("FAULT_REASON", 0x1C, "ro", "FAULT_* code of the last fault"),
-    ("FAULT_ADDR", 0x20, "ro", "byte address of the faulting packet's header"),
-    ("FAULT_OPCODE", 0x24, "ro", "header word of the faulting packet"),
-    ("FAULT_FENCE", 0x28, "ro", "fence id in flight (from the INDIRECT being executed)"),
-    ("WATCHDOG", 0x2C, "rw", "cycles without progress before a TIMEOUT fault; 0 disables"),
+    ("FAULT_ADDR", 0x20, "ro", "byte address of the faulting packet's header (0 when not faulted)"),
+    ("FAULT_OPCODE", 0x24, "ro", "header word of the faulting packet (0 when not faulted)"),
+    ("FAULT_FENCE", 0x28, "ro", "fence id in flight: that of the last ring-level INDIRECT (the "
+                              "submission), including a faulting one (0 when not faulted)"),
+    ("WATCHDOG", 0x2C, "rw", "cycles without progress (a packet completing or a command word fetched) "
+                           "while busy before a TIMEOUT fault; 0 disables. 24 bits: a value above 0xFFFFFF is "
+                           "rejected (CFG_ERROR[4])"),
     ("LAST_FENCE", 0x30, "ro", "value of the last FENCE this node wrote"),
     ("PERF_BUSY", 0x34, "ro", "cycles the node was busy"),
     ("PERF_STALL", 0x38, "ro", "cycles the node waited on memory"),
@@ -172,15 +188,18 @@ SOURCE_BASE = 0x400
 SOURCE_STRIDE = 0x40
 SOURCE_REGS = [
     ("DISP_CONTROL", 0x00, "rw", "[0] ENABLE, [1] FORMAT (0 RGB565, 1 RGB332), [3:2] horizontal "
-                                  "replication log2, [5:4] vertical replication log2, [6] TINY timing"),
-    ("DISP_BASE", 0x04, "rw", "current scanout address (a host write takes effect at the next vblank)"),
-    ("DISP_PITCH", 0x08, "rw", "framebuffer pitch in bytes, 4-byte aligned"),
+                                  "replication log2, [5:4] vertical replication log2, [6] TINY timing; "
+                                  "[5:0] take effect at the next vblank, a change of [6] restarts the "
+                                  "timing at the start of vblank"),
+    ("DISP_BASE", 0x04, "rw", "current scanout address, 4-byte aligned, inside GPU memory (a host write "
+                               "takes effect at the next vblank; reads return the address in use)"),
+    ("DISP_PITCH", 0x08, "rw", "framebuffer pitch in bytes, 4-byte aligned, < 65536 (takes effect at the next vblank)"),
     ("DISP_PENDING", 0x0C, "ro", "[31:2] pending flip address, [0] pending valid"),
     ("DISP_VBLANK_COUNT", 0x10, "ro", "vblanks since reset"),
     ("DISP_SCANLINE", 0x14, "ro", "[15:0] current line (0 = first active line), [16] in vblank"),
-    ("DISP_UNDERFLOW", 0x18, "ro", "pixels the scanout could not supply in time"),
+    ("DISP_UNDERFLOW", 0x18, "ro", "[15:0] pixels shown before their row was fetched completely (saturates)"),
     ("DISP_TIMING", 0x1C, "ro", "[15:0] active width, [31:16] active height of the current timing"),
-    ("DISP_FLIP_COUNT", 0x20, "ro", "flips taken"),
+    ("DISP_FLIP_COUNT", 0x20, "ro", "[15:0] flips taken (wraps)"),
 ]
 
 DISP_CONTROL_BITS = [("ENABLE", 0), ("FORMAT", 1), ("HREP", 2), ("VREP", 4), ("TINY", 6)]
@@ -196,3 +215,53 @@ TIMINGS = [
 
 # Nominal system clock of the simulation (one pixel per cycle).
 NOMINAL_CLOCK_HZ = 25175000
+
+
+# ---------------------------------------------------------------- host link
+# Framing of the host bridge over a byte stream (UART on the boards, TCP to
+# sgpu-sim).  docs/link-protocol.md describes the frames; all multi-byte
+# fields are little-endian except the CRC, which is sent high byte first.
+LINK_VERSION = 1
+LINK_SYNC = 0xA5
+LINK_MAX_WORDS = 64          # most data words in one write or read burst
+LINK_REQ_HDR_BYTES = 10      # SYNC SEQ CMD FLAGS COUNT[2] ADDR[4]
+LINK_RSP_HDR_BYTES = 6       # SYNC SEQ KIND INFO COUNT[2]
+LINK_CRC_BYTES = 2
+# CRC-16/CCITT-FALSE: polynomial 0x1021, initial value 0xFFFF, not
+# reflected, no final xor; covers every byte after SYNC.  A frame checked
+# together with its CRC (high byte first) leaves a residue of 0.
+LINK_CRC_POLY = 0x1021
+LINK_CRC_INIT = 0xFFFF
+# A gap this long inside a frame aborts it (nak TIMEOUT); a host should wait
+# for an answer at least LINK_ACK_TIMEOUT_US plus the frame's transfer time.
+LINK_GAP_TIMEOUT_US = 5000
+LINK_ACK_TIMEOUT_US = 20000
+LINK_BAUD_ICEBREAKER = 1000000
+
+# name, value, doc
+LINK_CMDS = [
+    ("WRITE", 0x01, "write COUNT words from ADDR (data follows the header)"),
+    ("READ", 0x02, "read COUNT words from ADDR (answered by an ACK carrying them)"),
+    ("PING", 0x03, "COUNT 0; sets the sequence; ACK carries one info word"),
+]
+LINK_KINDS = [
+    ("ACK", 0x81, "frame executed (or a duplicate acknowledged again); read data follows"),
+    ("NAK", 0x82, "frame rejected, nothing applied; INFO holds the reason"),
+    ("EVENT", 0x83, "unsolicited: irq rose; SEQ counts events, one data word = INT_STATUS"),
+]
+LINK_NAKS = [
+    ("BAD_CRC", 1, "CRC mismatch"),
+    ("BAD_LENGTH", 2, "COUNT 0 or above LINK_MAX_WORDS for READ/WRITE, or not 0 for PING"),
+    ("BAD_CMD", 3, "unknown CMD or reserved FLAGS bits set"),
+    ("TIMEOUT", 4, "the frame stopped for longer than LINK_GAP_TIMEOUT_US"),
+    ("BAD_ADDR", 5, "ADDR not 4-byte aligned"),
+]
+# request FLAGS byte
+LINK_FLAGS = [
+    ("BYTE_DISABLE", 0, 4, "WRITE: bytes of every word NOT written (0 = whole words)"),
+    ("NO_INCR", 4, 1, "READ/WRITE: ADDR stays fixed instead of advancing by 4"),
+]
+LINK_FLAGS_RESERVED_MASK = 0xE0
+# ACK INFO byte
+LINK_ACK_DUPLICATE = 0x01    # a retransmitted WRITE: acknowledged, not applied again
+# PING ACK info word: [7:0] LINK_VERSION, [15:8] LINK_MAX_WORDS, [31:16] 0

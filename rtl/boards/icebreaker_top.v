@@ -1,0 +1,210 @@
+// icebreaker_top: sgpu on the iCEBreaker (iCE40UP5K-SG48).
+//
+//  - 12 MHz oscillator -> SB_PLL40_PAD -> 25.125 MHz system and pixel clock
+//    (DIVR 0, DIVF 66, DIVQ 5: 12 * 67 / 32; VGA 640x480@60 wants 25.175)
+//  - power-on reset: held until the PLL locks, then 2^16 cycles; the user
+//    button (BTN_N) resets the chip too
+//  - sgpu_top with 1 node, 1 source, 128 KiB of GPU memory in the four
+//    SPRAMs (sgpu_sram)
+//  - the host link (sgpu_host_bridge, docs/link-protocol.md) on the FT2232H
+//    channel B UART at SGPU_LINK_BAUD_ICEBREAKER (8N1)
+//  - the 12-bit DVI Pmod on PMOD1A/1B: the top 4 bits of each colour, syncs
+//    and DE from I/O-cell flip-flops; the pixel clock leaves through a DDR
+//    I/O cell inverted, so it rises in the middle of each data bit
+//  - LEDs (active low): red = irq, green = heartbeat (blinks off briefly on
+//    each host frame)
+// Vendor primitives are used under `ifdef SYNTHESIS (yosys defines it);
+// Lint (Verilator) and simulators see a plain-logic stand-in with the same
+// behaviour at the pins (clock passed through, ordinary output flops).
+`include "sgpu_hw.vh"
+
+module icebreaker_top (
+  input  wire       clk_12m_i,     // pin 35
+  input  wire       btn_ni,        // user button, active low
+  input  wire       uart_rx_i,     // from the FTDI (its TXD)
+  output wire       uart_tx_o,     // to the FTDI (its RXD)
+  output wire       led_red_no,
+  output wire       led_green_no,
+  output wire [3:0] dvi_r_o,
+  output wire [3:0] dvi_g_o,
+  output wire [3:0] dvi_b_o,
+  output wire       dvi_hsync_o,
+  output wire       dvi_vsync_o,
+  output wire       dvi_de_o,
+  output wire       dvi_clk_o
+);
+
+  localparam integer CLK_HZ = 25125000;
+  localparam integer MEM_BYTES = 131072;
+  localparam integer BAUD = `SGPU_LINK_BAUD_ICEBREAKER;
+  localparam integer CLKS_PER_BIT = (CLK_HZ + BAUD / 2) / BAUD;
+  localparam integer GAP_CYCLES = (CLK_HZ / 1000) * (`SGPU_LINK_GAP_TIMEOUT_US / 1000);
+
+  // ------------------------------------------------------------ clock
+  wire clk;
+  wire pll_lock;
+
+`ifdef SYNTHESIS
+  SB_PLL40_PAD #(
+    .FEEDBACK_PATH("SIMPLE"),
+    .DIVR(4'b0000),
+    .DIVF(7'b1000010),
+    .DIVQ(3'b101),
+    .FILTER_RANGE(3'b001)
+  ) u_pll (
+    .PACKAGEPIN(clk_12m_i),
+    .PLLOUTCORE(),
+    .PLLOUTGLOBAL(clk),
+    .EXTFEEDBACK(1'b0),
+    .DYNAMICDELAY(8'd0),
+    .LOCK(pll_lock),
+    .BYPASS(1'b0),
+    .RESETB(1'b1),
+    .LATCHINPUTVALUE(1'b0),
+    .SDO(),
+    .SDI(1'b0),
+    .SCLK(1'b0)
+  );
+`else
+  assign clk = clk_12m_i;
+  assign pll_lock = 1'b1;
+`endif
+
+  // ------------------------------------------------------------ reset
+  // FPGA flip-flops start at 0 after configuration.
+  reg [1:0]  btn_sync_q = 2'b00;
+  reg [16:0] por_q = 17'd0;
+  always @(posedge clk) begin
+    btn_sync_q <= {btn_sync_q[0], btn_ni};
+    if (!pll_lock || !btn_sync_q[1]) por_q <= 17'd0;
+    else if (!por_q[16])             por_q <= por_q + 1'b1;
+  end
+  wire rst_n = por_q[16];
+
+  // ------------------------------------------------------------ chip
+  wire        h_req_valid, h_req_ready, h_req_write;
+  wire [31:0] h_req_addr, h_req_wdata;
+  wire [3:0]  h_req_wstrb;
+  wire        h_rsp_valid;
+  wire [31:0] h_rsp_rdata;
+  wire        m_req_valid, m_req_ready, m_req_write;
+  wire [31:0] m_req_addr, m_req_wdata;
+  wire [3:0]  m_req_wstrb;
+  wire        m_rsp_valid;
+  wire [31:0] m_rsp_rdata;
+  wire [7:0]  vid_r, vid_g, vid_b;
+  wire        vid_hsync, vid_vsync, vid_de;
+  wire        irq;
+
+  // SPRAM answers every read in the next cycle: two reads in flight at most.
+  sgpu_top #(.NODES(1), .SOURCES(1), .MEM_BYTES(MEM_BYTES), .MEM_RDQ(2)) u_gpu (
+    .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b1),
+    .host_req_valid_i(h_req_valid), .host_req_ready_o(h_req_ready),
+    .host_req_write_i(h_req_write), .host_req_addr_i(h_req_addr),
+    .host_req_wdata_i(h_req_wdata), .host_req_wstrb_i(h_req_wstrb),
+    .host_rsp_valid_o(h_rsp_valid), .host_rsp_rdata_o(h_rsp_rdata),
+    .mem_req_valid_o(m_req_valid), .mem_req_ready_i(m_req_ready),
+    .mem_req_write_o(m_req_write), .mem_req_addr_o(m_req_addr),
+    .mem_req_wdata_o(m_req_wdata), .mem_req_wstrb_o(m_req_wstrb),
+    .mem_rsp_valid_i(m_rsp_valid), .mem_rsp_rdata_i(m_rsp_rdata),
+    .vid_r_o(vid_r), .vid_g_o(vid_g), .vid_b_o(vid_b),
+    .vid_hsync_o(vid_hsync), .vid_vsync_o(vid_vsync), .vid_de_o(vid_de),
+    .irq_o(irq));
+
+  sgpu_sram #(.BYTES(MEM_BYTES)) u_mem (
+    .clk_i(clk), .rst_ni(rst_n),
+    .req_valid_i(m_req_valid), .req_ready_o(m_req_ready), .req_write_i(m_req_write),
+    .req_addr_i(m_req_addr), .req_wdata_i(m_req_wdata), .req_wstrb_i(m_req_wstrb),
+    .rsp_valid_o(m_rsp_valid), .rsp_rdata_o(m_rsp_rdata));
+
+  // ------------------------------------------------------------ host link
+  wire       rx_valid, rx_ferr;
+  wire [7:0] rx_data;
+  wire       tx_valid, tx_ready;
+  wire [7:0] tx_data;
+  wire       frame_ok, frame_err;
+  wire       tx_busy;
+
+  sgpu_uart_rx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_urx (
+    .clk_i(clk), .rst_ni(rst_n), .rx_i(uart_rx_i),
+    .valid_o(rx_valid), .data_o(rx_data), .frame_err_o(rx_ferr));
+
+  sgpu_host_bridge #(.TIMEOUT_CYCLES(GAP_CYCLES), .AW($clog2(MEM_BYTES))) u_bridge (
+    .clk_i(clk), .rst_ni(rst_n),
+    .rx_valid_i(rx_valid), .rx_data_i(rx_data),
+    .tx_valid_o(tx_valid), .tx_ready_i(tx_ready), .tx_data_o(tx_data),
+    .host_req_valid_o(h_req_valid), .host_req_ready_i(h_req_ready),
+    .host_req_write_o(h_req_write), .host_req_addr_o(h_req_addr),
+    .host_req_wdata_o(h_req_wdata), .host_req_wstrb_o(h_req_wstrb),
+    .host_rsp_valid_i(h_rsp_valid), .host_rsp_rdata_i(h_rsp_rdata),
+    .irq_i(irq), .frame_ok_o(frame_ok), .frame_err_o(frame_err));
+
+  sgpu_uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_utx (
+    .clk_i(clk), .rst_ni(rst_n), .valid_i(tx_valid), .ready_o(tx_ready),
+    .data_i(tx_data), .tx_o(uart_tx_o), .busy_o(tx_busy));
+
+  // ------------------------------------------------------------ LEDs
+  // The blink counts ticks of the heartbeat counter (a tick when bit 19
+  // falls, every 2^20 cycles = 42 ms): off for 42..83 ms after a frame.
+  reg [24:0] beat_q;
+  reg        tick_q;
+  reg [1:0]  blink_q;
+  wire       tick = tick_q && !beat_q[19];
+  always @(posedge clk or negedge rst_n) begin
+    if (!rst_n) begin
+      beat_q  <= 25'd0;
+      tick_q  <= 1'b0;
+      blink_q <= 2'd0;
+    end else begin
+      beat_q <= beat_q + 1'b1;
+      tick_q <= beat_q[19];
+      if (frame_ok || frame_err || rx_ferr) blink_q <= 2'd2;
+      else if (tick && blink_q != 2'd0)     blink_q <= blink_q - 1'b1;
+    end
+  end
+  assign led_red_no   = !irq;
+  assign led_green_no = !(beat_q[24] && blink_q == 2'd0);
+
+  // ------------------------------------------------------------ DVI Pmod
+  wire [14:0] vid_out = {vid_r[7:4], vid_g[7:4], vid_b[7:4], vid_hsync, vid_vsync, vid_de};
+  wire [14:0] vid_pin;
+
+`ifdef SYNTHESIS
+  genvar gi;
+  generate
+    for (gi = 0; gi < 15; gi = gi + 1) begin : g_vid_io
+      SB_IO #(
+        .PIN_TYPE(6'b0101_01)          // registered output, simple input
+      ) u_io (
+        .PACKAGE_PIN(vid_pin[gi]),
+        .OUTPUT_CLK(clk),
+        .CLOCK_ENABLE(1'b1),
+        .D_OUT_0(vid_out[gi])
+      );
+    end
+  endgenerate
+  SB_IO #(
+    .PIN_TYPE(6'b0100_01)              // DDR output
+  ) u_clk_io (
+    .PACKAGE_PIN(dvi_clk_o),
+    .OUTPUT_CLK(clk),
+    .CLOCK_ENABLE(1'b1),
+    .D_OUT_0(1'b0),                    // driven after the rising edge
+    .D_OUT_1(1'b1)                     // driven after the falling edge
+  );
+`else
+  reg [14:0] vid_q;
+  always @(posedge clk or negedge rst_n) begin
+    if (!rst_n) vid_q <= 15'd0;
+    else        vid_q <= vid_out;
+  end
+  assign vid_pin = vid_q;
+  assign dvi_clk_o = !clk;
+`endif
+
+  // 4 bits per colour reach the Pmod
+  wire unused_ok = &{1'b0, vid_r[3:0], vid_g[3:0], vid_b[3:0], tx_busy};
+
+  assign {dvi_r_o, dvi_g_o, dvi_b_o, dvi_hsync_o, dvi_vsync_o, dvi_de_o} = vid_pin;
+
+endmodule

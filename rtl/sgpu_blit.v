@@ -1,0 +1,384 @@
+// sgpu_blit — the 2D engine: byte-granular FILL and overlap-safe COPY.
+//
+// A sequencer walks the rectangle row by row and cuts each row into chunks
+// of at most 2^BUF_AW destination words; an executor runs one chunk at a
+// time.  FILL chunks are plain strobed writes of the pattern (the pattern is
+// address-aligned, so it is written as is).  COPY chunks first read every
+// source word the chunk needs, aligning them to the destination on the way
+// into a block-RAM buffer, then write the chunk out of that buffer.  The next
+// chunk is computed combinationally from the sequencer state and loaded in
+// the cycle the last write of the current one is accepted, so the port sees
+// no bubbles between chunks or rows.
+//
+// Overlap: all reads of a chunk happen before its writes, so a chunk is a
+// copy through a temporary.  Between chunks, let delta = dst_row - src_row of
+// a row.  Rows with delta < 0 are processed top-down with their chunks
+// left-to-right, rows with delta >= 0 bottom-up with chunks right-to-left:
+// then every write lands at or above the source bytes just read, or below
+// them, so never on a source byte still to be read.  delta is linear in the
+// row number, so the rows split into at most one run of each kind; the
+// sequencer processes an ascending run, walks (no memory traffic) to the top
+// of the following delta >= 0 run, processes it descending, walks back past
+// it and carries on.  With pitch >= width the two runs never feed each
+// other, which makes the order safe for any pitches.
+`include "sgpu_hw.vh"
+
+module sgpu_blit #(
+  parameter integer BUF_AW = 6,    // chunk buffer of 2^BUF_AW words; 1..14
+  parameter integer ADDR_W = 32    // address bits kept (memory size); 17..32
+) (
+  input  wire        clk_i,
+  input  wire        rst_ni,
+  input  wire        abort_i,      // drop the command: no new request, drain reads, go idle
+  input  wire        cmd_valid_i,
+  output wire        cmd_ready_o,
+  input  wire        cmd_copy_i,
+  input  wire [31:0] cmd_dst_i,
+  input  wire [15:0] cmd_dst_pitch_i,
+  input  wire [31:0] cmd_src_i,
+  input  wire [15:0] cmd_src_pitch_i,
+  input  wire [15:0] cmd_width_i,
+  input  wire [15:0] cmd_height_i,
+  input  wire [31:0] cmd_pattern_i,
+  output wire        busy_o,
+  output wire        mem_req_valid_o,
+  input  wire        mem_req_ready_i,
+  output wire        mem_req_write_o,
+  output wire [31:0] mem_req_addr_o,
+  output wire [31:0] mem_req_wdata_o,
+  output wire [3:0]  mem_req_wstrb_o,
+  input  wire        mem_rsp_valid_i,
+  input  wire [31:0] mem_rsp_rdata_i
+);
+
+  localparam integer CW = 15;          // word offsets in a row: (3 + 65534) / 4 < 2^15
+  localparam integer NW = BUF_AW + 1;  // counts 0..2^BUF_AW
+  localparam integer WA = ADDR_W - 2;  // word address bits
+
+
+  localparam [2:0] S_IDLE = 3'd0;
+  localparam [2:0] S_UP   = 3'd1;  // rows top-down, chunks left-to-right
+  localparam [2:0] S_WALK = 3'd2;  // find the top of a delta >= 0 run
+  localparam [2:0] S_DOWN = 3'd3;  // rows bottom-up, chunks right-to-left
+  localparam [2:0] S_RET  = 3'd4;  // walk back above the run just done
+
+  // ---------------------------------------------------------------- command
+  reg        copy_q;
+  reg [15:0] dpitch_q, spitch_q, wm1_q, hm1_q;
+
+  // ---------------------------------------------------------------- sequencer
+  reg  [2:0]    st_q, st_d;
+  reg  [ADDR_W-1:0] dst_row_q, src_row_q;  // byte addresses of the current row
+  reg  [15:0]   row_q, base_q, top_q, top_d;
+  reg  [CW-1:0] cofs_q, cofs_d;         // word offset of the next chunk in the row
+  reg           newrow_q, newrow_d;     // cofs_q not yet set for this row
+  reg           step_up, step_dn;
+
+  // Executor (declared here: the sequencer loads it).
+  reg              ex_act_q;
+  wire             ex_done;
+  wire             load;
+
+  // Abort: from the first cycle of abort_i the engine presents no request
+  // except one it already presented and must hold until accepted, waits for
+  // the responses of the reads in flight, then goes idle.
+  reg              abort_q;
+  wire             kill = abort_i | abort_q;
+  wire             drained;
+
+  // Walker: one row up or down per cycle; {a,1} + {b,cin} adds a carry-in.
+  wire [ADDR_W-1:0] dp_op = {{(ADDR_W-16){step_dn}}, dpitch_q ^ {16{step_dn}}};
+  wire [ADDR_W-1:0] sp_op = {{(ADDR_W-16){step_dn}}, spitch_q ^ {16{step_dn}}};
+  wire [ADDR_W:0]   dst_step = {dst_row_q, 1'b1} + {dp_op, step_dn};
+  wire [ADDR_W:0]   src_step = {src_row_q, 1'b1} + {sp_op, step_dn};
+  wire [15:0] row_step = row_q + {{15{step_dn}}, 1'b1};  // one adder: +1 or -1
+
+  wire unused_carry = ^{dst_step[0], src_step[0]};
+
+  wire dge = (dst_row_q >= src_row_q);   // delta >= 0
+  wire at_last_row = (row_q == hm1_q);
+
+  // Geometry of the current row.
+  wire [1:0]    d_off = dst_row_q[1:0];
+  wire [1:0]    s_off = src_row_q[1:0];
+  wire [16:0]   end_off = {15'b0, d_off} + {1'b0, wm1_q};   // offset of the last byte from the first word
+  wire [CW-1:0] nm1 = end_off[16:2];                         // destination words in the row, minus 1
+  wire [1:0]    ed = end_off[1:0];                           // lane of the last byte
+  wire [CW-1:0] last_ofs = {nm1[CW-1:BUF_AW], {BUF_AW{1'b0}}};
+
+  wire          desc = (st_q == S_DOWN);
+  wire [CW-1:0] cofs_e = newrow_q ? (desc ? last_ofs : {CW{1'b0}}) : cofs_q;
+  wire          c_first = (cofs_e[CW-1:BUF_AW] == {(CW-BUF_AW){1'b0}});
+  wire          c_last = (cofs_e[CW-1:BUF_AW] == nm1[CW-1:BUF_AW]);
+  wire          row_end = desc ? c_first : c_last;            // last chunk of the row in our order
+  // Next chunk: one chunk stride on, rightward in S_UP, leftward in S_DOWN (one adder).
+  wire [CW-BUF_AW-1:0] cofs_hi = cofs_e[CW-1:BUF_AW] + {{(CW-BUF_AW-1){desc}}, 1'b1};
+  wire [CW-1:0] cofs_step = {cofs_hi, cofs_e[BUF_AW-1:0]};
+
+  // Chunk descriptor.  Source word V_j feeds destination word j through a
+  // byte shift; the virtual words at either end are skipped when none of
+  // their bytes is inside the rectangle.
+  wire [1:0]        shift = s_off - d_off;
+  wire              sh_nz = (shift != 2'd0);
+  wire              bor = (s_off < d_off);                   // first source word is V_1
+  wire [2:0]        ed_sh = {1'b0, ed} + {1'b0, shift};
+  wire              unused_ed_sh = ^ed_sh[1:0];
+  wire              c_sf = c_first & bor;
+  wire              c_sl = c_last & sh_nz & ~ed_sh[2];
+  wire [BUF_AW-1:0] c_ndm1 = c_last ? nm1[BUF_AW-1:0] : {BUF_AW{1'b1}};
+  wire [NW-1:0]     c_nrd = {1'b0, c_ndm1} + {{(NW-1){1'b0}}, 1'b1} + {{(NW-1){1'b0}}, sh_nz}
+                            - {{(NW-1){1'b0}}, c_sf} - {{(NW-1){1'b0}}, c_sl};
+  wire [WA-1:0]     c_wa = dst_row_q[ADDR_W-1:2] + {{(WA-CW){1'b0}}, cofs_e};
+  wire [CW-1:0]     c_rofs = cofs_e - {{(CW-1){1'b0}}, ~c_first & bor};
+  wire [WA-1:0]     c_ra = src_row_q[ADDR_W-1:2] + {{(WA-CW){1'b0}}, c_rofs};
+  wire [3:0]        c_strbf = c_first ? (4'hf << d_off) : 4'hf;
+  wire [3:0]        c_strbl = c_last ? (4'hf >> (2'd3 - ed)) : 4'hf;
+
+  wire seq_vld = ((st_q == S_UP) & (~copy_q | ~dge)) | desc;
+  assign load = seq_vld & (~ex_act_q | ex_done) & ~kill;
+
+  wire accept = cmd_valid_i & cmd_ready_o;
+  wire unused_addr = ^{cmd_dst_i, cmd_src_i};  // bits above ADDR_W are outside memory
+
+  always @(*) begin
+    st_d = st_q;
+    top_d = top_q;
+    cofs_d = cofs_q;
+    newrow_d = newrow_q;
+    step_up = 1'b0;
+    step_dn = 1'b0;
+    case (st_q)
+      S_UP: begin
+        if (load) begin
+          if (!row_end) begin
+            cofs_d = cofs_step;
+            newrow_d = 1'b0;
+          end else begin
+            newrow_d = 1'b1;
+            if (at_last_row) st_d = S_IDLE;
+            else step_up = 1'b1;
+          end
+        end else if (copy_q && dge) begin
+          st_d = S_WALK;  // this row starts a delta >= 0 run; base_q records it
+        end
+      end
+      S_WALK: begin
+        if (!dge) begin
+          step_dn = 1'b1;
+          top_d = row_step;  // row_q - 1 (step_dn)
+          st_d = S_DOWN;
+        end else if (at_last_row) begin
+          top_d = row_q;
+          st_d = S_DOWN;
+        end else begin
+          step_up = 1'b1;
+        end
+      end
+      S_DOWN: begin
+        if (load) begin
+          if (!row_end) begin
+            cofs_d = cofs_step;
+            newrow_d = 1'b0;
+          end else begin
+            newrow_d = 1'b1;
+            if (row_q != base_q) step_dn = 1'b1;
+            else if (top_q == hm1_q) st_d = S_IDLE;
+            else st_d = S_RET;
+          end
+        end
+      end
+      S_RET: begin
+        step_up = 1'b1;
+        if (row_q == top_q) st_d = S_UP;
+      end
+      default: ;
+    endcase
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      st_q      <= S_IDLE;
+      copy_q    <= 1'b0;
+      dpitch_q  <= 16'b0;
+      spitch_q  <= 16'b0;
+      wm1_q     <= 16'b0;
+      hm1_q     <= 16'b0;
+      dst_row_q <= {ADDR_W{1'b0}};
+      src_row_q <= {ADDR_W{1'b0}};
+      row_q     <= 16'b0;
+      base_q    <= 16'b0;
+      top_q     <= 16'b0;
+      cofs_q    <= {CW{1'b0}};
+      newrow_q  <= 1'b1;
+    end else if (kill) begin
+      st_q      <= S_IDLE;
+      newrow_q  <= 1'b1;
+    end else if (accept) begin
+      st_q      <= (cmd_width_i == 16'd0 || cmd_height_i == 16'd0) ? S_IDLE : S_UP;
+      copy_q    <= cmd_copy_i;
+      dpitch_q  <= cmd_dst_pitch_i;
+      spitch_q  <= cmd_src_pitch_i;
+      wm1_q     <= cmd_width_i - 16'd1;
+      hm1_q     <= cmd_height_i - 16'd1;
+      dst_row_q <= cmd_dst_i[ADDR_W-1:0];
+      src_row_q <= cmd_src_i[ADDR_W-1:0];
+      row_q     <= 16'd0;
+      newrow_q  <= 1'b1;
+    end else begin
+      st_q     <= st_d;
+      top_q    <= top_d;
+      cofs_q   <= cofs_d;
+      newrow_q <= newrow_d;
+      if (st_q == S_UP && st_d == S_WALK) base_q <= row_q;
+      if (step_up || step_dn) begin
+        dst_row_q <= dst_step[ADDR_W:1];
+        src_row_q <= src_step[ADDR_W:1];
+        row_q     <= row_step;
+      end
+    end
+  end
+
+  // ---------------------------------------------------------------- executor
+  reg [WA-1:0]     ex_wa_q, ex_ra_q;       // next write / read word address
+  reg [BUF_AW-1:0] ex_wi_q, ex_ndm1_q;     // write index in the chunk, words - 1
+  reg [NW-1:0]     ex_rleft_q;             // reads still to issue
+  reg [NW-1:0]     ex_rpend_q;             // responses still to come
+  reg              ex_rgot_q;              // a response of this chunk arrived
+  reg [NW-1:0]     ex_fill_q, ex_rp_q;     // buffer words written / read
+  reg [3:0]        ex_strbf_q, ex_strbl_q;
+  reg [1:0]        ex_shift_q;
+  reg              ex_sf_q, ex_sl_q;
+  reg              ov_q;                   // buffer output holds the next write's data
+  reg              flush_q;                // one more destination word after the last response
+  reg [31:0]       prev_q;                 // previous source word; FILL: the pattern
+
+  wire [31:0] buf_rdata;
+
+  reg  pres_q;  // a request was presented and not accepted last cycle
+  wire rd_req = ex_act_q & (ex_rleft_q != {NW{1'b0}});
+  wire wr_req = ex_act_q & (ex_rleft_q == {NW{1'b0}}) & (~copy_q | ov_q);
+  wire req_v = (rd_req | wr_req) & (~kill | pres_q);
+  wire req_acc = req_v & mem_req_ready_i;
+  wire wr_acc = req_acc & ~rd_req;
+  wire wi_first = (ex_wi_q == {BUF_AW{1'b0}});
+  wire wi_last = (ex_wi_q == ex_ndm1_q);
+  assign ex_done = wr_acc & wi_last;
+
+  assign mem_req_valid_o = req_v;
+  // Every read issued has returned (responses still to come = reads still to issue).
+  assign drained = ~pres_q & (ex_rpend_q == ex_rleft_q);
+  assign mem_req_write_o = ~rd_req;
+  wire [WA-1:0] req_wa = rd_req ? ex_ra_q : ex_wa_q;
+  assign mem_req_addr_o  = {{(32-ADDR_W){1'b0}}, req_wa, 2'b00};
+  assign mem_req_wdata_o = copy_q ? buf_rdata : prev_q;
+  assign mem_req_wstrb_o = (wi_first ? ex_strbf_q : 4'hf) & (wi_last ? ex_strbl_q : 4'hf);
+
+  // Responses: align to the destination and fill the buffer in order.
+  wire        rsp_out = (mem_rsp_valid_i & (ex_rgot_q | ex_sf_q | (ex_shift_q == 2'd0)))
+                        | flush_q;
+  // In the flush cycle the bytes taken from rsp_cur lie outside the
+  // rectangle (their strobes are off), so the idle bus value will do.
+  wire [31:0] rsp_cur = mem_rsp_rdata_i;
+  reg  [31:0] rsp_word;  // bytes shift.. of {rsp_cur, prev_q}
+  always @(*) begin
+    case (ex_shift_q)
+      2'd1:    rsp_word = {rsp_cur[7:0], prev_q[31:8]};
+      2'd2:    rsp_word = {rsp_cur[15:0], prev_q[31:16]};
+      2'd3:    rsp_word = {rsp_cur[23:0], prev_q[31:24]};
+      default: rsp_word = rsp_cur;
+    endcase
+  end
+  wire rsp_last = mem_rsp_valid_i & (ex_rpend_q == {{(NW-1){1'b0}}, 1'b1});
+
+  // Buffer read ahead of the writes; only words already written.
+  wire buf_re = ex_act_q & copy_q & (ex_rp_q <= {1'b0, ex_ndm1_q}) & (ex_rp_q < ex_fill_q)
+                & (~ov_q | wr_acc);
+
+  sgpu_ram_2p #(.AW(BUF_AW), .DW(32)) u_buf (
+    .clk_i   (clk_i),
+    .we_i    (rsp_out),
+    .waddr_i (ex_fill_q[BUF_AW-1:0]),
+    .wdata_i (rsp_word),
+    .re_i    (buf_re),
+    .raddr_i (ex_rp_q[BUF_AW-1:0]),
+    .rdata_o (buf_rdata)
+  );
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ex_act_q   <= 1'b0;
+      abort_q    <= 1'b0;
+      pres_q     <= 1'b0;
+      ex_wa_q    <= {WA{1'b0}};
+      ex_ra_q    <= {WA{1'b0}};
+      ex_wi_q    <= {BUF_AW{1'b0}};
+      ex_ndm1_q  <= {BUF_AW{1'b0}};
+      ex_rleft_q <= {NW{1'b0}};
+      ex_rpend_q <= {NW{1'b0}};
+      ex_rgot_q  <= 1'b0;
+      ex_fill_q  <= {NW{1'b0}};
+      ex_rp_q    <= {NW{1'b0}};
+      ex_strbf_q <= 4'h0;
+      ex_strbl_q <= 4'h0;
+      ex_shift_q <= 2'd0;
+      ex_sf_q    <= 1'b0;
+      ex_sl_q    <= 1'b0;
+      ov_q       <= 1'b0;
+      flush_q    <= 1'b0;
+      prev_q     <= 32'b0;
+    end else begin
+      if (accept) prev_q <= cmd_pattern_i;
+      else if (mem_rsp_valid_i) prev_q <= mem_rsp_rdata_i;
+      flush_q <= rsp_last & ex_sl_q;
+      pres_q  <= req_v & ~mem_req_ready_i;
+      abort_q <= kill & ~drained;
+      if (kill && drained) begin
+        ex_act_q   <= 1'b0;
+        ex_rleft_q <= {NW{1'b0}};
+        ex_rpend_q <= {NW{1'b0}};
+      end else if (load) begin
+        ex_act_q   <= 1'b1;
+        ex_wa_q    <= c_wa;
+        ex_ra_q    <= c_ra;
+        ex_wi_q    <= {BUF_AW{1'b0}};
+        ex_ndm1_q  <= c_ndm1;
+        ex_rleft_q <= copy_q ? c_nrd : {NW{1'b0}};
+        ex_rpend_q <= copy_q ? c_nrd : {NW{1'b0}};
+        ex_rgot_q  <= 1'b0;
+        ex_fill_q  <= {NW{1'b0}};
+        ex_rp_q    <= {NW{1'b0}};
+        ex_strbf_q <= c_strbf;
+        ex_strbl_q <= c_strbl;
+        ex_shift_q <= shift;
+        ex_sf_q    <= c_sf;
+        ex_sl_q    <= c_sl;
+        ov_q       <= 1'b0;
+      end else begin
+        if (ex_done) ex_act_q <= 1'b0;
+        if (rd_req && req_acc) begin
+          ex_ra_q    <= ex_ra_q + {{(WA-1){1'b0}}, 1'b1};
+          ex_rleft_q <= ex_rleft_q - {{(NW-1){1'b0}}, 1'b1};
+        end
+        if (wr_acc) begin
+          ex_wa_q <= ex_wa_q + {{(WA-1){1'b0}}, 1'b1};
+          ex_wi_q <= ex_wi_q + {{(BUF_AW-1){1'b0}}, 1'b1};
+        end
+        if (mem_rsp_valid_i) begin
+          ex_rpend_q <= ex_rpend_q - {{(NW-1){1'b0}}, 1'b1};
+          ex_rgot_q  <= 1'b1;
+        end
+        if (rsp_out) ex_fill_q <= ex_fill_q + {{(NW-1){1'b0}}, 1'b1};
+        if (buf_re) begin
+          ex_rp_q <= ex_rp_q + {{(NW-1){1'b0}}, 1'b1};
+          ov_q    <= 1'b1;
+        end else if (wr_acc) begin
+          ov_q <= 1'b0;
+        end
+      end
+    end
+  end
+
+  assign busy_o = (st_q != S_IDLE) | ex_act_q | abort_q;
+  assign cmd_ready_o = ~busy_o & ~abort_i;
+
+endmodule

@@ -1,0 +1,788 @@
+// Command processor of one node: ring + INDIRECT fetch, packet decode and
+// checks, FENCE / WRITE_DATA / TIMESTAMP writer, WAIT_*, FILL/COPY hand-off,
+// FLIP, CONTEXT, faults, watchdog and perf counters.
+//
+// Every check of a packet happens after its payload is collected and before
+// its first write, so a faulting packet never writes anything.  The ring has
+// its own fetcher and keeps its next words prefetched while an IB runs, so
+// the FENCE after an IB starts without a refetch.  Both IB levels share the
+// second fetcher; returning from level 2 restarts it at level 1's position.
+`include "sgpu_hw.vh"
+module sgpu_cp #(
+  parameter SOURCES   = 1,
+  parameter MEM_BYTES = 8388608,
+  parameter PERF      = 1,         // 0: no PERF_* counters (they read 0)
+  parameter AW        = 32         // meaningful GPU address bits (memory is 2^AW bytes)
+) (
+  input  wire        clk_i,
+  input  wire        rst_ni,
+  // register port: offset inside the node block, reads are combinational
+  input  wire        reg_we_i,
+  input  wire [6:0]  reg_addr_i,
+  input  wire [31:0] reg_wdata_i,
+  output reg  [31:0] reg_rdata_o,
+  output wire        cfg_err_o,        // strobe: this write was rejected
+  output wire [5:0]  cfg_err_bits_o,   // SGPU_CFG_ERROR_* bits of the rejection
+  input  wire [63:0] cycle_i,
+  output wire        done_irq_o,       // strobe: FENCE with IRQ written
+  output wire        fault_irq_o,      // strobe: engine faulted
+  // ring fetch (read only)
+  output wire        ring_req_valid_o,
+  input  wire        ring_req_ready_i,
+  output wire [31:0] ring_req_addr_o,
+  input  wire        ring_rsp_valid_i,
+  input  wire [31:0] ring_rsp_rdata_i,
+  // indirect buffer fetch (read only)
+  output wire        ib_req_valid_o,
+  input  wire        ib_req_ready_i,
+  output wire [31:0] ib_req_addr_o,
+  input  wire        ib_rsp_valid_i,
+  input  wire [31:0] ib_rsp_rdata_i,
+  // writes (FENCE, WRITE_DATA, TIMESTAMP, RPTR) and WAIT_MEM polls
+  output wire        wr_req_valid_o,
+  input  wire        wr_req_ready_i,
+  output wire        wr_req_write_o,
+  output wire [31:0] wr_req_addr_o,
+  output wire [31:0] wr_req_wdata_o,
+  output wire [3:0]  wr_req_wstrb_o,
+  input  wire        wr_rsp_valid_i,
+  input  wire [31:0] wr_rsp_rdata_i,
+  // 2D engine command
+  output wire        blit_valid_o,
+  input  wire        blit_ready_i,
+  output wire        blit_copy_o,
+  output wire [31:0] blit_dst_o,
+  output wire [15:0] blit_dst_pitch_o,
+  output wire [31:0] blit_src_o,
+  output wire [15:0] blit_src_pitch_o,
+  output wire [15:0] blit_width_o,
+  output wire [15:0] blit_height_o,
+  output wire [31:0] blit_pattern_o,
+  input  wire        blit_busy_i,
+  input  wire        blit_progress_i,  // the 2D engine, working for us, had a request accepted
+  output wire        blit_abort_o,     // engine reset while the 2D engine may work for us
+  // display: flip request (source selected by flip_src_o) and status
+  output wire        flip_valid_o,
+  input  wire        flip_ready_i,
+  output wire        flip_src_o,
+  output wire [31:0] flip_addr_o,
+  output wire [2:0]  flip_interval_o,
+  input  wire [SOURCES-1:0]    flip_pending_i,
+  input  wire [SOURCES-1:0]    vblank_i,
+  input  wire [SOURCES-1:0]    in_vblank_i,
+  input  wire [SOURCES*16-1:0] scanline_i
+);
+  // Internal address width: AW, or fewer bits if the memory is smaller.
+  localparam MAW = $clog2(MEM_BYTES);
+  localparam IW  = (AW < MAW) ? AW : MAW;
+  localparam [31:0] MEM32   = MEM_BYTES;
+  localparam [32:0] MEM_END = (IW < MAW) ? (33'd1 << IW) : (33'd0 + MEM32);
+  localparam [3:0]  POLL_GAP = 4'd15;
+  localparam [31:0] AW32  = IW;
+  localparam [4:0]  AW_LG = AW32[4:0];
+
+  // ------------------------------------------------------------ states
+  localparam [4:0] S_HDR    = 5'd0,   // wait for / decode a header
+                   S_PAY    = 5'd1,   // collect (or skip, NOP) payload words
+                   S_EXEC   = 5'd2,   // check the packet, dispatch
+                   S_WD     = 5'd3,   // WRITE_DATA words
+                   S_WR     = 5'd4,   // one write (FENCE, TIMESTAMP lo/hi)
+                   S_WB     = 5'd5,   // RPTR write-back
+                   S_POLL   = 5'd6,   // WAIT_MEM read
+                   S_PRSP   = 5'd7,   // WAIT_MEM response
+                   S_PGAP   = 5'd8,   // WAIT_MEM gap between polls
+                   S_VSYNC  = 5'd9,
+                   S_SCAN   = 5'd10,
+                   S_MUL    = 5'd11,  // FILL/COPY: pitch * (height-1)
+                   S_RCHK   = 5'd12,  // FILL/COPY: rectangle range check
+                   S_BLIT   = 5'd13,
+                   S_BLITW1 = 5'd14,
+                   S_BLITW  = 5'd15,
+                   S_FLIP   = 5'd16,
+                   S_FLIPW1 = 5'd17,
+                   S_FLIPW  = 5'd18,
+                   S_FAULT  = 5'd19,
+                   S_RSTW1  = 5'd20,  // engine reset: abort our blit, then
+                   S_RSTW   = 5'd21;  // wait for the 2D engine to drain
+
+  // ------------------------------------------------------------ registers
+  reg [IW-1:0] ring_base_q;
+  reg [4:0]    ring_lg_q;       // log2 of RING_SIZE
+  reg [IW-1:0] wptr_q, rptr_q, rcur_q;
+  reg [IW-1:2] rptr_addr_q;   // bits at or above IW are rejected at write
+  reg          rptr_wb_q;
+  reg          enable_q;
+  reg [23:0]   watchdog_q;          // WATCHDOG: 24 bits, larger values are rejected
+  reg [23:0]   wd_cnt_q;            // cycles without progress, cleared on progress
+  reg [3:0]    fault_reason_q;
+  reg [31:0]   last_fence_q, fence_q;
+  reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
+  reg [31:0]   ctx_id_q;
+  reg [IW:0]   wbase_q, wend_q;
+
+  reg [4:0]    state_q;
+  reg [1:0]    level_q;
+  reg [IW-1:0] ibcur_q, ibend1_q, ibend2_q, ib1_save_q;
+  reg [31:0]   hdr_q;
+  reg [IW-1:0] hdr_addr_q;
+  reg          pkt_ring_q;
+  reg [13:0]   left_q;
+  reg [2:0]    pi_q;
+  // Payload words in their real widths: p0 is an address or a source
+  // (p0_hi_q: bits at or above IW set), p3/p5 are 16-bit FILL/COPY fields;
+  // p1/p2/p4 may be data.  hi_bad_q: a FILL/COPY 16-bit field had high bits
+  // set.  CONTEXT's id (word 0) is kept in p4, which CONTEXT does not use.
+  reg [IW-1:0] p0_q;
+  reg          p0_hi_q, hi_bad_q;
+  reg [31:0]   p1_q, p2_q, p4_q;
+  reg [15:0]   p3_q, p5_q;
+  reg          ph_q;            // FILL/COPY: 0 destination, 1 source rectangle
+  reg          tshi_q;          // TIMESTAMP: high word next
+  reg [3:0]    gap_q;
+  reg          poll_pend_q;
+  reg          blit_own_q;      // the 2D engine accepted our command and may still work
+
+  wire [7:0]  op   = hdr_q[7:0];
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [7:0]  fl   = hdr_q[15:8];     // checked against the opcode's flag mask at decode
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire [13:0] cnt  = hdr_q[29:16];
+  wire        in_ib = (level_q != 2'd0);
+  wire [13:0] h_cntq_m1 = cnt - 14'd1;
+
+  // Thermometer mask and one-hot size: no shifter, no adder.
+  reg  [31:0] ring_mask32;
+  integer m;
+  always @(*) for (m = 0; m < 32; m = m + 1) ring_mask32[m] = (m < ring_lg_q);
+  wire [31:0] ring_size = {ring_mask32[30:0], 1'b1} & ~ring_mask32;
+  wire [IW-1:0] ring_mask = ring_mask32[IW-1:0];
+  wire [IW-1:0] ibend = (level_q == 2'd2) ? ibend2_q : ibend1_q;
+
+  // ------------------------------------------------------------ fetchers
+  reg           ring_start, ib_start, ib_flush;
+  reg  [IW-1:0] ib_start_off;
+  wire          ring_valid, ib_valid, ring_word, ib_word;
+  wire [31:0]   ring_data, ib_data;
+  wire          st_pop;
+
+  wire rst_wait = (state_q == S_RSTW1) || (state_q == S_RSTW);
+  sgpu_fetch #(.AW(IW), .DEPTH(4), .START_ACTIVE(1), .BYPASS(0)) u_ring (
+    .clk_i(clk_i), .rst_ni(rst_ni),
+    .start_i(ring_start), .start_off_i({IW{1'b0}}), .flush_i(1'b0),
+    .en_i(enable_q && state_q != S_FAULT && !rst_wait),
+    .base_i(ring_base_q), .mask_i(ring_mask), .end_i(wptr_q),
+    .out_valid_o(ring_valid), .out_ready_i(st_pop && !in_ib), .out_data_o(ring_data),
+    .mem_req_valid_o(ring_req_valid_o), .mem_req_ready_i(ring_req_ready_i),
+    .mem_req_addr_o(ring_req_addr_o),
+    .mem_rsp_valid_i(ring_rsp_valid_i), .mem_rsp_rdata_i(ring_rsp_rdata_i),
+    .word_o(ring_word)
+  );
+
+  sgpu_fetch #(.AW(IW), .DEPTH(4), .START_ACTIVE(0), .BYPASS(0)) u_ib (
+    .clk_i(clk_i), .rst_ni(rst_ni),
+    .start_i(ib_start), .start_off_i(ib_start_off), .flush_i(ib_flush),
+    .en_i(state_q != S_FAULT),
+    .base_i({IW{1'b0}}), .mask_i({IW{1'b1}}), .end_i(ibend),
+    .out_valid_o(ib_valid), .out_ready_i(st_pop && in_ib), .out_data_o(ib_data),
+    .mem_req_valid_o(ib_req_valid_o), .mem_req_ready_i(ib_req_ready_i),
+    .mem_req_addr_o(ib_req_addr_o),
+    .mem_rsp_valid_i(ib_rsp_valid_i), .mem_rsp_rdata_i(ib_rsp_rdata_i),
+    .word_o(ib_word)
+  );
+
+  wire        st_valid = in_ib ? ib_valid : ring_valid;
+  wire [31:0] st_data  = in_ib ? ib_data : ring_data;
+
+  // ------------------------------------------------------------ header decode
+  wire [31:0] h      = st_data;
+  wire [7:0]  h_op   = h[7:0];
+  wire [7:0]  h_fl   = h[15:8];
+  wire [13:0] h_cnt  = h[29:16];
+  reg  [7:0]  h_flmask;
+  reg         h_op_ok, h_cnt_ok;
+  always @(*) begin
+    h_op_ok  = 1'b1;
+    h_flmask = 8'h00;
+    h_cnt_ok = 1'b0;
+    case (h_op)
+      `SGPU_OP_NOP:           h_cnt_ok = 1'b1;
+      `SGPU_OP_INDIRECT:      begin h_flmask = 8'h01; h_cnt_ok = (h_cnt == `SGPU_OP_INDIRECT_COUNT); end
+      `SGPU_OP_FENCE:         begin h_flmask = 8'h01; h_cnt_ok = (h_cnt == `SGPU_OP_FENCE_COUNT); end
+      `SGPU_OP_WRITE_DATA:    h_cnt_ok = (h_cnt >= `SGPU_OP_WRITE_DATA_MIN_COUNT);
+      `SGPU_OP_WAIT_MEM:      begin h_flmask = 8'h07; h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_MEM_COUNT); end
+      `SGPU_OP_WAIT_VSYNC:    h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_VSYNC_COUNT);
+      `SGPU_OP_WAIT_SCANLINE: h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_SCANLINE_COUNT);
+      `SGPU_OP_FILL:          h_cnt_ok = (h_cnt == `SGPU_OP_FILL_COUNT);
+      `SGPU_OP_COPY:          h_cnt_ok = (h_cnt == `SGPU_OP_COPY_COUNT);
+      `SGPU_OP_FLIP:          begin h_flmask = 8'h01; h_cnt_ok = (h_cnt == `SGPU_OP_FLIP_COUNT); end
+      `SGPU_OP_CONTEXT:       h_cnt_ok = (h_cnt == `SGPU_OP_CONTEXT_COUNT);
+      `SGPU_OP_TIMESTAMP:     h_cnt_ok = (h_cnt == `SGPU_OP_TIMESTAMP_COUNT);
+      default:                h_op_ok = 1'b0;
+    endcase
+  end
+  // Bytes left in the current buffer from the header on (ring: up to WPTR).
+  // One subtractor: the operands are chosen first.
+  wire [IW-1:0] a_end      = in_ib ? ibend : wptr_q;
+  wire [IW-1:0] a_cur      = in_ib ? ibcur_q : rcur_q;
+  wire [IW-1:0] a_mask     = in_ib ? {IW{1'b1}} : ring_mask;
+  wire [IW:0]   avail      = {1'b0, (a_end - a_cur) & a_mask};
+  wire [16:0]   need       = {1'b0, h_cnt, 2'b00} + 17'd4;
+  wire [32:0]   need33     = {16'd0, need};
+  wire [32:0]   avail33    = {{(32-IW){1'b0}}, avail};
+  wire          h_overrun  = (need33 > avail33);
+  reg  [3:0]    h_fault;
+  always @(*) begin
+    if (h[31:30] != `SGPU_PKT_TYPE3)     h_fault = `SGPU_FAULT_BAD_HEADER;
+    else if (!h_op_ok)                   h_fault = `SGPU_FAULT_ILLEGAL_OPCODE;
+    else if ((h_fl & ~h_flmask) != 8'h0) h_fault = `SGPU_FAULT_BAD_HEADER;
+    else if (!h_cnt_ok)                  h_fault = `SGPU_FAULT_BAD_COUNT;
+    else if (h_overrun)                  h_fault = `SGPU_FAULT_OVERRUN;
+    else                                 h_fault = `SGPU_FAULT_NONE;
+  end
+  // FILL/COPY payload words that must fit in 16 bits (pitch, width, height).
+  wire hi_pos = (op == `SGPU_OP_FILL) ? (pi_q == 3'd1 || pi_q == 3'd2 || pi_q == 3'd3) :
+                (op == `SGPU_OP_COPY) ? (pi_q == 3'd1 || pi_q == 3'd3 || pi_q == 3'd4 || pi_q == 3'd5) : 1'b0;
+  wire [IW-1:0] cur_addr = in_ib ? ibcur_q : (ring_base_q | rcur_q);
+  // Work to do at the header: more words in this buffer, or an IB to leave.
+  wire ib_end     = in_ib && (ibcur_q == ibend);
+  wire have_words = in_ib ? !ib_end : (enable_q && rcur_q != wptr_q);
+
+  // ------------------------------------------------------------ multiplier
+  reg         mul_start;
+  wire        mul_busy;
+  wire [IW:0] mul_p;              // IW+1 product bits; mul_ovf: more needed
+  wire        mul_ovf;
+  wire        is_copy = (op == `SGPU_OP_COPY);
+  wire        is_fill = (op == `SGPU_OP_FILL);
+  // FILL's width, height and pattern are stored where COPY keeps its width,
+  // height and source (p4, p5, p2), so neither needs a mux.
+  wire [15:0] r_width  = p4_q[15:0];
+  wire [15:0] r_height = p5_q;
+  // The source rectangle's multiply starts from S_RCHK.
+  wire [15:0] r_pitch  = (state_q == S_RCHK) ? p3_q : p1_q[15:0];
+  sgpu_mul16 #(.PW(IW+1)) u_mul (
+    .clk_i(clk_i), .rst_ni(rst_ni), .start_i(mul_start), .a_i(r_pitch), .b_i(r_height - 16'd1),
+    .busy_o(mul_busy), .p_o(mul_p), .ovf_o(mul_ovf)
+  );
+
+  // ------------------------------------------------------------ range check
+  // One shared checker: [lo, lo+len) inside memory, and inside the context
+  // window when the packet comes from an IB.
+  // Narrow arithmetic (IW+2 bits): any operand bit at or above the memory
+  // size already means out of range.  Needs MEM_BYTES >= 64 KiB.
+  reg  [IW-1:0] chk_lo;
+  reg         chk_lo_hi;       // chk_lo has bits at or above IW set
+  reg  [IW:0] chk_len;
+  reg         chk_big;
+  wire        p1_hi = (p1_q[31:IW] != 0);
+  wire [IW:0] rect_len = {1'b0, mul_p[IW-1:0]} + {{(IW-15){1'b0}}, r_width};
+  always @(*) begin
+    chk_lo  = p0_q;
+    chk_lo_hi = p0_hi_q;
+    chk_len = 4;
+    chk_big = 1'b0;
+    if (state_q == S_RCHK) begin
+      chk_lo  = ph_q ? p2_q[IW-1:0] : p0_q;
+      chk_lo_hi = ph_q ? (p2_q[31:IW] != 0) : p0_hi_q;
+      chk_len = rect_len;
+      chk_big = mul_ovf || mul_p[IW];
+    end else begin
+      case (op)
+        `SGPU_OP_INDIRECT:   begin chk_len = p1_q[IW:0]; chk_big = (p1_q[31:IW+1] != 0); end
+        `SGPU_OP_WRITE_DATA: chk_len = {{(IW-15){1'b0}}, cnt - 14'd1, 2'b00};
+        `SGPU_OP_TIMESTAMP:  chk_len = 8;
+        `SGPU_OP_FLIP:       begin chk_lo = p1_q[IW-1:0]; chk_lo_hi = p1_hi; end
+        `SGPU_OP_CONTEXT:    begin chk_lo = p1_q[IW-1:0]; chk_lo_hi = p1_hi; chk_len = p2_q[IW:0]; chk_big = (p2_q[31:IW+1] != 0); end
+        default: ;
+      endcase
+    end
+  end
+  wire [IW+1:0] chk_hi  = {2'b00, chk_lo} + {1'b0, chk_len};
+  wire          chk_oor = chk_lo_hi || chk_big || (chk_hi > MEM_END[IW+1:0]);
+  // Only meaningful when !chk_oor, so IW+1 bits hold both ends.
+  wire          chk_win = in_ib && (({1'b0, chk_lo} < wbase_q) || (chk_hi[IW:0] > wend_q));
+
+  // ------------------------------------------------------------ WAIT_MEM compare
+  wire [31:0] pv = wr_rsp_rdata_i & p1_q;
+  /* verilator lint_off UNUSEDSIGNAL */
+  // One subtractor serves every compare function.
+  wire [32:0] pdiff = {1'b0, pv} - {1'b0, p2_q};
+  /* verilator lint_on UNUSEDSIGNAL */
+  wire        p_lt = pdiff[32];
+  wire        p_eq = (pdiff[31:0] == 32'd0);
+  reg         poll_ok;
+  always @(*) begin
+    case (fl[2:0])
+      `SGPU_WAIT_FUNC_EQ:       poll_ok = p_eq;
+      `SGPU_WAIT_FUNC_NE:       poll_ok = !p_eq;
+      `SGPU_WAIT_FUNC_LT:       poll_ok = p_lt;
+      `SGPU_WAIT_FUNC_LE:       poll_ok = p_lt || p_eq;
+      `SGPU_WAIT_FUNC_GT:       poll_ok = !p_lt && !p_eq;
+      `SGPU_WAIT_FUNC_GE:       poll_ok = !p_lt;
+      `SGPU_WAIT_FUNC_GEQ_WRAP: poll_ok = !pdiff[31];
+      default:                  poll_ok = 1'b0;
+    endcase
+  end
+
+  // ------------------------------------------------------------ display status
+  reg [1:0]  vbl_pad, invbl_pad, pend_pad;
+  reg [31:0] scan_pad;
+  always @(*) begin
+    vbl_pad   = 2'b00; vbl_pad[SOURCES-1:0]   = vblank_i;
+    invbl_pad = 2'b00; invbl_pad[SOURCES-1:0] = in_vblank_i;
+    pend_pad  = 2'b00; pend_pad[SOURCES-1:0]  = flip_pending_i;
+    scan_pad  = 32'd0; scan_pad[SOURCES*16-1:0] = scanline_i;
+  end
+  wire        src     = p0_q[0];
+  wire        src_bad = p0_hi_q || ({{(32-IW){1'b0}}, p0_q} >= SOURCES);
+  wire        ctx_nz  = (p4_q != 32'd0);   // CONTEXT: not the null context
+  wire [15:0] scan    = src ? scan_pad[31:16] : scan_pad[15:0];
+  wire        in_scan = (scan >= p1_q[15:0]) && (scan <= p1_q[31:16]) && !invbl_pad[src];
+
+  // ------------------------------------------------------------ register writes
+  reg        cfg_err;
+  reg [5:0]  cfg_bits;
+  reg        w_base, w_size, w_wptr, w_rptra, w_ctrl, w_wd, do_reset;
+  wire [31:0] wd = reg_wdata_i;
+  reg  [4:0] wd_lg;
+  integer k;
+  always @(*) begin
+    wd_lg = 5'd0;
+    for (k = 6; k <= 20; k = k + 1) if (wd[k]) wd_lg = k[4:0];
+  end
+  // A power of two from 64 to 1 MiB: exactly one of bits [20:6] set.
+  wire [14:0] wd_mid  = wd[20:6];
+  wire        wd_pow2 = (wd[31:21] == 11'd0) && (wd[5:0] == 6'd0) && (wd_mid != 15'd0) &&
+                        ((wd_mid & (wd_mid - 15'd1)) == 15'd0);
+  wire        wd_big  = (wd[31:IW] != 0);   // at or past the end of memory
+
+  localparam CE_SIZE = `SGPU_CFG_ERROR_RING_SIZE,     CE_ALIGN = `SGPU_CFG_ERROR_MISALIGNED,
+             CE_PTR  = `SGPU_CFG_ERROR_POINTER_RANGE, CE_BITS  = `SGPU_CFG_ERROR_UNKNOWN_BITS,
+             CE_VAL  = `SGPU_CFG_ERROR_VALUE_RANGE,   CE_EN    = `SGPU_CFG_ERROR_WHILE_ENABLED;
+
+  always @(*) begin
+    cfg_bits = 6'd0;
+    w_base = 1'b0; w_size = 1'b0; w_wptr = 1'b0; w_rptra = 1'b0; w_ctrl = 1'b0; w_wd = 1'b0;
+    do_reset = 1'b0;
+    if (reg_we_i) begin
+      case (reg_addr_i)
+        `SGPU_NREG_RING_BASE:
+          if (enable_q)                         cfg_bits[CE_EN] = 1'b1;
+          else if (wd[5:0] != 6'd0)             cfg_bits[CE_ALIGN] = 1'b1;
+          else if (wd_big)                      cfg_bits[CE_VAL] = 1'b1;
+          else                                  w_base = 1'b1;
+        `SGPU_NREG_RING_SIZE:
+          if (enable_q)                         cfg_bits[CE_EN] = 1'b1;
+          else if (!wd_pow2)                    cfg_bits[CE_SIZE] = 1'b1;
+          else                                  w_size = 1'b1;
+        `SGPU_NREG_RING_WPTR:
+          if (wd[1:0] != 2'd0)                  cfg_bits[CE_ALIGN] = 1'b1;
+          else if ((wd & ~ring_mask32) != 0)    cfg_bits[CE_PTR] = 1'b1;
+          else                                  w_wptr = 1'b1;
+        `SGPU_NREG_RPTR_ADDR:
+          if (wd[1])                            cfg_bits[CE_BITS] = 1'b1;
+          else if (wd_big)                      cfg_bits[CE_VAL] = 1'b1;
+          else                                  w_rptra = 1'b1;
+        `SGPU_NREG_CONTROL:
+          if (wd[31:2] != 30'd0)                cfg_bits[CE_BITS] = 1'b1;
+          else if (wd[`SGPU_CONTROL_RESET])     do_reset = 1'b1;
+          else if (wd[`SGPU_CONTROL_ENABLE] && !enable_q &&
+                   ((ring_base_q & ring_mask) != {IW{1'b0}})) cfg_bits[CE_ALIGN] = 1'b1;
+          // base is aligned to the size and inside memory: it fits if the size does
+          else if (wd[`SGPU_CONTROL_ENABLE] && !enable_q && ring_lg_q > AW_LG)
+                                                cfg_bits[CE_VAL] = 1'b1;
+          else                                  w_ctrl = 1'b1;
+        `SGPU_NREG_WATCHDOG:
+          if (wd[31:24] != 8'd0)                cfg_bits[CE_VAL] = 1'b1;
+          else                                  w_wd = 1'b1;
+        default:                                cfg_bits[CE_BITS] = 1'b1;  // read-only or unmapped
+      endcase
+    end
+    cfg_err = (cfg_bits != 6'd0);
+  end
+  assign cfg_err_o      = cfg_err;
+  assign cfg_err_bits_o = cfg_bits;
+
+  // ------------------------------------------------------------ main FSM
+  reg [4:0]   state_d;
+  reg [3:0]   fault_d;          // != NONE: fault this cycle
+  reg         fault_at_hdr;     // header-time fault: address/opcode from the stream
+  reg         pkt_done;         // packet finished (go to RPTR write-back or next header)
+  reg         pop;
+  // The write port's valid never depends on its ready (no combinational loop
+  // through the arbiter); only the watchdog or a reset can cut it short.
+  // Watchdog counts cycles without progress up to WATCHDOG; cleared on
+  // progress or when idle.
+  wire blit_acc = blit_valid_o && blit_ready_i;
+  wire wd_hit   = (wd_cnt_q == watchdog_q);
+  wire wd_fire  = (state_q != S_FAULT) && !rst_wait && (watchdog_q != 24'd0) && wd_hit;
+  wire wr_write = (state_q != S_POLL);
+  wire wr_valid = !wd_fire && !do_reset &&
+                  ((state_q == S_WD && st_valid) || state_q == S_WR || state_q == S_WB ||
+                   (state_q == S_POLL && !poll_pend_q));
+  reg         done_irq;
+
+  assign st_pop = pop;
+
+  always @(*) begin
+    state_d      = state_q;
+    fault_d      = `SGPU_FAULT_NONE;
+    fault_at_hdr = 1'b0;
+    pkt_done     = 1'b0;
+    pop          = 1'b0;
+    done_irq     = 1'b0;
+    mul_start    = 1'b0;
+    ib_start     = 1'b0;
+    ib_start_off = ib1_save_q;
+    case (state_q)
+      S_HDR: begin
+        if (ib_end) begin
+          // Leave the IB; back in level 1 the fetcher restarts where it was.
+          if (level_q == 2'd2) ib_start = 1'b1;
+        end else if (have_words && st_valid) begin
+          if (h_fault != `SGPU_FAULT_NONE) begin
+            fault_d = h_fault; fault_at_hdr = 1'b1;
+          end else begin
+            pop = 1'b1;
+            state_d = (h_cnt == 14'd0) ? S_HDR : S_PAY;
+            if (h_cnt == 14'd0) pkt_done = 1'b1;
+          end
+        end
+      end
+      S_PAY: if (st_valid) begin
+        pop = 1'b1;
+        if (left_q == 14'd1 || (op == `SGPU_OP_WRITE_DATA)) begin
+          if (op == `SGPU_OP_NOP) pkt_done = 1'b1;
+          else state_d = S_EXEC;
+        end
+      end
+      S_EXEC: begin
+        case (op)
+          `SGPU_OP_INDIRECT:
+            if (level_q == `SGPU_MAX_IB_DEPTH)    fault_d = `SGPU_FAULT_NESTING;
+            else if ((p0_q[1:0] | p1_q[1:0]) != 2'd0) fault_d = `SGPU_FAULT_MISALIGNED;
+            else if (chk_oor)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+            else if (chk_win)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
+            else begin
+              pkt_done = 1'b1;
+              if (!fl[`SGPU_INDIRECT_FLAG_SKIP] && p1_q != 32'd0) begin
+                ib_start = 1'b1; ib_start_off = {p0_q[IW-1:2], 2'b00};  // checked aligned
+              end
+            end
+          `SGPU_OP_FENCE, `SGPU_OP_WRITE_DATA, `SGPU_OP_WAIT_MEM, `SGPU_OP_TIMESTAMP:
+            if (op == `SGPU_OP_WAIT_MEM && fl[2:0] == 3'd7) fault_d = `SGPU_FAULT_BAD_PARAM;
+            else if (p0_q[1:0] != 2'd0)           fault_d = `SGPU_FAULT_MISALIGNED;
+            else if (chk_oor)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+            else if (chk_win)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
+            else state_d = (op == `SGPU_OP_WRITE_DATA) ? S_WD :
+                           (op == `SGPU_OP_WAIT_MEM) ? S_POLL : S_WR;
+          `SGPU_OP_WAIT_VSYNC, `SGPU_OP_WAIT_SCANLINE:
+            if (src_bad)                          fault_d = `SGPU_FAULT_BAD_PARAM;
+            else state_d = (op == `SGPU_OP_WAIT_VSYNC) ? S_VSYNC : S_SCAN;
+          `SGPU_OP_FILL, `SGPU_OP_COPY:
+            if (hi_bad_q)                         fault_d = `SGPU_FAULT_BAD_PARAM;
+            else if (r_height > 16'd1 && (p1_q[15:0] < r_width || (is_copy && p3_q < r_width)))
+              fault_d = `SGPU_FAULT_BAD_PARAM;
+            else if (r_width == 16'd0 || r_height == 16'd0) pkt_done = 1'b1;
+            else begin mul_start = 1'b1; state_d = S_MUL; end
+          `SGPU_OP_FLIP:
+            if (src_bad || p2_q > 32'd5)          fault_d = `SGPU_FAULT_BAD_PARAM;
+            else if (p1_q[1:0] != 2'd0)           fault_d = `SGPU_FAULT_MISALIGNED;
+            else if (chk_oor)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+            else if (chk_win)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
+            else state_d = S_FLIP;
+          `SGPU_OP_CONTEXT:
+            if (in_ib)                            fault_d = `SGPU_FAULT_PRIVILEGED;
+            else if (ctx_nz && (p1_q[1:0] | p2_q[1:0]) != 2'd0) fault_d = `SGPU_FAULT_MISALIGNED;
+            else if (ctx_nz && chk_oor)    fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+            else if (!blit_busy_i)                pkt_done = 1'b1;   // drained
+          default:                                fault_d = `SGPU_FAULT_UNSUPPORTED;
+        endcase
+      end
+      S_WD: if (st_valid) begin
+        if (wr_req_ready_i) begin
+          pop = 1'b1;
+          if (left_q == 14'd1) pkt_done = 1'b1;
+        end
+      end
+      S_WR: begin
+        if (wr_req_ready_i) begin
+          if (op == `SGPU_OP_TIMESTAMP && !tshi_q) state_d = S_WR;
+          else begin
+            pkt_done = 1'b1;
+            done_irq = (op == `SGPU_OP_FENCE) && fl[`SGPU_FENCE_FLAG_IRQ];
+          end
+        end
+      end
+      S_WB: if (wr_req_ready_i) state_d = S_HDR;
+      S_POLL: if (!poll_pend_q && wr_req_ready_i) state_d = S_PRSP;
+      S_PRSP: if (wr_rsp_valid_i) begin
+        if (poll_ok) pkt_done = 1'b1;
+        else state_d = S_PGAP;
+      end
+      S_PGAP: if (gap_q == 4'd0) state_d = S_POLL;
+      S_VSYNC: if (vbl_pad[src]) pkt_done = 1'b1;
+      S_SCAN: if (!in_scan) pkt_done = 1'b1;
+      S_MUL: if (!mul_busy) state_d = S_RCHK;
+      S_RCHK:
+        if (chk_oor)      fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+        else if (chk_win) fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
+        else if (is_copy && !ph_q) begin mul_start = 1'b1; state_d = S_MUL; end
+        else state_d = S_BLIT;
+      S_BLIT: if (blit_ready_i) state_d = S_BLITW1;
+      S_BLITW1: state_d = S_BLITW;
+      S_BLITW: if (!blit_busy_i) pkt_done = 1'b1;
+      S_FLIP: if (flip_ready_i) begin
+        if (fl[`SGPU_FLIP_FLAG_NO_WAIT]) pkt_done = 1'b1;
+        else state_d = S_FLIPW1;
+      end
+      S_FLIPW1: state_d = S_FLIPW;
+      S_FLIPW: if (!pend_pad[src]) pkt_done = 1'b1;
+      S_RSTW1: state_d = S_RSTW;
+      S_RSTW: if (!blit_busy_i) state_d = S_HDR;
+      default: ;  // S_FAULT: stay until CONTROL.RESET
+    endcase
+    // A finished ring packet writes RPTR back (zero-payload packets finish in S_HDR).
+    if (pkt_done) state_d = ((state_q == S_HDR ? !in_ib : pkt_ring_q) && rptr_wb_q) ? S_WB : S_HDR;
+    // Watchdog: no progress for WATCHDOG cycles while busy.
+    if (fault_d == `SGPU_FAULT_NONE && wd_fire) fault_d = `SGPU_FAULT_TIMEOUT;
+    if (fault_d != `SGPU_FAULT_NONE) begin
+      state_d = S_FAULT; pop = 1'b0; pkt_done = 1'b0; done_irq = 1'b0;
+      mul_start = 1'b0; ib_start = 1'b0;
+    end
+    if (do_reset) begin
+      // The 2D engine may still work for us: abort it and wait until it drains.
+      state_d = (blit_own_q || blit_acc) ? S_RSTW1 : S_HDR; pop = 1'b0; pkt_done = 1'b0; done_irq = 1'b0;
+      ib_start = 1'b0;
+    end
+  end
+
+  wire progress = pkt_done | pop | ring_word | ib_word | blit_progress_i;
+  wire ring_pkt_done  = pkt_done && (state_q == S_HDR ? !in_ib : pkt_ring_q);
+
+  always @(*) begin
+    ring_start = w_base | w_size | do_reset;
+    ib_flush   = do_reset | (fault_d != `SGPU_FAULT_NONE);
+  end
+
+  // Busy: a packet in progress or work queued.
+  wire busy = (state_q != S_HDR && state_q != S_FAULT) || in_ib ||
+              (state_q == S_HDR && enable_q && rcur_q != wptr_q);
+  wire waiting = (state_q == S_PRSP) || (state_q == S_POLL) || (state_q == S_PGAP) ||
+                 (state_q == S_VSYNC) || (state_q == S_SCAN) || (state_q == S_FLIPW) ||
+                 (state_q == S_FLIPW1);
+  wire stall = ((state_q == S_HDR && have_words) || state_q == S_PAY || state_q == S_WD) && !st_valid ||
+               (wr_req_valid_o && !wr_req_ready_i);
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ring_base_q <= {IW{1'b0}};
+      ring_lg_q   <= 5'd6;
+      wptr_q <= {IW{1'b0}}; rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}};
+      rptr_addr_q <= {(IW-2){1'b0}}; rptr_wb_q <= 1'b0;
+      enable_q <= 1'b0;
+      watchdog_q <= 24'd0; wd_cnt_q <= 24'd0;
+      fault_reason_q <= `SGPU_FAULT_NONE;
+      last_fence_q <= 32'd0; fence_q <= 32'd0;
+      perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
+      ctx_id_q <= 32'd0; wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0];
+      state_q <= S_HDR; level_q <= 2'd0;
+      ibcur_q <= {IW{1'b0}}; ibend1_q <= {IW{1'b0}}; ibend2_q <= {IW{1'b0}}; ib1_save_q <= {IW{1'b0}};
+      hdr_q <= 32'd0; hdr_addr_q <= {IW{1'b0}}; pkt_ring_q <= 1'b0;
+      left_q <= 14'd0; pi_q <= 3'd0;
+      p0_q <= {IW{1'b0}}; p1_q <= 32'd0; p2_q <= 32'd0; p3_q <= 16'd0; p4_q <= 32'd0; p5_q <= 16'd0;
+      p0_hi_q <= 1'b0; hi_bad_q <= 1'b0;
+      ph_q <= 1'b0; tshi_q <= 1'b0; gap_q <= 4'd0; poll_pend_q <= 1'b0;
+      blit_own_q <= 1'b0;
+    end else begin
+      if (blit_acc) blit_own_q <= 1'b1;
+      else if ((state_q == S_BLITW || state_q == S_RSTW) && !blit_busy_i) blit_own_q <= 1'b0;
+      state_q <= state_d;
+
+      // registers
+      if (w_base) ring_base_q <= wd[IW-1:0];
+      if (w_size) ring_lg_q <= wd_lg;
+      if (w_base || w_size) begin wptr_q <= {IW{1'b0}}; rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}}; end
+      if (w_wptr) wptr_q <= wd[IW-1:0];
+      if (w_rptra) begin rptr_addr_q <= wd[IW-1:2]; rptr_wb_q <= wd[0]; end
+      if (w_ctrl) enable_q <= wd[`SGPU_CONTROL_ENABLE];
+      if (w_wd) watchdog_q <= wd[23:0];
+
+      // perf
+      if (PERF != 0 && busy) perf_busy_q <= perf_busy_q + 32'd1;
+      if (PERF != 0 && stall) perf_stall_q <= perf_stall_q + 32'd1;
+      if (PERF != 0 && (ring_word | ib_word)) perf_words_q <= perf_words_q + {31'd0, ring_word} + {31'd0, ib_word};
+      if (PERF != 0 && pkt_done) perf_packets_q <= perf_packets_q + 32'd1;
+
+      // watchdog
+      if (!busy || progress || state_q == S_FAULT || w_wd) wd_cnt_q <= 24'd0;
+      else if (!wd_hit) wd_cnt_q <= wd_cnt_q + 24'd1;
+
+      // stream consumption
+      if (pop) begin
+        if (in_ib) ibcur_q <= ibcur_q + 4;
+        else rcur_q <= (rcur_q + 4) & ring_mask;
+        if (state_q == S_PAY) begin
+          left_q <= left_q - 14'd1;
+          pi_q <= pi_q + 3'd1;
+          case (pi_q)
+            3'd0: begin p0_q <= st_data[IW-1:0]; p0_hi_q <= (st_data[31:IW] != 0); p4_q <= st_data; end
+            3'd1: p1_q <= st_data;
+            3'd2: if (is_fill) p4_q <= st_data; else p2_q <= st_data;
+            3'd3: if (is_fill) p5_q <= st_data[15:0]; else p3_q <= st_data[15:0];
+            3'd4: if (is_fill) p2_q <= st_data; else p4_q <= st_data;
+            3'd5: p5_q <= st_data[15:0];
+            default: ;
+          endcase
+          if (op == `SGPU_OP_WRITE_DATA) left_q <= h_cntq_m1;
+          if (hi_pos && st_data[31:16] != 16'd0) hi_bad_q <= 1'b1;
+        end
+      end
+      // The header registers also hold a header-time fault's packet: a
+      // stopped engine keeps them, so they double as FAULT_ADDR/OPCODE.
+      if (state_q == S_HDR && (pop || fault_at_hdr)) begin
+        hdr_q <= h; hdr_addr_q <= cur_addr; pkt_ring_q <= !in_ib;
+        left_q <= h_cnt; pi_q <= 3'd0; hi_bad_q <= 1'b0;
+      end
+      if (state_q == S_HDR && ib_end) begin
+        level_q <= level_q - 2'd1;
+        if (level_q == 2'd2) ibcur_q <= ib1_save_q;
+      end
+
+      // A ring INDIRECT's fence id is "in flight" from its checks on.
+      if (state_q == S_EXEC && op == `SGPU_OP_INDIRECT && !in_ib) fence_q <= p2_q;
+
+      // execution side effects
+      if (state_q == S_EXEC && state_d != S_FAULT) begin
+        case (op)
+          `SGPU_OP_INDIRECT: begin
+            if (ib_start) begin
+              level_q <= level_q + 2'd1;
+              ibcur_q <= p0_q[IW-1:0];
+              // end = p0 + p1 from the range checker (it passed: no carry out)
+              if (in_ib) begin ibend2_q <= chk_hi[IW-1:0]; ib1_save_q <= ibcur_q; end
+              else ibend1_q <= chk_hi[IW-1:0];
+            end
+          end
+          `SGPU_OP_TIMESTAMP: begin
+            p1_q <= cycle_i[31:0]; p2_q <= cycle_i[63:32]; tshi_q <= 1'b0;
+          end
+          `SGPU_OP_CONTEXT: if (pkt_done) begin
+            ctx_id_q <= p4_q;
+            if (!ctx_nz) begin wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0]; end
+            else begin wbase_q <= {1'b0, p1_q[IW-1:0]}; wend_q <= chk_hi[IW:0]; end
+          end
+          default: ;
+        endcase
+        ph_q <= 1'b0;
+      end
+      if (state_q == S_WD && wr_valid && wr_req_ready_i) begin
+        p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; left_q <= left_q - 14'd1;
+      end
+      if (state_q == S_WR && wr_req_ready_i) begin
+        if (op == `SGPU_OP_TIMESTAMP) begin p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; p1_q <= p2_q; tshi_q <= 1'b1; end
+        if (op == `SGPU_OP_FENCE) last_fence_q <= p1_q;
+      end
+      if (state_q == S_RCHK && state_d == S_MUL) ph_q <= 1'b1;
+      // The packet's last word may be popped in the cycle it completes.
+      if (ring_pkt_done) rptr_q <= pop ? ((rcur_q + 4) & ring_mask) : rcur_q;
+
+      // WAIT_MEM
+      if (state_q == S_POLL && wr_valid && wr_req_ready_i) poll_pend_q <= 1'b1;
+      else if (wr_rsp_valid_i) poll_pend_q <= 1'b0;
+      if (state_q == S_PRSP) gap_q <= POLL_GAP;
+      else if (gap_q != 4'd0) gap_q <= gap_q - 4'd1;
+
+      // faults
+      if (fault_d != `SGPU_FAULT_NONE) begin
+        fault_reason_q <= fault_d;
+      end
+
+      // engine reset: stop, drop all state, pointers to 0, null context
+      if (do_reset) begin
+        level_q <= 2'd0;
+        wptr_q <= {IW{1'b0}}; rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}};
+        fault_reason_q <= `SGPU_FAULT_NONE;
+        ctx_id_q <= 32'd0; wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0];
+        wd_cnt_q <= 24'd0;
+      end
+
+      // Alignment every writer above guarantees (checked at the register
+      // write or the packet's checks): the constant low bits need no flops.
+      ring_base_q[5:0] <= 6'd0;
+      wptr_q[1:0] <= 2'd0; rptr_q[1:0] <= 2'd0; rcur_q[1:0] <= 2'd0;
+      ibcur_q[1:0] <= 2'd0; ibend1_q[1:0] <= 2'd0; ibend2_q[1:0] <= 2'd0; ib1_save_q[1:0] <= 2'd0;
+      hdr_addr_q[1:0] <= 2'd0; wbase_q[1:0] <= 2'd0; wend_q[1:0] <= 2'd0;
+    end
+  end
+
+  // ------------------------------------------------------------ outputs
+  assign wr_req_valid_o = wr_valid;
+  assign wr_req_write_o = wr_write;
+  assign wr_req_addr_o  = {{(32-IW){1'b0}}, (state_q == S_WB) ? {rptr_addr_q, 2'b00} : p0_q};
+  assign wr_req_wdata_o = (state_q == S_WD) ? st_data :
+                          (state_q == S_WB) ? {{(32-IW){1'b0}}, rptr_q} : p1_q;
+  assign wr_req_wstrb_o = 4'hF;
+
+  assign blit_valid_o     = (state_q == S_BLIT);
+  assign blit_copy_o      = is_copy;
+  assign blit_dst_o       = {{(32-IW){1'b0}}, p0_q};
+  assign blit_dst_pitch_o = p1_q[15:0];
+  assign blit_src_o       = p2_q;
+  assign blit_src_pitch_o = p3_q;
+  assign blit_width_o     = r_width;
+  assign blit_height_o    = r_height;
+  assign blit_pattern_o   = p2_q;   // FILL's pattern (see r_width)
+
+  assign blit_abort_o     = rst_wait;
+
+  assign flip_valid_o    = (state_q == S_FLIP);
+  assign flip_src_o      = src;
+  assign flip_addr_o     = p1_q;
+  assign flip_interval_o = p2_q[2:0];
+
+  assign done_irq_o  = done_irq;
+  assign fault_irq_o = (state_q != S_FAULT) && (state_d == S_FAULT);
+
+  // ------------------------------------------------------------ register reads
+  wire [31:0] status = {24'd0, 2'b00, level_q, enable_q, waiting, state_q == S_FAULT, busy};
+  wire [IW:0] wsize = wend_q - wbase_q;
+  wire        faulted = (state_q == S_FAULT);
+  // One AND-OR read mux: each register's select is decoded once (the FAULT_*
+  // ones only while faulted) and narrow registers add no terms to high bits.
+  wire [4:0] ra = reg_addr_i[6:2];
+  function sel(input [4:0] a, input [6:0] off);
+    sel = (a == off[6:2]) && (off[1:0] == 2'b00);
+  endfunction
+  wire [31:0] base32  = {{(32-IW){1'b0}}, ring_base_q};
+  wire [31:0] wptr32  = {{(32-IW){1'b0}}, wptr_q};
+  wire [31:0] rptr32  = {{(32-IW){1'b0}}, rptr_q};
+  wire [31:0] haddr32 = {{(32-IW){1'b0}}, hdr_addr_q};
+  wire [31:0] wbase32 = {{(31-IW){1'b0}}, wbase_q};
+  wire [31:0] wsize32 = {{(31-IW){1'b0}}, wsize};
+  wire [31:0] rpa32   = {{(32-IW){1'b0}}, rptr_addr_q, 1'b0, rptr_wb_q};
+  always @(*) begin
+    reg_rdata_o =
+      ({32{sel(ra, `SGPU_NREG_RING_BASE)}}    & base32) |
+      ({32{sel(ra, `SGPU_NREG_RING_SIZE)}}    & ring_size) |
+      ({32{sel(ra, `SGPU_NREG_RING_WPTR)}}    & wptr32) |
+      ({32{sel(ra, `SGPU_NREG_RING_RPTR)}}    & rptr32) |
+      ({32{sel(ra, `SGPU_NREG_RPTR_ADDR)}}    & rpa32) |
+      ({32{sel(ra, `SGPU_NREG_CONTROL)}}      & {31'd0, enable_q}) |
+      ({32{sel(ra, `SGPU_NREG_STATUS)}}       & status) |
+      ({32{sel(ra, `SGPU_NREG_FAULT_REASON)}} & {28'd0, fault_reason_q}) |
+      ({32{sel(ra, `SGPU_NREG_FAULT_ADDR) && faulted}}   & haddr32) |
+      ({32{sel(ra, `SGPU_NREG_FAULT_OPCODE) && faulted}} & hdr_q) |
+      ({32{sel(ra, `SGPU_NREG_FAULT_FENCE) && faulted}}  & fence_q) |
+      ({32{sel(ra, `SGPU_NREG_WATCHDOG)}}     & {8'd0, watchdog_q}) |
+      ({32{sel(ra, `SGPU_NREG_LAST_FENCE)}}   & last_fence_q) |
+      ({32{sel(ra, `SGPU_NREG_PERF_BUSY)}}    & perf_busy_q) |
+      ({32{sel(ra, `SGPU_NREG_PERF_STALL)}}   & perf_stall_q) |
+      ({32{sel(ra, `SGPU_NREG_PERF_WORDS)}}   & perf_words_q) |
+      ({32{sel(ra, `SGPU_NREG_PERF_PACKETS)}} & perf_packets_q) |
+      ({32{sel(ra, `SGPU_NREG_CONTEXT_ID)}}   & ctx_id_q) |
+      ({32{sel(ra, `SGPU_NREG_WINDOW_BASE)}}  & wbase32) |
+      ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE)}}  & wsize32) |
+      ({32{sel(ra, `SGPU_NREG_CUR_ADDR)}}     & haddr32);
+  end
+endmodule

@@ -1,0 +1,79 @@
+// Synchronous FIFO (first-word fall-through) on a block RAM with a
+// registered read, so yosys maps the storage to SB_RAM40_4K / DP16KD.
+// Same ports as sgpu_fifo, one pop per cycle.  The RAM is read every cycle
+// at the next head (rptr after this cycle's pop); a word written in the same
+// cycle to that address is not seen by the read.  BYPASS = 1 forwards it
+// from a bypass register (a word pushed in cycle t is at the output in cycle
+// t+1, as in sgpu_fifo); BYPASS = 0 saves that register and shows such a
+// word one cycle later (t+2), when the RAM read has caught up.  Back-to-back
+// streaming stays at one word per cycle either way.
+// DEPTH must be a power of two >= 2.  clr_i empties it at once (flush).
+`include "sgpu_hw.vh"
+module sgpu_fifo_ram #(
+  parameter WIDTH  = 32,
+  parameter DEPTH  = 4,
+  parameter BYPASS = 1
+) (
+  input  wire               clk_i,
+  input  wire               rst_ni,
+  input  wire               clr_i,
+  input  wire               in_valid_i,
+  output wire               in_ready_o,
+  input  wire [WIDTH-1:0]   in_data_i,
+  output wire               out_valid_o,
+  input  wire               out_ready_i,
+  output wire [WIDTH-1:0]   out_data_o,
+  output wire [$clog2(DEPTH):0] count_o
+);
+  localparam PW = $clog2(DEPTH);
+
+  (* ram_style = "block", no_rw_check *)
+  reg [WIDTH-1:0] mem_q [0:DEPTH-1];
+  reg [WIDTH-1:0] rdata_q, byp_q;
+  reg             use_byp_q;     // BYPASS = 1: byp_q holds the head; else: head not read yet
+  reg [PW:0]      wptr_q, rptr_q;
+
+  wire [PW:0] count = wptr_q - rptr_q;
+  wire full  = count[PW];
+  wire empty = (count == {(PW+1){1'b0}});
+  wire push  = in_valid_i & ~full;
+  wire pop   = out_ready_i & out_valid_o;
+  wire [PW:0] rptr_d = rptr_q + {{PW{1'b0}}, pop};
+  // Not full, so equal indices mean the word written now is the next head.
+  wire hit = push & (wptr_q[PW-1:0] == rptr_d[PW-1:0]);
+
+  assign in_ready_o  = ~full;
+  assign out_valid_o = ~empty & ((BYPASS != 0) | ~use_byp_q);
+  assign out_data_o  = ((BYPASS != 0) && use_byp_q) ? byp_q : rdata_q;
+  assign count_o     = count;
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wptr_q    <= {(PW+1){1'b0}};
+      rptr_q    <= {(PW+1){1'b0}};
+      use_byp_q <= 1'b0;
+    end else if (clr_i) begin
+      wptr_q    <= {(PW+1){1'b0}};
+      rptr_q    <= {(PW+1){1'b0}};
+      use_byp_q <= 1'b0;
+    end else begin
+      if (push) wptr_q <= wptr_q + 1'b1;
+      rptr_q    <= rptr_d;
+      use_byp_q <= hit;
+    end
+  end
+
+  // Storage, read register and bypass data have no reset (block RAM).  What
+  // the read returns when it meets a write to the same address does not
+  // matter (the bypass covers it): no_rw_check tells yosys so, and it adds
+  // no collision logic of its own.
+  always @(posedge clk_i) begin
+    if (push) mem_q[wptr_q[PW-1:0]] <= in_data_i;
+  end
+  always @(posedge clk_i) begin
+    rdata_q <= mem_q[rptr_d[PW-1:0]];
+  end
+  always @(posedge clk_i) begin
+    if (hit && BYPASS != 0) byp_q <= in_data_i;
+  end
+endmodule

@@ -1,0 +1,554 @@
+// sgpu_host_bridge: the framed host link (docs/link-protocol.md) over a
+// byte stream, driving the sgpu_top host port.
+//
+// Two halves share a write buffer of LINK_MAX_WORDS words:
+//  - the parser takes bytes from the stream (rx_valid_i strobes; it never
+//    back-pressures), hunts for SYNC, collects the header and the WRITE
+//    data into the buffer, checks the CRC-16 and hands one frame (or a nak
+//    reason) to the executor;
+//  - the executor applies a WRITE from the buffer (only after its CRC was
+//    good, and never twice for the same sequence number), performs a READ
+//    one word at a time (one read outstanding), and sends the ACK / NAK
+//    answer, or an EVENT frame carrying INT_STATUS when irq_i rises.
+// Bytes that arrive while a received frame waits for the executor are
+// dropped; a host that waits for each answer (stop-and-wait) never sends
+// any.
+`include "sgpu_hw.vh"
+
+module sgpu_host_bridge #(
+  parameter integer TIMEOUT_CYCLES = 125000,  // gap that aborts a frame (LINK_GAP_TIMEOUT_US)
+  // Host-port address bits kept besides bit 31 (register space): sgpu_top
+  // decodes GPU memory addresses modulo 2^AW and register offsets [11:0],
+  // so a board passes $clog2(MEM_BYTES); the other bits are driven 0 and an
+  // ADDR that advances past them wraps, as it does in the chip.
+  parameter integer AW = 32
+) (
+  input  wire        clk_i,
+  input  wire        rst_ni,
+  // byte stream in (from a UART receiver)
+  input  wire        rx_valid_i,
+  input  wire [7:0]  rx_data_i,
+  // byte stream out (to a UART transmitter)
+  output wire        tx_valid_o,
+  input  wire        tx_ready_i,
+  output wire [7:0]  tx_data_o,
+  // sgpu_top host port
+  output wire        host_req_valid_o,
+  input  wire        host_req_ready_i,
+  output wire        host_req_write_o,
+  output wire [31:0] host_req_addr_o,
+  output wire [31:0] host_req_wdata_o,
+  output wire [3:0]  host_req_wstrb_o,
+  input  wire        host_rsp_valid_i,
+  input  wire [31:0] host_rsp_rdata_i,
+  // interrupt from sgpu_top
+  input  wire        irq_i,
+  // status strobes (LEDs, counters)
+  output wire        frame_ok_o,        // a frame was executed
+  output wire        frame_err_o        // a nak was sent
+);
+
+  localparam integer MAXW = `SGPU_LINK_MAX_WORDS;
+  localparam integer BAW  = $clog2(MAXW);           // buffer address width
+  localparam integer GW   = $clog2(TIMEOUT_CYCLES + 1);
+  localparam [31:0] GAP_LAST32 = TIMEOUT_CYCLES - 1;
+  localparam [GW-1:0] GAP_LAST = GAP_LAST32[GW-1:0];
+  localparam [6:0]  MAXW7 = 7'd`SGPU_LINK_MAX_WORDS;    // COUNT limit (< 128)
+  localparam integer KW = (AW < 12) ? 12 : ((AW > 31) ? 31 : AW);   // address bits [KW-1:2] kept
+
+  localparam [7:0] SYNC = `SGPU_LINK_SYNC;
+  localparam [15:0] CRC_INIT = `SGPU_LINK_CRC_INIT;
+  localparam [31:0] INT_STATUS_ADDR = (32'd1 << `SGPU_REG_SPACE_BIT) | {20'd0, `SGPU_REG_INT_STATUS};
+  localparam [7:0] CMD_WRITE = `SGPU_LINK_CMD_WRITE;
+  localparam [7:0] CMD_READ  = `SGPU_LINK_CMD_READ;
+  localparam [7:0] CMD_PING  = `SGPU_LINK_CMD_PING;
+  localparam [7:0] RSV_MASK  = `SGPU_LINK_FLAGS_RESERVED_MASK;
+  // Answer KIND and INFO are kept narrow: the kinds differ only in [1:0],
+  // INFO is 0, ACK_DUPLICATE or a NAK reason, all below 8.
+  localparam [7:0] KIND_ACK   = `SGPU_LINK_KIND_ACK;
+  localparam [7:0] KIND_NAK   = `SGPU_LINK_KIND_NAK;
+  localparam [7:0] KIND_EVENT = `SGPU_LINK_KIND_EVENT;
+  localparam [7:0] ACK_DUP    = `SGPU_LINK_ACK_DUPLICATE;
+  localparam [7:0] NAK_CRC    = `SGPU_LINK_NAK_BAD_CRC;
+  localparam [7:0] NAK_LEN    = `SGPU_LINK_NAK_BAD_LENGTH;
+  localparam [7:0] NAK_CMD    = `SGPU_LINK_NAK_BAD_CMD;
+  localparam [7:0] NAK_TMO    = `SGPU_LINK_NAK_TIMEOUT;
+  localparam [7:0] NAK_ADDR   = `SGPU_LINK_NAK_BAD_ADDR;
+  localparam [31:0] PING_WORD = {16'd0, 8'd`SGPU_LINK_MAX_WORDS, 8'd`SGPU_LINK_VERSION};
+
+  // ------------------------------------------------------------ write buffer
+  // written one byte lane at a time as the data arrives (block RAM with
+  // a write mask), read a word at a time
+  reg [31:0]    buf_q [0:MAXW-1];
+  reg [31:0]    buf_rdata_q;
+  reg           buf_we;
+  wire [BAW-1:0] buf_waddr;
+  wire [1:0]    buf_lane;
+  wire [BAW-1:0] buf_raddr;
+
+  always @(posedge clk_i) begin
+    if (buf_we) begin
+      case (buf_lane)
+        2'd0: buf_q[buf_waddr][7:0]   <= rx_data_i;
+        2'd1: buf_q[buf_waddr][15:8]  <= rx_data_i;
+        2'd2: buf_q[buf_waddr][23:16] <= rx_data_i;
+        default: buf_q[buf_waddr][31:24] <= rx_data_i;
+      endcase
+    end
+    buf_rdata_q <= buf_q[buf_raddr];
+  end
+
+  // ------------------------------------------------------------ parser
+  localparam [2:0] P_HUNT  = 3'd0;
+  localparam [2:0] P_HDR   = 3'd1;
+  localparam [2:0] P_DATA  = 3'd2;
+  localparam [2:0] P_CRC   = 3'd3;
+  localparam [2:0] P_DRAIN = 3'd4;
+  localparam [2:0] P_HOLD  = 3'd5;
+
+  reg [2:0]    p_state_q, p_state_d;
+  reg [7:0]    p_idx_q, p_idx_d;
+  reg [15:0]   p_crc_q, p_crc_d;
+  reg [7:0]    p_seq_q, p_seq_d;
+  reg [2:0]    p_cmd_q, p_cmd_d;        // decoded CMD: {PING, READ, WRITE}, 0 = unknown
+  reg [3:0]    p_bdis_q, p_bdis_d;      // FLAGS.BYTE_DISABLE
+  reg          p_noinc_q, p_noinc_d;    // FLAGS.NO_INCR
+  reg          p_rsv_q, p_rsv_d;        // a reserved FLAGS bit is set
+  reg [6:0]    p_count_q, p_count_d;    // COUNT[6:0]
+  reg          p_cbig_q, p_cbig_d;      // COUNT >= 128
+  reg [KW-1:2] p_addr_q, p_addr_d;      // ADDR bits kept
+  reg          p_areg_q, p_areg_d;      // ADDR[31]: register space
+  reg          p_amis_q, p_amis_d;      // ADDR[1:0] != 0
+  reg [2:0]    p_nak_q, p_nak_d;        // 0: frame good
+  reg [GW-1:0] p_gap_q, p_gap_d;
+
+  wire [15:0] p_crc_next;
+  sgpu_crc16 u_rx_crc (.crc_i(p_crc_q), .data_i(rx_data_i), .crc_o(p_crc_next));
+
+  wire       p_frame_valid = (p_state_q == P_HOLD);
+  wire       p_frame_ready;
+
+  // header checks, on the complete header (the last byte is ADDR[31:24],
+  // which no check looks at)
+  wire cmd_write = p_cmd_q[0];
+  wire cmd_read  = p_cmd_q[1];
+  wire cmd_ping  = p_cmd_q[2];
+  wire hdr_bad_cmd = !(cmd_write || cmd_read || cmd_ping) || p_rsv_q;
+  wire cnt_zero    = (p_count_q == 7'd0) && !p_cbig_q;
+  wire hdr_bad_len = cmd_ping ? !cnt_zero : (cnt_zero || p_cbig_q || p_count_q > MAXW7);
+  assign buf_waddr = p_idx_q[BAW+1:2];
+  assign buf_lane  = p_idx_q[1:0];
+  wire [8:0] p_data_last = {p_count_q, 2'b00} - 9'd1;   // last data byte index
+  // the address as it arrives, a byte at a time
+  reg  [31:0] p_addr32;
+
+  always @(*) begin
+    p_state_d = p_state_q;
+    p_idx_d   = p_idx_q;
+    p_crc_d   = p_crc_q;
+    p_seq_d   = p_seq_q;
+    p_cmd_d   = p_cmd_q;
+    p_bdis_d  = p_bdis_q;
+    p_noinc_d = p_noinc_q;
+    p_rsv_d   = p_rsv_q;
+    p_count_d = p_count_q;
+    p_cbig_d  = p_cbig_q;
+    p_addr_d  = p_addr_q;
+    p_areg_d  = p_areg_q;
+    p_amis_d  = p_amis_q;
+    p_nak_d   = p_nak_q;
+    p_addr32  = 32'd0;
+    p_addr32[31]     = p_areg_q;
+    p_addr32[KW-1:2] = p_addr_q;
+    p_gap_d   = p_gap_q;
+    buf_we    = 1'b0;
+
+    if (rx_valid_i || p_state_q == P_HUNT || p_state_q == P_HOLD) begin
+      p_gap_d = {GW{1'b0}};
+    end else begin
+      p_gap_d = p_gap_q + 1'b1;
+    end
+
+    case (p_state_q)
+      P_HUNT: begin
+        if (rx_valid_i && rx_data_i == SYNC) begin
+          p_state_d = P_HDR;
+          p_idx_d   = 8'd0;
+          p_crc_d   = CRC_INIT;
+          p_nak_d   = 3'd0;
+          p_count_d = 7'd0;
+          p_cbig_d  = 1'b0;
+        end
+      end
+      P_HDR, P_DATA, P_CRC: begin
+        if (rx_valid_i) begin
+          p_crc_d = p_crc_next;
+          p_idx_d = p_idx_q + 1'b1;
+          if (p_state_q == P_HDR) begin
+            case (p_idx_q[3:0])
+              4'd0: p_seq_d = rx_data_i;
+              4'd1: p_cmd_d = {rx_data_i == CMD_PING, rx_data_i == CMD_READ,
+                               rx_data_i == CMD_WRITE};
+              4'd2: begin
+                p_bdis_d  = rx_data_i[`SGPU_LINK_FLAG_BYTE_DISABLE_LSB +: 4];
+                p_noinc_d = rx_data_i[`SGPU_LINK_FLAG_NO_INCR_LSB];
+                p_rsv_d   = (rx_data_i & RSV_MASK) != 8'd0;
+              end
+              4'd3: begin p_count_d = rx_data_i[6:0]; p_cbig_d = rx_data_i[7]; end
+              4'd4: p_cbig_d = p_cbig_q || (rx_data_i != 8'd0);
+              4'd5: begin p_addr32[7:0] = rx_data_i; p_amis_d = (rx_data_i[1:0] != 2'b00); end
+              4'd6: p_addr32[15:8] = rx_data_i;
+              4'd7: p_addr32[23:16] = rx_data_i;
+              default: p_addr32[31:24] = rx_data_i;
+            endcase
+            p_addr_d = p_addr32[KW-1:2];
+            p_areg_d = p_addr32[31];
+            if (p_idx_q[3:0] == 4'd8) begin
+              p_idx_d = 8'd0;
+              if (hdr_bad_cmd) begin
+                p_state_d = P_DRAIN;
+                p_nak_d   = NAK_CMD[2:0];
+              end else if (hdr_bad_len) begin
+                p_state_d = P_DRAIN;
+                p_nak_d   = NAK_LEN[2:0];
+              end else if (cmd_write) begin
+                p_state_d = P_DATA;
+              end else begin
+                p_state_d = P_CRC;
+              end
+            end
+          end else if (p_state_q == P_DATA) begin
+            buf_we = 1'b1;
+            if ({1'b0, p_idx_q} == p_data_last) begin
+              p_state_d = P_CRC;
+              p_idx_d   = 8'd0;
+            end
+          end else begin // P_CRC
+            if (p_idx_q[0]) begin
+              p_state_d = P_HOLD;
+              if (p_crc_next != 16'd0) p_nak_d = NAK_CRC[2:0];
+            end
+          end
+        end else if (p_gap_q == GAP_LAST) begin
+          p_state_d = P_HOLD;
+          p_nak_d   = NAK_TMO[2:0];
+        end
+      end
+      P_DRAIN: begin
+        // the length of the rest is unknown: drop bytes until the line is
+        // quiet, then nak, so the answer never overlaps the frame
+        if (!rx_valid_i && p_gap_q == GAP_LAST) p_state_d = P_HOLD;
+      end
+      default: begin // P_HOLD
+        if (p_frame_ready) p_state_d = P_HUNT;
+      end
+    endcase
+  end
+
+  // ------------------------------------------------------------ executor
+  localparam [2:0] E_IDLE    = 3'd0;
+  localparam [2:0] E_WR_ADDR = 3'd1;
+  localparam [2:0] E_WR_REQ  = 3'd2;
+  localparam [2:0] E_HDR     = 3'd3;
+  localparam [2:0] E_RD_REQ  = 3'd4;
+  localparam [2:0] E_RD_WAIT = 3'd5;
+  localparam [2:0] E_DATA    = 3'd6;
+  localparam [2:0] E_CRC     = 3'd7;
+
+  reg [2:0]   e_state_q, e_state_d;
+  reg [7:0]   e_seq_q, e_seq_d;
+  reg [1:0]   e_kind_q, e_kind_d;      // KIND[1:0]
+  reg [2:0]   e_info_q, e_info_d;      // INFO[2:0]
+  reg [6:0]   e_len_q, e_len_d;        // data words of the answer / words to write
+  reg [6:0]   e_idx_q, e_idx_d;        // word index
+  reg [2:0]   e_byte_q, e_byte_d;      // byte index in header / word / CRC
+  reg [KW-1:2] e_addr_q, e_addr_d;     // host-port address bits kept
+  reg         e_areg_q, e_areg_d;      // register space
+  reg [3:0]   e_wstrb_q, e_wstrb_d;
+  reg         e_incr_q, e_incr_d;
+  reg         e_rd_q, e_rd_d;          // answer data comes from host-port reads
+  reg [31:0]  e_word_q, e_word_d;
+  reg [15:0]  e_crc_q, e_crc_d;
+  reg [7:0]   last_seq_q, last_seq_d;
+  reg         last_valid_q, last_valid_d;
+  reg [7:0]   evt_seq_q, evt_seq_d;
+  reg         evt_pend_q, evt_pend_d;
+  reg         irq_q;
+  reg         rearm_q, rearm_d;
+  reg         ok_q, ok_d;
+  reg         err_q, err_d;
+
+  reg  [7:0]  tx_byte;
+  wire [15:0] e_crc_next;
+  sgpu_crc16 u_tx_crc (.crc_i(e_crc_q), .data_i(tx_byte), .crc_o(e_crc_next));
+
+  wire e_tx = (e_state_q == E_HDR) || (e_state_q == E_DATA) || (e_state_q == E_CRC);
+  wire [KW-1:2] e_addr_next = e_addr_q + {{(KW-3){1'b0}}, e_incr_q};
+  wire e_last_word = (e_idx_q == e_len_q - 7'd1);
+
+  assign p_frame_ready = (e_state_q == E_IDLE);
+  assign buf_raddr = e_idx_q[BAW-1:0];
+
+  always @(*) begin
+    case (e_state_q)
+      E_HDR: begin
+        case (e_byte_q)
+          3'd0: tx_byte = SYNC;
+          3'd1: tx_byte = e_seq_q;
+          3'd2: tx_byte = {KIND_ACK[7:2], e_kind_q};
+          3'd3: tx_byte = {5'd0, e_info_q};
+          3'd4: tx_byte = {1'b0, e_len_q};
+          default: tx_byte = 8'd0;
+        endcase
+      end
+      E_DATA: tx_byte = e_word_q[{e_byte_q[1:0], 3'b000} +: 8];
+      default: tx_byte = e_byte_q[0] ? e_crc_q[7:0] : e_crc_q[15:8];
+    endcase
+  end
+
+  always @(*) begin
+    e_state_d    = e_state_q;
+    e_seq_d      = e_seq_q;
+    e_kind_d     = e_kind_q;
+    e_info_d     = e_info_q;
+    e_len_d      = e_len_q;
+    e_idx_d      = e_idx_q;
+    e_byte_d     = e_byte_q;
+    e_addr_d     = e_addr_q;
+    e_areg_d     = e_areg_q;
+    e_wstrb_d    = e_wstrb_q;
+    e_incr_d     = e_incr_q;
+    e_rd_d       = e_rd_q;
+    e_word_d     = e_word_q;
+    e_crc_d      = e_crc_q;
+    last_seq_d   = last_seq_q;
+    last_valid_d = last_valid_q;
+    evt_seq_d    = evt_seq_q;
+    evt_pend_d   = evt_pend_q;
+    rearm_d      = rearm_q;
+    ok_d         = 1'b0;
+    err_d        = 1'b0;
+
+    case (e_state_q)
+      E_IDLE: begin
+        e_idx_d  = 7'd0;
+        e_byte_d = 3'd0;
+        e_crc_d  = CRC_INIT;
+        e_info_d = 3'd0;
+        e_len_d  = 7'd0;
+        e_rd_d   = 1'b0;
+        e_kind_d = KIND_ACK[1:0];
+        if (p_frame_valid) begin
+          e_seq_d   = p_seq_q;
+          e_addr_d  = p_addr_q;
+          e_areg_d  = p_areg_q;
+          e_wstrb_d = ~p_bdis_q;
+          e_incr_d  = !p_noinc_q;
+          e_state_d = E_HDR;
+          if (p_nak_q != 3'd0 || (!cmd_ping && p_amis_q)) begin
+            e_kind_d = KIND_NAK[1:0];
+            e_info_d = (p_nak_q != 3'd0) ? p_nak_q : NAK_ADDR[2:0];
+            err_d    = 1'b1;
+          end else begin
+            ok_d         = 1'b1;
+            last_seq_d   = p_seq_q;
+            last_valid_d = 1'b1;
+            if (cmd_ping) begin
+              e_len_d  = 7'd1;
+              e_word_d = PING_WORD;
+            end else if (cmd_read) begin
+              e_len_d = p_count_q;
+              e_rd_d  = 1'b1;
+            end else if (last_valid_q && last_seq_q == p_seq_q) begin
+              e_info_d = ACK_DUP[2:0];   // retransmission: not applied again
+            end else begin
+              e_len_d   = p_count_q;
+              e_state_d = E_WR_ADDR;
+            end
+          end
+        end else if (evt_pend_q) begin
+          evt_pend_d = 1'b0;
+          evt_seq_d  = evt_seq_q + 1'b1;
+          e_seq_d    = evt_seq_q;
+          e_kind_d   = KIND_EVENT[1:0];
+          e_len_d    = 7'd1;
+          e_rd_d     = 1'b1;
+          e_addr_d   = INT_STATUS_ADDR[KW-1:2];
+          e_areg_d   = INT_STATUS_ADDR[31];
+          e_incr_d   = 1'b0;
+          e_state_d  = E_HDR;
+        end
+      end
+      E_WR_ADDR: e_state_d = E_WR_REQ;        // buffer read in flight
+      E_WR_REQ: begin
+        if (host_req_ready_i) begin
+          e_addr_d = e_addr_next;
+          e_idx_d  = e_idx_q + 1'b1;
+          e_state_d = E_WR_ADDR;
+          if (e_last_word) begin
+            e_idx_d   = 7'd0;
+            e_len_d   = 7'd0;
+            e_state_d = E_HDR;
+            // a register write (an interrupt handler clearing part of
+            // INT_STATUS) re-arms the event if irq is still high once
+            // the answer is out
+            rearm_d = e_areg_q;
+          end
+        end
+      end
+      E_HDR: begin
+        if (tx_ready_i) begin
+          if (e_byte_q != 3'd0) e_crc_d = e_crc_next;
+          e_byte_d = e_byte_q + 1'b1;
+          if (e_byte_q == 3'd5) begin
+            e_byte_d = 3'd0;
+            if (e_len_q == 7'd0) e_state_d = E_CRC;
+            else if (e_rd_q)     e_state_d = E_RD_REQ;
+            else                 e_state_d = E_DATA;
+          end
+        end
+      end
+      E_RD_REQ: if (host_req_ready_i) e_state_d = E_RD_WAIT;
+      E_RD_WAIT: begin
+        if (host_rsp_valid_i) begin
+          e_word_d  = host_rsp_rdata_i;
+          e_state_d = E_DATA;
+        end
+      end
+      E_DATA: begin
+        if (tx_ready_i) begin
+          e_crc_d  = e_crc_next;
+          e_byte_d = e_byte_q + 1'b1;
+          if (e_byte_q == 3'd3) begin
+            e_byte_d = 3'd0;
+            e_idx_d  = e_idx_q + 1'b1;
+            e_addr_d = e_addr_next;
+            if (e_last_word) e_state_d = E_CRC;
+            else             e_state_d = E_RD_REQ;
+          end
+        end
+      end
+      default: begin // E_CRC
+        if (tx_ready_i) begin
+          e_byte_d = e_byte_q + 1'b1;
+          if (e_byte_q[0]) begin
+            e_state_d = E_IDLE;
+            rearm_d   = 1'b0;
+            if (rearm_q && irq_i) evt_pend_d = 1'b1;
+          end
+        end
+      end
+    endcase
+
+    if (irq_i && !irq_q) evt_pend_d = 1'b1;
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      p_state_q    <= P_HUNT;
+      p_idx_q      <= 8'd0;
+      p_crc_q      <= CRC_INIT;
+      p_seq_q      <= 8'd0;
+      p_cmd_q      <= 3'd0;
+      p_bdis_q     <= 4'd0;
+      p_noinc_q    <= 1'b0;
+      p_rsv_q      <= 1'b0;
+      p_count_q    <= 7'd0;
+      p_cbig_q     <= 1'b0;
+      p_addr_q     <= {(KW-2){1'b0}};
+      p_areg_q     <= 1'b0;
+      p_amis_q     <= 1'b0;
+      p_nak_q      <= 3'd0;
+      p_gap_q      <= {GW{1'b0}};
+      e_state_q    <= E_IDLE;
+      e_seq_q      <= 8'd0;
+      e_kind_q     <= 2'd0;
+      e_info_q     <= 3'd0;
+      e_len_q      <= 7'd0;
+      e_idx_q      <= 7'd0;
+      e_byte_q     <= 3'd0;
+      e_addr_q     <= {(KW-2){1'b0}};
+      e_areg_q     <= 1'b0;
+      e_wstrb_q    <= 4'hF;
+      e_incr_q     <= 1'b1;
+      e_rd_q       <= 1'b0;
+      e_word_q     <= 32'd0;
+      e_crc_q      <= CRC_INIT;
+      last_seq_q   <= 8'd0;
+      last_valid_q <= 1'b0;
+      evt_seq_q    <= 8'd0;
+      evt_pend_q   <= 1'b0;
+      irq_q        <= 1'b0;
+      rearm_q      <= 1'b0;
+      ok_q         <= 1'b0;
+      err_q        <= 1'b0;
+    end else begin
+      p_state_q    <= p_state_d;
+      p_idx_q      <= p_idx_d;
+      p_crc_q      <= p_crc_d;
+      p_seq_q      <= p_seq_d;
+      p_cmd_q      <= p_cmd_d;
+      p_bdis_q     <= p_bdis_d;
+      p_noinc_q    <= p_noinc_d;
+      p_rsv_q      <= p_rsv_d;
+      p_count_q    <= p_count_d;
+      p_cbig_q     <= p_cbig_d;
+      p_addr_q     <= p_addr_d;
+      p_areg_q     <= p_areg_d;
+      p_amis_q     <= p_amis_d;
+      p_nak_q      <= p_nak_d;
+      p_gap_q      <= p_gap_d;
+      e_state_q    <= e_state_d;
+      e_seq_q      <= e_seq_d;
+      e_kind_q     <= e_kind_d;
+      e_info_q     <= e_info_d;
+      e_len_q      <= e_len_d;
+      e_idx_q      <= e_idx_d;
+      e_byte_q     <= e_byte_d;
+      e_addr_q     <= e_addr_d;
+      e_areg_q     <= e_areg_d;
+      e_wstrb_q    <= e_wstrb_d;
+      e_incr_q     <= e_incr_d;
+      e_rd_q       <= e_rd_d;
+      e_word_q     <= e_word_d;
+      e_crc_q      <= e_crc_d;
+      last_seq_q   <= last_seq_d;
+      last_valid_q <= last_valid_d;
+      evt_seq_q    <= evt_seq_d;
+      evt_pend_q   <= evt_pend_d;
+      irq_q        <= irq_i;
+      rearm_q      <= rearm_d;
+      ok_q         <= ok_d;
+      err_q        <= err_d;
+    end
+  end
+
+  assign tx_valid_o       = e_tx;
+  assign tx_data_o        = tx_byte;
+  assign host_req_valid_o = (e_state_q == E_WR_REQ) || (e_state_q == E_RD_REQ);
+  assign host_req_write_o = (e_state_q == E_WR_REQ);
+  wire [31:0] e_addr32;
+  assign e_addr32[31]       = e_areg_q;
+  assign e_addr32[KW-1:2]   = e_addr_q;
+  assign e_addr32[1:0]      = 2'b00;
+  generate if (KW < 31) begin : g_addr_hi
+    assign e_addr32[30:KW]  = {(31-KW){1'b0}};
+  end endgenerate
+  assign host_req_addr_o  = e_addr32;
+  assign host_req_wdata_o = buf_rdata_q;
+  assign host_req_wstrb_o = host_req_write_o ? e_wstrb_q : 4'h0;
+  assign frame_ok_o       = ok_q;
+  assign frame_err_o      = err_q;
+
+  /* verilator lint_off UNUSEDPARAM */
+  /* verilator lint_off UNUSEDSIGNAL */
+  // The kinds share [7:2]; the other header constants are all below 8.
+  wire unused_ok = &{1'b0, KIND_NAK[7:2], KIND_EVENT[7:2], ACK_DUP[7:3], NAK_CRC[7:3],
+                     NAK_LEN[7:3], NAK_CMD[7:3], NAK_TMO[7:3], NAK_ADDR[7:3], p_addr32[1:0]};
+  generate if (KW < 31) begin : g_unused_hi
+    wire unused_hi = &{1'b0, p_addr32[30:KW]};
+  end endgenerate
+  /* verilator lint_on UNUSEDSIGNAL */
+  /* verilator lint_on UNUSEDPARAM */
+
+endmodule

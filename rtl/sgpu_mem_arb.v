@@ -1,0 +1,120 @@
+// Memory arbiter: M masters onto one memory port.  Masters [0, PRIO) win by
+// fixed priority (display scanout), the rest share round-robin.  The grant
+// is combinational (no added latency).  Read responses come back in order,
+// so an in-order FIFO of master ids routes them; reads stall when it is full.
+// Only the address bits [AW-1:2] are routed (memory is 2^AW bytes; higher
+// bits wrap; requests are word aligned), which keeps the request mux small.
+`include "sgpu_hw.vh"
+module sgpu_mem_arb #(
+  parameter M    = 4,
+  parameter PRIO = 1,
+  parameter IDQ  = 8,
+  parameter AW   = 32
+) (
+  input  wire            clk_i,
+  input  wire            rst_ni,
+  input  wire [M-1:0]    req_valid_i,
+  output wire [M-1:0]    req_ready_o,
+  input  wire [M-1:0]    req_write_i,
+  input  wire [M*32-1:0] req_addr_i,
+  input  wire [M*32-1:0] req_wdata_i,
+  input  wire [M*4-1:0]  req_wstrb_i,
+  output wire [M-1:0]    rsp_valid_o,
+  output wire [31:0]     rsp_rdata_o,
+  output wire            mem_req_valid_o,
+  input  wire            mem_req_ready_i,
+  output wire            mem_req_write_o,
+  output reg  [31:0]     mem_req_addr_o,
+  output reg  [31:0]     mem_req_wdata_o,
+  output reg  [3:0]      mem_req_wstrb_o,
+  input  wire            mem_rsp_valid_i,
+  input  wire [31:0]     mem_rsp_rdata_i
+);
+  localparam IW = (M > 1) ? $clog2(M) : 1;
+
+  wire          idq_ready;
+  wire          idq_valid;
+  wire [IW-1:0] idq_head;
+  wire [M-1:0]  elig = req_valid_i & (req_write_i | {M{idq_ready}});
+
+  // Round-robin state: rr_q[i] is set for the masters after the last
+  // round-robin winner (a thermometer mask), which are asked first.
+  reg [M-1:0]  rr_q;
+  reg [M-1:0]  gnt, cand, rr_d;
+  reg [IW-1:0] gid;
+  reg          seen;
+  integer i;
+
+  wire [M-1:0] prio_m;   // constant: the fixed-priority masters
+  genvar g;
+  generate for (g = 0; g < M; g = g + 1) begin : g_prio
+    assign prio_m[g] = (g < PRIO);
+  end endgenerate
+  wire [M-1:0] elig_p = elig & prio_m;
+  wire [M-1:0] elig_r = elig & ~prio_m;
+  wire [M-1:0] elig_h = elig_r & rr_q;
+  wire         found  = |elig;
+
+  always @(*) begin
+    cand = (|elig_p) ? elig_p : ((|elig_h) ? elig_h : elig_r);
+    // lowest candidate wins
+    gnt  = {M{1'b0}};
+    seen = 1'b0;
+    for (i = 0; i < M; i = i + 1) begin
+      gnt[i] = cand[i] & ~seen;
+      seen   = seen | cand[i];
+    end
+    // mask after the winner
+    rr_d = {M{1'b0}};
+    seen = 1'b0;
+    for (i = 0; i < M; i = i + 1) begin
+      rr_d[i] = seen;
+      seen    = seen | gnt[i];
+    end
+  end
+
+  // Only the word-address bits [AW-1:2] are routed (the port's [1:0] are 0).
+  always @(*) begin
+    gid             = {IW{1'b0}};
+    mem_req_addr_o  = 32'd0;
+    mem_req_wdata_o = 32'd0;
+    mem_req_wstrb_o = 4'd0;
+    for (i = 0; i < M; i = i + 1) begin
+      if (gnt[i]) begin
+        gid             = gid | i[IW-1:0];
+        mem_req_addr_o[AW-1:2] = mem_req_addr_o[AW-1:2] | req_addr_i[i*32+2 +: AW-2];
+        mem_req_wdata_o = mem_req_wdata_o | req_wdata_i[i*32 +: 32];
+        mem_req_wstrb_o = mem_req_wstrb_o | req_wstrb_i[i*4 +: 4];
+      end
+    end
+  end
+
+  assign mem_req_valid_o = found;
+  assign mem_req_write_o = |(gnt & req_write_i);
+  assign req_ready_o     = gnt & {M{mem_req_ready_i}};
+
+  wire fire    = found & mem_req_ready_i;
+  wire rd_fire = fire & ~mem_req_write_o;
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) rr_q <= {M{1'b0}};
+    else if (fire && !(|elig_p)) rr_q <= rr_d;
+  end
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [$clog2(IDQ):0] idq_count;
+  /* verilator lint_on UNUSEDSIGNAL */
+  sgpu_fifo #(.WIDTH(IW), .DEPTH(IDQ)) u_idq (
+    .clk_i(clk_i), .rst_ni(rst_ni), .clr_i(1'b0),
+    .in_valid_i(rd_fire), .in_ready_o(idq_ready), .in_data_i(gid),
+    .out_valid_o(idq_valid), .out_ready_i(mem_rsp_valid_i), .out_data_o(idq_head),
+    .count_o(idq_count)
+  );
+
+  assign rsp_valid_o = (mem_rsp_valid_i & idq_valid) ? ({{(M-1){1'b0}}, 1'b1} << idq_head) : {M{1'b0}};
+  assign rsp_rdata_o = mem_rsp_rdata_i;
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = &{1'b0, req_addr_i};   // only [AW-1:2] of each address is routed
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule

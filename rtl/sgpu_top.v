@@ -1,0 +1,394 @@
+// sgpu chip top: host port decode, global registers and interrupts, one
+// command processor per node, one display per source, the shared 2D engine
+// and the memory arbiter (display scanout first, then round-robin).
+`include "sgpu_hw.vh"
+module sgpu_top #(
+  parameter NODES     = 2,
+  parameter SOURCES   = 1,
+  parameter MEM_BYTES = 8388608,
+  parameter PERF      = 1,         // 0: per-node PERF_* counters read 0 (saves ~450 LCs on iCE40)
+  parameter MEM_RDQ   = 8          // reads the external memory may have outstanding (power of two >= 2)
+) (
+  input  wire                 clk_i,
+  input  wire                 rst_ni,
+  input  wire                 pix_en_i,
+  // host port: reads answer with exactly one rsp; one read outstanding
+  input  wire                 host_req_valid_i,
+  output wire                 host_req_ready_o,
+  input  wire                 host_req_write_i,
+  input  wire [31:0]          host_req_addr_i,
+  input  wire [31:0]          host_req_wdata_i,
+  input  wire [3:0]           host_req_wstrb_i,
+  output wire                 host_rsp_valid_o,
+  output wire [31:0]          host_rsp_rdata_o,
+  // external memory
+  output wire                 mem_req_valid_o,
+  input  wire                 mem_req_ready_i,
+  output wire                 mem_req_write_o,
+  output wire [31:0]          mem_req_addr_o,
+  output wire [31:0]          mem_req_wdata_o,
+  output wire [3:0]           mem_req_wstrb_o,
+  input  wire                 mem_rsp_valid_i,
+  input  wire [31:0]          mem_rsp_rdata_i,
+  // video
+  output wire [SOURCES*8-1:0] vid_r_o,
+  output wire [SOURCES*8-1:0] vid_g_o,
+  output wire [SOURCES*8-1:0] vid_b_o,
+  output wire [SOURCES-1:0]   vid_hsync_o,
+  output wire [SOURCES-1:0]   vid_vsync_o,
+  output wire [SOURCES-1:0]   vid_de_o,
+  output wire                 irq_o
+);
+  // Arbiter masters: sources (strict priority), host, per node ring fetch,
+  // IB fetch, writer, then the 2D engine.
+  localparam AW     = $clog2(MEM_BYTES);   // GPU memory address bits
+  localparam BLIT_AW = (AW < 17) ? 17 : AW;  // sgpu_blit takes 17..32 (the arbiter wraps)
+  localparam M      = SOURCES + 2 + 3 * NODES;
+  localparam MH     = SOURCES;
+  localparam MBLIT  = M - 1;
+  localparam [31:0] MEM32 = MEM_BYTES;
+  localparam [31:0] HALF  = MEM32 >> 1;
+  localparam [31:0] NODES32 = NODES;
+  localparam [31:0] SRC32   = SOURCES;
+  localparam [3:0]  NODES4  = NODES32[3:0];
+  localparam [3:0]  SRC4    = SRC32[3:0];
+
+  wire [M-1:0]    a_valid, a_ready, a_write, a_rsp;
+  wire [M*32-1:0] a_addr, a_wdata;
+  wire [M*4-1:0]  a_wstrb;
+  wire [31:0]     a_rdata;
+
+  sgpu_mem_arb #(.M(M), .PRIO(SOURCES), .IDQ(MEM_RDQ), .AW(AW)) u_arb (
+    .clk_i(clk_i), .rst_ni(rst_ni),
+    .req_valid_i(a_valid), .req_ready_o(a_ready), .req_write_i(a_write),
+    .req_addr_i(a_addr), .req_wdata_i(a_wdata), .req_wstrb_i(a_wstrb),
+    .rsp_valid_o(a_rsp), .rsp_rdata_o(a_rdata),
+    .mem_req_valid_o(mem_req_valid_o), .mem_req_ready_i(mem_req_ready_i),
+    .mem_req_write_o(mem_req_write_o), .mem_req_addr_o(mem_req_addr_o),
+    .mem_req_wdata_o(mem_req_wdata_o), .mem_req_wstrb_o(mem_req_wstrb_o),
+    .mem_rsp_valid_i(mem_rsp_valid_i), .mem_rsp_rdata_i(mem_rsp_rdata_i)
+  );
+
+  // ------------------------------------------------------------ host port
+  reg         rd_pend_q;        // a host read waits for its response
+  reg         reg_rsp_q;
+  reg  [31:0] reg_rdata_q;
+  wire        h_reg   = host_req_addr_i[`SGPU_REG_SPACE_BIT];
+  wire [11:0] roff    = host_req_addr_i[11:0];
+  wire        h_ok    = host_req_valid_i && !rd_pend_q;
+  wire        reg_we  = h_ok && h_reg && host_req_write_i;
+  wire        reg_re  = h_ok && h_reg && !host_req_write_i;
+
+  assign a_valid[MH]          = h_ok && !h_reg;
+  assign a_write[MH]          = host_req_write_i;
+  assign a_addr[MH*32 +: 32]  = {1'b0, host_req_addr_i[30:2], 2'b00};
+  assign a_wdata[MH*32 +: 32] = host_req_wdata_i;
+  assign a_wstrb[MH*4 +: 4]   = host_req_wstrb_i;
+  assign host_req_ready_o     = !rd_pend_q && (h_reg || a_ready[MH]);
+  wire   mem_rd_fire          = a_valid[MH] && a_ready[MH] && !host_req_write_i;
+
+  assign host_rsp_valid_o = reg_rsp_q | a_rsp[MH];
+  assign host_rsp_rdata_o = reg_rsp_q ? reg_rdata_q : a_rdata;
+
+  // Register space decode.
+  wire [11:0] noff   = roff - `SGPU_NODE_BASE;
+  wire [11:0] soff   = roff - `SGPU_SOURCE_BASE;
+  wire        is_node = (roff >= `SGPU_NODE_BASE) && ({27'd0, noff[11:7]} < NODES32);
+  wire        is_src  = (roff >= `SGPU_SOURCE_BASE) && ({26'd0, soff[11:6]} < SRC32);
+  wire [4:0]  nsel    = noff[11:7];
+  wire [5:0]  ssel    = soff[11:6];
+
+  // ------------------------------------------------------------ global state
+  reg  [31:0] int_status_q, int_enable_q, scratch_q, cyc_hi_q;
+  reg  [5:0]  cfg_error_q;
+  reg  [11:0] cfg_error_addr_q, src_woff_q;
+  reg  [63:0] cycle_q;
+
+  // per-node signals
+  wire [NODES*32-1:0] n_rdata;
+  wire [NODES-1:0]    n_cfg_err, n_done, n_fault;
+  wire [NODES*6-1:0]  n_cfg_bits;
+  // per-source signals
+  wire [SOURCES*32-1:0] s_rdata;
+  wire [SOURCES-1:0]    s_err, s_vblank, s_pend, s_invbl, s_flip_ready;
+  wire [SOURCES*16-1:0] s_scan;
+
+  // ------------------------------------------------------------ nodes
+  wire [NODES-1:0]    b_valid, b_copy, f_valid, f_src;
+  wire [NODES*32-1:0] b_dst, b_src, b_pat, f_addr;
+  wire [NODES*16-1:0] b_dpitch, b_spitch, b_width, b_height;
+  wire [NODES*3-1:0]  f_int;
+  wire [NODES-1:0]    b_ready, f_ready;
+  wire                blit_busy;
+  wire [NODES-1:0]    n_abort;     // node resets and may own the 2D engine
+  reg  [NODES-1:0]    b_own_q;     // node whose command the 2D engine runs (last accepted)
+  wire                blit_fire = a_valid[MBLIT] && a_ready[MBLIT];
+
+  genvar g;
+  generate
+    for (g = 0; g < NODES; g = g + 1) begin : g_node
+      localparam R = SOURCES + 1 + 3 * g;   // ring fetch; R+1 IB fetch; R+2 writer
+      sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF)) u_cp (
+        .clk_i(clk_i), .rst_ni(rst_ni),
+        .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[6:0]),
+        .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),
+        .cfg_err_o(n_cfg_err[g]), .cfg_err_bits_o(n_cfg_bits[g*6 +: 6]),
+        .cycle_i(cycle_q), .done_irq_o(n_done[g]), .fault_irq_o(n_fault[g]),
+        .ring_req_valid_o(a_valid[R]), .ring_req_ready_i(a_ready[R]),
+        .ring_req_addr_o(a_addr[R*32 +: 32]),
+        .ring_rsp_valid_i(a_rsp[R]), .ring_rsp_rdata_i(a_rdata),
+        .ib_req_valid_o(a_valid[R+1]), .ib_req_ready_i(a_ready[R+1]),
+        .ib_req_addr_o(a_addr[(R+1)*32 +: 32]),
+        .ib_rsp_valid_i(a_rsp[R+1]), .ib_rsp_rdata_i(a_rdata),
+        .wr_req_valid_o(a_valid[R+2]), .wr_req_ready_i(a_ready[R+2]),
+        .wr_req_write_o(a_write[R+2]), .wr_req_addr_o(a_addr[(R+2)*32 +: 32]),
+        .wr_req_wdata_o(a_wdata[(R+2)*32 +: 32]), .wr_req_wstrb_o(a_wstrb[(R+2)*4 +: 4]),
+        .wr_rsp_valid_i(a_rsp[R+2]), .wr_rsp_rdata_i(a_rdata),
+        .blit_valid_o(b_valid[g]), .blit_ready_i(b_ready[g]), .blit_copy_o(b_copy[g]),
+        .blit_dst_o(b_dst[g*32 +: 32]), .blit_dst_pitch_o(b_dpitch[g*16 +: 16]),
+        .blit_src_o(b_src[g*32 +: 32]), .blit_src_pitch_o(b_spitch[g*16 +: 16]),
+        .blit_width_o(b_width[g*16 +: 16]), .blit_height_o(b_height[g*16 +: 16]),
+        .blit_pattern_o(b_pat[g*32 +: 32]), .blit_busy_i(blit_busy),
+        .blit_progress_i(blit_fire && b_own_q[g]), .blit_abort_o(n_abort[g]),
+        .flip_valid_o(f_valid[g]), .flip_ready_i(f_ready[g]), .flip_src_o(f_src[g]),
+        .flip_addr_o(f_addr[g*32 +: 32]), .flip_interval_o(f_int[g*3 +: 3]),
+        .flip_pending_i(s_pend), .vblank_i(s_vblank), .in_vblank_i(s_invbl),
+        .scanline_i(s_scan)
+      );
+      assign a_write[R] = 1'b0;     assign a_write[R+1] = 1'b0;
+      assign a_wdata[R*32 +: 32] = 32'd0; assign a_wdata[(R+1)*32 +: 32] = 32'd0;
+      assign a_wstrb[R*4 +: 4] = 4'd0;    assign a_wstrb[(R+1)*4 +: 4] = 4'd0;
+    end
+  endgenerate
+
+  // ------------------------------------------------------------ blit mux
+  // Lowest node wins; the winner is held until its command is accepted.
+  reg  [NODES-1:0] b_sel_q, b_pick;
+  reg              b_lock_q;
+  integer i;
+  always @(*) begin
+    b_pick = {NODES{1'b0}};
+    for (i = NODES - 1; i >= 0; i = i - 1)
+      if (b_valid[i]) b_pick = {{(NODES-1){1'b0}}, 1'b1} << i;
+  end
+  wire [NODES-1:0] b_gnt = b_lock_q ? (b_sel_q & b_valid) : b_pick;
+  // The engine samples the command fields only when it accepts one, so with
+  // a single node they need no gating.
+  reg        c_copy;
+  reg [31:0] c_dst, c_src, c_pat;
+  reg [15:0] c_dpitch, c_spitch, c_width, c_height;
+  always @(*) begin
+    if (NODES == 1) begin
+      c_copy = b_copy[0]; c_dst = b_dst[31:0]; c_src = b_src[31:0]; c_pat = b_pat[31:0];
+      c_dpitch = b_dpitch[15:0]; c_spitch = b_spitch[15:0];
+      c_width = b_width[15:0]; c_height = b_height[15:0];
+    end else begin
+      c_copy = 1'b0; c_dst = 32'd0; c_src = 32'd0; c_pat = 32'd0;
+      c_dpitch = 16'd0; c_spitch = 16'd0; c_width = 16'd0; c_height = 16'd0;
+      for (i = 0; i < NODES; i = i + 1) if (b_gnt[i]) begin
+        c_copy = c_copy | b_copy[i];
+        c_dst = c_dst | b_dst[i*32 +: 32]; c_src = c_src | b_src[i*32 +: 32];
+        c_pat = c_pat | b_pat[i*32 +: 32];
+        c_dpitch = c_dpitch | b_dpitch[i*16 +: 16]; c_spitch = c_spitch | b_spitch[i*16 +: 16];
+        c_width = c_width | b_width[i*16 +: 16]; c_height = c_height | b_height[i*16 +: 16];
+      end
+    end
+  end
+  wire blit_cmd_ready;
+  wire blit_cmd_valid = |b_gnt;
+  assign b_ready = b_gnt & {NODES{blit_cmd_ready}};
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      b_lock_q <= 1'b0; b_sel_q <= {NODES{1'b0}}; b_own_q <= {NODES{1'b0}};
+    end else begin
+      b_lock_q <= blit_cmd_valid && !blit_cmd_ready;
+      if (!b_lock_q) b_sel_q <= b_pick;
+      if (blit_cmd_valid && blit_cmd_ready) b_own_q <= b_gnt;
+    end
+  end
+
+  sgpu_blit #(.ADDR_W(BLIT_AW)) u_blit (
+    .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(|(n_abort & b_own_q)),
+    .cmd_valid_i(blit_cmd_valid), .cmd_ready_o(blit_cmd_ready), .cmd_copy_i(c_copy),
+    .cmd_dst_i(c_dst), .cmd_dst_pitch_i(c_dpitch), .cmd_src_i(c_src), .cmd_src_pitch_i(c_spitch),
+    .cmd_width_i(c_width), .cmd_height_i(c_height), .cmd_pattern_i(c_pat),
+    .busy_o(blit_busy),
+    .mem_req_valid_o(a_valid[MBLIT]), .mem_req_ready_i(a_ready[MBLIT]),
+    .mem_req_write_o(a_write[MBLIT]), .mem_req_addr_o(a_addr[MBLIT*32 +: 32]),
+    .mem_req_wdata_o(a_wdata[MBLIT*32 +: 32]), .mem_req_wstrb_o(a_wstrb[MBLIT*4 +: 4]),
+    .mem_rsp_valid_i(a_rsp[MBLIT]), .mem_rsp_rdata_i(a_rdata)
+  );
+
+  // ------------------------------------------------------------ displays
+  wire [SOURCES*NODES-1:0] s_rdy;   // per source: which node's flip it accepts
+  generate
+    for (g = 0; g < SOURCES; g = g + 1) begin : g_src
+      // Flip mux per source: lowest requesting node, held until accepted.
+      reg  [NODES-1:0] pick, sel_q;
+      reg              lock_q;
+      reg  [31:0]      addr;
+      reg  [2:0]       intv;
+      wire [NODES-1:0] req = f_valid & ((g == 0) ? ~f_src : f_src);
+      integer j;
+      always @(*) begin
+        pick = {NODES{1'b0}};
+        for (j = NODES - 1; j >= 0; j = j - 1)
+          if (req[j]) pick = {{(NODES-1){1'b0}}, 1'b1} << j;
+      end
+      wire [NODES-1:0] gnt = lock_q ? (sel_q & req) : pick;
+      // The display samples the flip fields only when it accepts one.
+      always @(*) begin
+        if (NODES == 1) begin
+          addr = f_addr[31:0]; intv = f_int[2:0];
+        end else begin
+          addr = 32'd0; intv = 3'd0;
+          for (j = 0; j < NODES; j = j + 1) if (gnt[j]) begin
+            addr = addr | f_addr[j*32 +: 32]; intv = intv | f_int[j*3 +: 3];
+          end
+        end
+      end
+      always @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin lock_q <= 1'b0; sel_q <= {NODES{1'b0}}; end
+        else begin
+          lock_q <= (|gnt) && !s_flip_ready[g];
+          if (!lock_q) sel_q <= pick;
+        end
+      end
+      assign s_rdy[g*NODES +: NODES] = gnt & {NODES{s_flip_ready[g]}};
+
+      sgpu_display #(.AW(AW)) u_disp (
+        .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(pix_en_i),
+        .reg_we_i(reg_we && is_src && ssel == g), .reg_addr_i(roff[5:0]),
+        .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(s_rdata[g*32 +: 32]),
+        .reg_error_o(s_err[g]),
+        .flip_valid_i(|gnt), .flip_ready_o(s_flip_ready[g]),
+        .flip_addr_i(addr), .flip_interval_i(intv),
+        .flip_pending_o(s_pend[g]), .vblank_o(s_vblank[g]),
+        .scanline_o(s_scan[g*16 +: 16]), .in_vblank_o(s_invbl[g]),
+        .mem_req_valid_o(a_valid[g]), .mem_req_ready_i(a_ready[g]),
+        .mem_req_addr_o(a_addr[g*32 +: 32]),
+        .mem_rsp_valid_i(a_rsp[g]), .mem_rsp_rdata_i(a_rdata),
+        .vid_r_o(vid_r_o[g*8 +: 8]), .vid_g_o(vid_g_o[g*8 +: 8]), .vid_b_o(vid_b_o[g*8 +: 8]),
+        .vid_hsync_o(vid_hsync_o[g]), .vid_vsync_o(vid_vsync_o[g]), .vid_de_o(vid_de_o[g])
+      );
+      assign a_write[g] = 1'b0;
+      assign a_wdata[g*32 +: 32] = 32'd0;
+      assign a_wstrb[g*4 +: 4] = 4'd0;
+    end
+  endgenerate
+
+  reg [NODES-1:0] f_ready_r;
+  always @(*) begin
+    f_ready_r = {NODES{1'b0}};
+    for (i = 0; i < SOURCES; i = i + 1) f_ready_r = f_ready_r | s_rdy[i*NODES +: NODES];
+  end
+  assign f_ready = f_ready_r;
+
+  // ------------------------------------------------------------ global registers
+  // node / source read data: only the existing blocks are muxed
+  reg [31:0] n_rd, s_rd;
+  always @(*) begin
+    n_rd = n_rdata[31:0];
+    for (i = 1; i < NODES; i = i + 1) if ({27'd0, nsel} == i) n_rd = n_rdata[i*32 +: 32];
+    s_rd = s_rdata[31:0];
+    for (i = 1; i < SOURCES; i = i + 1) if ({26'd0, ssel} == i) s_rd = s_rdata[i*32 +: 32];
+  end
+
+  reg        g_err;     // write to a read-only or unmapped global offset
+  reg [31:0] g_rdata;
+  always @(*) begin
+    g_err   = 1'b0;
+    g_rdata = 32'd0;
+    case (roff)
+      `SGPU_REG_ID:             g_rdata = `SGPU_HW_MAGIC;
+      `SGPU_REG_VERSION:        g_rdata = `SGPU_HW_VERSION;
+      `SGPU_REG_CAPS:           g_rdata = {21'd0, 1'b0, 1'b1, 1'b1, SRC4, NODES4};
+      `SGPU_REG_MEM_SIZE:       g_rdata = MEM32;
+      `SGPU_REG_INT_STATUS:     g_rdata = int_status_q;
+      `SGPU_REG_INT_ENABLE:     g_rdata = int_enable_q;
+      `SGPU_REG_CFG_ERROR:      g_rdata = {26'd0, cfg_error_q};
+      `SGPU_REG_CFG_ERROR_ADDR: g_rdata = {20'd0, cfg_error_addr_q};
+      `SGPU_REG_CYCLE_LO:       g_rdata = cycle_q[31:0];
+      `SGPU_REG_CYCLE_HI:       g_rdata = cyc_hi_q;
+      `SGPU_REG_SEG1_BASE:      g_rdata = 32'd0;
+      `SGPU_REG_SEG1_SIZE:      g_rdata = HALF;
+      `SGPU_REG_SEG2_BASE:      g_rdata = HALF;
+      `SGPU_REG_SEG2_SIZE:      g_rdata = MEM32 - HALF;
+      `SGPU_REG_SCRATCH:        g_rdata = scratch_q;
+      default:                  g_rdata = 32'd0;
+    endcase
+    if (is_node)     g_rdata = n_rd;
+    else if (is_src) g_rdata = s_rd;
+    if (reg_we && !is_node && !is_src &&
+        roff != `SGPU_REG_INT_STATUS && roff != `SGPU_REG_INT_ENABLE &&
+        roff != `SGPU_REG_CFG_ERROR && roff != `SGPU_REG_SCRATCH)
+      g_err = 1'b1;
+  end
+
+  reg [5:0] cfg_set;
+  always @(*) begin
+    cfg_set = 6'd0;
+    for (i = 0; i < NODES; i = i + 1) if (n_cfg_err[i]) cfg_set = cfg_set | n_cfg_bits[i*6 +: 6];
+    if (g_err) cfg_set[`SGPU_CFG_ERROR_UNKNOWN_BITS] = 1'b1;
+    // The display reports a rejected write only as a strobe: a bad value.
+    if (|s_err) cfg_set[`SGPU_CFG_ERROR_VALUE_RANGE] = 1'b1;
+  end
+  wire cfg_now = g_err || (|n_cfg_err);
+
+  reg [31:0] int_set;
+  // constant: interrupt bits that exist in this build
+  wire [31:0] INT_MASK;
+  genvar b;
+  generate
+    for (b = 0; b < 32; b = b + 1) begin : g_int_mask
+      assign INT_MASK[b] =
+        (b >= `SGPU_INT_DMA_COMPLETED_BASE && b < `SGPU_INT_DMA_COMPLETED_BASE + NODES) ||
+        (b >= `SGPU_INT_DMA_FAULTED_BASE && b < `SGPU_INT_DMA_FAULTED_BASE + NODES) ||
+        (b >= `SGPU_INT_CRTC_VSYNC_BASE && b < `SGPU_INT_CRTC_VSYNC_BASE + SOURCES) ||
+        (b == `SGPU_INT_CFG_ERROR_BASE);
+    end
+  endgenerate
+  always @(*) begin
+    int_set = 32'd0;
+    for (i = 0; i < NODES; i = i + 1) begin
+      int_set[`SGPU_INT_DMA_COMPLETED_BASE + i] = n_done[i];
+      int_set[`SGPU_INT_DMA_FAULTED_BASE + i]   = n_fault[i];
+    end
+    for (i = 0; i < SOURCES; i = i + 1)
+      int_set[`SGPU_INT_CRTC_VSYNC_BASE + i] = s_vblank[i];
+    int_set[`SGPU_INT_CFG_ERROR_BASE] = (cfg_set != 6'd0);
+  end
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      rd_pend_q <= 1'b0; reg_rsp_q <= 1'b0; reg_rdata_q <= 32'd0;
+      int_status_q <= 32'd0; int_enable_q <= 32'd0; scratch_q <= 32'd0; cyc_hi_q <= 32'd0;
+      cfg_error_q <= 6'd0; cfg_error_addr_q <= 12'd0; src_woff_q <= 12'd0;
+      cycle_q <= 64'd0;
+    end else begin
+      cycle_q <= cycle_q + 64'd1;
+      reg_rsp_q <= reg_re;
+      if (reg_re) reg_rdata_q <= g_rdata;
+      if (reg_re && roff == `SGPU_REG_CYCLE_LO) cyc_hi_q <= cycle_q[63:32];
+      if (reg_re || mem_rd_fire) rd_pend_q <= 1'b1;
+      else if (host_rsp_valid_o) rd_pend_q <= 1'b0;
+
+      // Only bits of existing nodes/sources are kept (the others read 0).
+      if (reg_we && roff == `SGPU_REG_INT_ENABLE) int_enable_q <= host_req_wdata_i & INT_MASK;
+      if (reg_we && roff == `SGPU_REG_SCRATCH) scratch_q <= host_req_wdata_i;
+      int_status_q <= ((int_status_q & ~((reg_we && roff == `SGPU_REG_INT_STATUS) ? host_req_wdata_i : 32'd0))
+                      | int_set) & INT_MASK;
+      cfg_error_q <= (cfg_error_q & ~((reg_we && roff == `SGPU_REG_CFG_ERROR) ? host_req_wdata_i[5:0] : 6'd0))
+                     | cfg_set;
+      if (reg_we && is_src) src_woff_q <= roff;
+      if (cfg_now) cfg_error_addr_q <= roff;
+      else if (|s_err) cfg_error_addr_q <= (reg_we && is_src) ? roff : src_woff_q;
+    end
+  end
+
+  assign irq_o = |(int_status_q & int_enable_q);
+
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = &{1'b0, host_req_addr_i[30:12], ssel[5:1], nsel[4:1], noff[6:0], soff[5:0]};
+  /* verilator lint_on UNUSEDSIGNAL */
+endmodule

@@ -1,0 +1,574 @@
+// tb_sgpu_host_bridge: the framed host link end to end at bit level.
+//
+// The testbench plays the host: it sends frames bit by bit into
+// sgpu_uart_rx -> sgpu_host_bridge, and decodes the answers the bridge sends
+// through sgpu_uart_tx with its own bit-level receiver.  The host port is
+// served by a model with random back-pressure and random read latency that
+// checks the port protocol and counts every write it applies.
+// Checks: PING, write and read bursts, NO_INCR and byte-disable flags, bad
+// CRC -> nak and nothing written, retransmitted write acknowledged as a
+// duplicate and applied once (memory and a doorbell register), bad length /
+// bad command / misaligned / truncated frames, EVENT frames when irq rises,
+// and a randomized stop-and-wait run with corrupted and lost frames.
+`timescale 1ns/1ps
+`include "sgpu_hw.vh"
+
+module tb_sgpu_host_bridge;
+
+  localparam integer CPB = 8;                 // clocks per bit
+  localparam integer TIMEOUT = CPB * 10 * 6;  // gap timeout: 6 byte times
+  localparam integer MAXW = `SGPU_LINK_MAX_WORDS;
+  localparam [31:0] REGS = 32'h8000_0000;
+  localparam [31:0] DOORBELL = REGS | 32'h108;
+
+  reg clk = 1'b0;
+  reg rst_n = 1'b0;
+  always #5 clk = ~clk;
+
+  integer seed = 32'h5eed_0001;
+
+  // ------------------------------------------------------------ DUT
+  reg         line_h2d = 1'b1;
+  wire        line_d2h;
+  wire        rx_valid;
+  wire [7:0]  rx_data;
+  wire        rx_ferr;
+  wire        tx_valid, tx_ready;
+  wire [7:0]  tx_data;
+  wire        req_valid, req_write;
+  reg         req_ready;
+  wire [31:0] req_addr, req_wdata;
+  wire [3:0]  req_wstrb;
+  reg         rsp_valid;
+  reg  [31:0] rsp_rdata;
+  wire        irq;
+  wire        frame_ok, frame_err;
+
+  sgpu_uart_rx #(.CLKS_PER_BIT(CPB)) u_rx (
+    .clk_i(clk), .rst_ni(rst_n), .rx_i(line_h2d),
+    .valid_o(rx_valid), .data_o(rx_data), .frame_err_o(rx_ferr));
+
+  sgpu_host_bridge #(.TIMEOUT_CYCLES(TIMEOUT)) dut (
+    .clk_i(clk), .rst_ni(rst_n),
+    .rx_valid_i(rx_valid), .rx_data_i(rx_data),
+    .tx_valid_o(tx_valid), .tx_ready_i(tx_ready), .tx_data_o(tx_data),
+    .host_req_valid_o(req_valid), .host_req_ready_i(req_ready), .host_req_write_o(req_write),
+    .host_req_addr_o(req_addr), .host_req_wdata_o(req_wdata), .host_req_wstrb_o(req_wstrb),
+    .host_rsp_valid_i(rsp_valid), .host_rsp_rdata_i(rsp_rdata),
+    .irq_i(irq), .frame_ok_o(frame_ok), .frame_err_o(frame_err));
+
+  sgpu_uart_tx #(.CLKS_PER_BIT(CPB)) u_tx (
+    .clk_i(clk), .rst_ni(rst_n), .valid_i(tx_valid), .ready_o(tx_ready),
+    .data_i(tx_data), .tx_o(line_d2h), .busy_o());
+
+  // ------------------------------------------------------------ host-port model
+  reg [31:0] mem [0:1023];          // GPU memory, addr[11:2]
+  reg [31:0] regs [0:1023];         // register space, addr[11:2]
+  reg [31:0] int_status;
+  integer    mem_writes = 0;        // words written to memory
+  integer    reg_writes = 0;
+  integer    doorbell_writes = 0;
+  reg        rd_pend;
+  integer    rd_delay;
+  reg [31:0] rd_addr;
+  reg        prev_stall;
+  reg [31:0] prev_addr, prev_wdata;
+  reg        prev_write;
+  reg        ready_bias;
+
+  assign irq = |int_status;
+
+  function [31:0] apply_strb(input [31:0] old, input [31:0] d, input [3:0] s);
+    begin
+      apply_strb = {s[3] ? d[31:24] : old[31:24], s[2] ? d[23:16] : old[23:16],
+                    s[1] ? d[15:8] : old[15:8], s[0] ? d[7:0] : old[7:0]};
+    end
+  endfunction
+
+  always @(posedge clk) begin
+    if (rst_n) begin
+      rsp_valid <= 1'b0;
+      // valid/ready: a stalled request must hold still
+      if (prev_stall && (!req_valid || req_addr != prev_addr || req_write != prev_write ||
+                         (req_write && req_wdata != prev_wdata)))
+        $fatal(1, "host request changed while stalled");
+      if (req_valid && rd_pend) $fatal(1, "second request while a read is outstanding");
+      if (req_valid && req_addr[1:0] != 2'b00) $fatal(1, "misaligned host request %h", req_addr);
+      prev_stall <= req_valid && !req_ready;
+      prev_addr  <= req_addr;
+      prev_write <= req_write;
+      prev_wdata <= req_wdata;
+      if (req_valid && req_ready) begin
+        if (req_write) begin
+          if (req_addr[31]) begin
+            reg_writes = reg_writes + 1;
+            if (req_addr == DOORBELL) doorbell_writes = doorbell_writes + 1;
+            if (req_addr[11:0] == `SGPU_REG_INT_STATUS) int_status <= int_status & ~req_wdata;
+            else regs[req_addr[11:2]] <= apply_strb(regs[req_addr[11:2]], req_wdata, req_wstrb);
+          end else begin
+            if (req_addr[30:12] != 0) $fatal(1, "write outside the model memory %h", req_addr);
+            mem_writes = mem_writes + 1;
+            mem[req_addr[11:2]] <= apply_strb(mem[req_addr[11:2]], req_wdata, req_wstrb);
+          end
+        end else begin
+          rd_pend  <= 1'b1;
+          rd_addr  <= req_addr;
+          rd_delay <= $unsigned($random(seed)) % 4;
+        end
+      end
+      if (rd_pend) begin
+        if (rd_delay == 0) begin
+          rd_pend   <= 1'b0;
+          rsp_valid <= 1'b1;
+          if (rd_addr[31])
+            rsp_rdata <= (rd_addr[11:0] == `SGPU_REG_INT_STATUS) ? int_status : regs[rd_addr[11:2]];
+          else
+            rsp_rdata <= mem[rd_addr[11:2]];
+        end else begin
+          rd_delay <= rd_delay - 1;
+        end
+      end
+      req_ready <= ready_bias ? ($random(seed) % 8 != 0) : ($random(seed) % 3 == 0);
+    end
+  end
+
+  // ------------------------------------------------------------ d2h byte receiver
+  reg [7:0] rxq [0:4095];
+  integer   rxq_wr = 0, rxq_rd = 0;
+  integer   k;
+  reg [7:0] rb;
+
+  initial begin : receiver
+    forever begin
+      @(negedge line_d2h);
+      repeat (CPB / 2) @(posedge clk);
+      if (line_d2h !== 1'b0) $fatal(1, "bad start bit from the device");
+      for (k = 0; k < 8; k = k + 1) begin
+        repeat (CPB) @(posedge clk);
+        rb[k] = line_d2h;
+      end
+      repeat (CPB) @(posedge clk);
+      if (line_d2h !== 1'b1) $fatal(1, "bad stop bit from the device");
+      rxq[rxq_wr % 4096] = rb;
+      rxq_wr = rxq_wr + 1;
+    end
+  end
+
+  // ------------------------------------------------------------ host side
+  function [15:0] crc_byte(input [15:0] c, input [7:0] b);
+    integer i;
+    reg fb;
+    begin
+      crc_byte = c;
+      for (i = 7; i >= 0; i = i - 1) begin
+        fb = crc_byte[15] ^ b[i];
+        crc_byte = {crc_byte[14:0], 1'b0};
+        if (fb) crc_byte = crc_byte ^ 16'h1021;
+      end
+    end
+  endfunction
+
+  task send_byte(input [7:0] b);
+    integer i;
+    begin
+      line_h2d = 1'b0;
+      repeat (CPB) @(posedge clk);
+      for (i = 0; i < 8; i = i + 1) begin
+        line_h2d = b[i];
+        repeat (CPB) @(posedge clk);
+      end
+      line_h2d = 1'b1;
+      repeat (CPB) @(posedge clk);
+    end
+  endtask
+
+  reg [31:0] txw [0:MAXW-1];        // data words of the next WRITE
+  reg [7:0]  fb [0:MAXW*4+15];      // frame bytes
+  integer    fn;
+
+  // Build the frame in fb[0..fn-1].
+  task build_frame(input [7:0] seq, input [7:0] cmd, input [7:0] flags,
+                   input [15:0] count, input [31:0] addr, input integer ndata);
+    integer i;
+    reg [15:0] c;
+    begin
+      fb[0] = `SGPU_LINK_SYNC; fb[1] = seq; fb[2] = cmd; fb[3] = flags;
+      fb[4] = count[7:0]; fb[5] = count[15:8];
+      fb[6] = addr[7:0]; fb[7] = addr[15:8]; fb[8] = addr[23:16]; fb[9] = addr[31:24];
+      fn = 10;
+      for (i = 0; i < ndata; i = i + 1) begin
+        fb[fn] = txw[i][7:0]; fb[fn+1] = txw[i][15:8];
+        fb[fn+2] = txw[i][23:16]; fb[fn+3] = txw[i][31:24];
+        fn = fn + 4;
+      end
+      c = `SGPU_LINK_CRC_INIT;
+      for (i = 1; i < fn; i = i + 1) c = crc_byte(c, fb[i]);
+      fb[fn] = c[15:8]; fb[fn+1] = c[7:0];
+      fn = fn + 2;
+    end
+  endtask
+
+  task send_built(input integer nbytes);
+    integer i;
+    begin
+      for (i = 0; i < nbytes; i = i + 1) send_byte(fb[i]);
+    end
+  endtask
+
+  // Next byte from the device, or timed_out after `limit` cycles of silence.
+  reg timed_out;
+  task get_byte(output [7:0] b, input integer limit);
+    integer t;
+    begin
+      t = 0;
+      timed_out = 1'b0;
+      while (rxq_rd == rxq_wr && t < limit) begin
+        @(posedge clk);
+        t = t + 1;
+      end
+      if (rxq_rd == rxq_wr) begin
+        timed_out = 1'b1;
+        b = 8'h00;
+      end else begin
+        b = rxq[rxq_rd % 4096];
+        rxq_rd = rxq_rd + 1;
+      end
+    end
+  endtask
+
+  reg [7:0]  r_seq, r_kind, r_info;
+  integer    r_len;
+  reg [31:0] rxw [0:MAXW-1];
+  integer    events = 0;
+  reg [31:0] last_event_word;
+  reg [7:0]  last_event_seq;
+
+  // Receive one answer frame (an EVENT is recorded and skipped unless
+  // want_event); the device must always send well-formed frames.
+  task recv_frame(input integer limit, input want_event);
+    integer i;
+    reg [7:0] b;
+    reg [15:0] c;
+    reg done;
+    begin
+      done = 1'b0;
+      while (!done) begin
+        get_byte(b, limit);
+        if (timed_out) begin
+          done = 1'b1;
+        end else begin
+          if (b !== `SGPU_LINK_SYNC) $fatal(1, "answer does not start with SYNC: %h", b);
+          c = `SGPU_LINK_CRC_INIT;
+          get_byte(r_seq, 4 * CPB * 10); c = crc_byte(c, r_seq);
+          get_byte(r_kind, 4 * CPB * 10); c = crc_byte(c, r_kind);
+          get_byte(r_info, 4 * CPB * 10); c = crc_byte(c, r_info);
+          get_byte(b, 4 * CPB * 10); c = crc_byte(c, b); r_len = b;
+          get_byte(b, 4 * CPB * 10); c = crc_byte(c, b); r_len = r_len + 256 * b;
+          if (r_len > MAXW) $fatal(1, "answer too long: %0d", r_len);
+          for (i = 0; i < 4 * r_len; i = i + 1) begin
+            get_byte(b, 100 * CPB * 10);
+            if (timed_out) $fatal(1, "answer data stopped");
+            c = crc_byte(c, b);
+            rxw[i / 4][(i % 4) * 8 +: 8] = b;
+          end
+          get_byte(b, 4 * CPB * 10); c = crc_byte(c, b);
+          get_byte(b, 4 * CPB * 10); c = crc_byte(c, b);
+          if (timed_out) $fatal(1, "answer truncated");
+          if (c !== 16'h0000) $fatal(1, "answer CRC wrong");
+          if (r_kind == `SGPU_LINK_KIND_EVENT) begin
+            if (r_len != 1) $fatal(1, "event without one data word");
+            events = events + 1;
+            last_event_word = rxw[0];
+            last_event_seq = r_seq;
+            if (want_event) done = 1'b1;
+          end else begin
+            if (r_kind != `SGPU_LINK_KIND_ACK && r_kind != `SGPU_LINK_KIND_NAK)
+              $fatal(1, "unknown answer kind %h", r_kind);
+            done = 1'b1;
+          end
+        end
+      end
+    end
+  endtask
+
+  localparam integer ANSWER_WAIT = TIMEOUT * 3 + 400 * CPB * 10;
+
+  task expect_ack(input [7:0] seq, input [7:0] info, input integer len);
+    begin
+      recv_frame(ANSWER_WAIT, 1'b0);
+      if (timed_out) $fatal(1, "no answer to seq %0d", seq);
+      if (r_kind != `SGPU_LINK_KIND_ACK || r_seq != seq || r_info != info || r_len != len)
+        $fatal(1, "expected ACK seq %0d info %0d len %0d, got kind %h seq %0d info %0d len %0d",
+               seq, info, len, r_kind, r_seq, r_info, r_len);
+    end
+  endtask
+
+  task expect_nak(input [7:0] reason);
+    begin
+      recv_frame(ANSWER_WAIT, 1'b0);
+      if (timed_out) $fatal(1, "no nak");
+      if (r_kind != `SGPU_LINK_KIND_NAK || r_info != reason || r_len != 0)
+        $fatal(1, "expected NAK %0d, got kind %h info %0d len %0d", reason, r_kind, r_info, r_len);
+    end
+  endtask
+
+  task expect_silence;
+    begin
+      recv_frame(TIMEOUT * 3, 1'b0);
+      if (!timed_out) $fatal(1, "unexpected answer kind %h info %0d", r_kind, r_info);
+    end
+  endtask
+
+  task do_write(input [7:0] seq, input [31:0] addr, input integer n, input [7:0] flags);
+    begin
+      build_frame(seq, `SGPU_LINK_CMD_WRITE, flags, n[15:0], addr, n);
+      send_built(fn);
+    end
+  endtask
+
+  task do_read(input [7:0] seq, input [31:0] addr, input integer n, input [7:0] flags);
+    begin
+      build_frame(seq, `SGPU_LINK_CMD_READ, flags, n[15:0], addr, 0);
+      send_built(fn);
+    end
+  endtask
+
+  // the testbench changes the interrupt state away from the clock edge
+  task set_int(input [31:0] v);
+    begin
+      @(negedge clk);
+      int_status = v;
+    end
+  endtask
+
+  // ------------------------------------------------------------ shadow model for the random run
+  reg [31:0] shadow [0:1023];
+  integer i, j, n, w0, seqn, tries, before;
+  reg [31:0] a;
+  reg [7:0] fl;
+  reg ok, corrupt, drop;
+  integer corrupted = 0, dropped = 0, dups = 0;
+
+  initial begin
+    if ($value$plusargs("seed=%d", seed)) $display("seed %0d", seed);
+    for (i = 0; i < 1024; i = i + 1) begin
+      mem[i] = 32'h0;
+      regs[i] = 32'h0;
+      shadow[i] = 32'h0;
+    end
+    int_status = 32'h0;
+    rd_pend = 1'b0; rd_delay = 0; rsp_valid = 1'b0; rsp_rdata = 32'h0;
+    req_ready = 1'b0; prev_stall = 1'b0; ready_bias = 1'b1;
+    repeat (5) @(posedge clk);
+    rst_n = 1'b1;
+    repeat (20) @(posedge clk);
+
+    // --- PING: version and burst size
+    build_frame(8'd1, `SGPU_LINK_CMD_PING, 8'h00, 16'd0, 32'h0, 0);
+    send_built(fn);
+    expect_ack(8'd1, 8'd0, 1);
+    if (rxw[0] !== {16'd0, 8'd`SGPU_LINK_MAX_WORDS, 8'd`SGPU_LINK_VERSION})
+      $fatal(1, "ping info word %h", rxw[0]);
+
+    // --- write burst of 16 words
+    for (i = 0; i < 16; i = i + 1) txw[i] = $random(seed);
+    do_write(8'd2, 32'h40, 16, 8'h00);
+    expect_ack(8'd2, 8'd0, 0);
+    if (mem_writes != 16) $fatal(1, "write burst applied %0d words", mem_writes);
+    for (i = 0; i < 16; i = i + 1)
+      if (mem[16 + i] !== txw[i]) $fatal(1, "mem[%0d] = %h, want %h", 16 + i, mem[16 + i], txw[i]);
+
+    // --- read burst gives the same words back
+    do_read(8'd3, 32'h40, 16, 8'h00);
+    expect_ack(8'd3, 8'd0, 16);
+    for (i = 0; i < 16; i = i + 1)
+      if (rxw[i] !== txw[i]) $fatal(1, "read word %0d = %h, want %h", i, rxw[i], txw[i]);
+
+    // --- full-size burst
+    for (i = 0; i < MAXW; i = i + 1) txw[i] = $random(seed);
+    do_write(8'd4, 32'h400, MAXW, 8'h00);
+    expect_ack(8'd4, 8'd0, 0);
+    do_read(8'd5, 32'h400, MAXW, 8'h00);
+    expect_ack(8'd5, 8'd0, MAXW);
+    for (i = 0; i < MAXW; i = i + 1)
+      if (rxw[i] !== txw[i]) $fatal(1, "long read word %0d = %h, want %h", i, rxw[i], txw[i]);
+
+    // --- bad CRC: nak, nothing written
+    before = mem_writes;
+    for (i = 0; i < 4; i = i + 1) txw[i] = 32'hDEAD_0000 + i;
+    build_frame(8'd6, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd4, 32'h40, 4);
+    fb[fn - 1] = fb[fn - 1] ^ 8'h01;
+    send_built(fn);
+    expect_nak(`SGPU_LINK_NAK_BAD_CRC);
+    if (mem_writes != before) $fatal(1, "a frame with a bad CRC was applied");
+    if (mem[16] === 32'hDEAD_0000) $fatal(1, "bad-CRC data reached memory");
+    // a flipped data bit is caught too
+    build_frame(8'd6, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd4, 32'h40, 4);
+    fb[12] = fb[12] ^ 8'h10;
+    send_built(fn);
+    expect_nak(`SGPU_LINK_NAK_BAD_CRC);
+    if (mem_writes != before) $fatal(1, "a corrupted frame was applied");
+
+    // --- the same sequence number, now intact: applied (it was never executed)
+    do_write(8'd6, 32'h40, 4, 8'h00);
+    expect_ack(8'd6, 8'd0, 0);
+    if (mem_writes != before + 4 || mem[16] !== 32'hDEAD_0000) $fatal(1, "write after nak not applied");
+
+    // --- retransmission (ack lost): acknowledged as a duplicate, applied once
+    before = mem_writes;
+    for (i = 0; i < 4; i = i + 1) txw[i] = 32'hBEEF_0000 + i;
+    do_write(8'd7, 32'h80, 4, 8'h00);
+    expect_ack(8'd7, 8'd0, 0);
+    do_write(8'd7, 32'h80, 4, 8'h00);
+    expect_ack(8'd7, `SGPU_LINK_ACK_DUPLICATE, 0);
+    do_write(8'd7, 32'h80, 4, 8'h00);
+    expect_ack(8'd7, `SGPU_LINK_ACK_DUPLICATE, 0);
+    if (mem_writes != before + 4) $fatal(1, "retransmitted write applied %0d words", mem_writes - before);
+
+    // the doorbell: a register write retransmitted must ring once
+    txw[0] = 32'h40;
+    do_write(8'd8, DOORBELL, 1, 8'h00);
+    expect_ack(8'd8, 8'd0, 0);
+    do_write(8'd8, DOORBELL, 1, 8'h00);
+    expect_ack(8'd8, `SGPU_LINK_ACK_DUPLICATE, 0);
+    if (doorbell_writes != 1) $fatal(1, "doorbell rang %0d times", doorbell_writes);
+    // a new sequence number rings it again
+    txw[0] = 32'h80;
+    do_write(8'd9, DOORBELL, 1, 8'h00);
+    expect_ack(8'd9, 8'd0, 0);
+    if (doorbell_writes != 2 || regs[DOORBELL[11:2]] !== 32'h80) $fatal(1, "doorbell not written");
+
+    // --- NO_INCR: four reads of one word; byte-disable mask
+    mem[40] = 32'h1122_3344;
+    do_read(8'd10, 32'd160, 4, 8'h10);
+    expect_ack(8'd10, 8'd0, 4);
+    for (i = 0; i < 4; i = i + 1)
+      if (rxw[i] !== 32'h1122_3344) $fatal(1, "NO_INCR read %0d = %h", i, rxw[i]);
+    txw[0] = 32'hAABB_CCDD; txw[1] = 32'h5566_7788;
+    do_write(8'd11, 32'd160, 2, 8'h10 | 8'h05);   // NO_INCR, bytes 0 and 2 disabled
+    expect_ack(8'd11, 8'd0, 0);
+    if (mem[40] !== 32'h5522_7744 || mem[41] !== 32'h0) $fatal(1, "masked write gave %h %h", mem[40], mem[41]);
+
+    // --- bad length, bad command, misaligned, truncated
+    do_read(8'd12, 32'h0, 0, 8'h00);
+    expect_nak(`SGPU_LINK_NAK_BAD_LENGTH);
+    do_read(8'd12, 32'h0, MAXW + 1, 8'h00);
+    expect_nak(`SGPU_LINK_NAK_BAD_LENGTH);
+    before = mem_writes;
+    for (i = 0; i < 4; i = i + 1) txw[i] = 32'hFFFF_FFFF;
+    build_frame(8'd12, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd200, 32'h0, 4);  // says 200, sends 4
+    send_built(fn);
+    expect_nak(`SGPU_LINK_NAK_BAD_LENGTH);
+    build_frame(8'd12, 8'h07, 8'h00, 16'd1, 32'h0, 0);
+    send_built(fn);
+    expect_nak(`SGPU_LINK_NAK_BAD_CMD);
+    build_frame(8'd12, `SGPU_LINK_CMD_READ, 8'h80, 16'd1, 32'h0, 0);     // reserved flag
+    send_built(fn);
+    expect_nak(`SGPU_LINK_NAK_BAD_CMD);
+    do_write(8'd12, 32'h42, 4, 8'h00);
+    expect_nak(`SGPU_LINK_NAK_BAD_ADDR);
+    build_frame(8'd12, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd4, 32'h0, 4);
+    send_built(7);                                                      // stops in the header
+    expect_nak(`SGPU_LINK_NAK_TIMEOUT);
+    send_built(20);                                                     // stops in the data
+    expect_nak(`SGPU_LINK_NAK_TIMEOUT);
+    if (mem_writes != before) $fatal(1, "a rejected frame was applied");
+    // noise between frames is ignored
+    send_byte(8'h00); send_byte(8'h5A); send_byte(8'hFF);
+    do_read(8'd12, 32'h40, 1, 8'h00);
+    expect_ack(8'd12, 8'd0, 1);
+    if (rxw[0] !== 32'hDEAD_0000) $fatal(1, "read after noise %h", rxw[0]);
+
+    // --- events: irq rising sends INT_STATUS, one event per rise
+    set_int(32'h0000_0001);
+    recv_frame(ANSWER_WAIT, 1'b1);
+    if (timed_out || r_kind != `SGPU_LINK_KIND_EVENT) $fatal(1, "no event on irq (%0d %h %h %0d)", timed_out, r_kind, r_info, r_seq);
+    if (last_event_word !== 32'h1 || last_event_seq !== 8'd0) $fatal(1, "event %h seq %0d", last_event_word, last_event_seq);
+    expect_silence;                                 // irq stays high: no storm
+    // the handler clears bit 0 while bit 8 has arrived: a new event follows
+    set_int(32'h0000_0101);
+    txw[0] = 32'h1;
+    do_write(8'd13, REGS | `SGPU_REG_INT_STATUS, 1, 8'h00);
+    recv_frame(ANSWER_WAIT, 1'b0);
+    if (r_kind != `SGPU_LINK_KIND_ACK || r_seq != 8'd13) $fatal(1, "no ack for the INT_STATUS write");
+    recv_frame(ANSWER_WAIT, 1'b1);
+    if (timed_out || last_event_word !== 32'h100 || last_event_seq !== 8'd1)
+      $fatal(1, "no second event (%h seq %0d)", last_event_word, last_event_seq);
+    txw[0] = 32'h100;
+    do_write(8'd14, REGS | `SGPU_REG_INT_STATUS, 1, 8'h00);
+    expect_ack(8'd14, 8'd0, 0);
+    if (irq) $fatal(1, "INT_STATUS not cleared");
+    expect_silence;
+    if (events != 2) $fatal(1, "%0d events", events);
+
+    // --- randomized stop-and-wait run: corrupted and lost frames, lost
+    // answers; the host retransmits until it gets its ACK, and memory must
+    // match a shadow that applied each write exactly once.
+    for (i = 0; i < 1024; i = i + 1) shadow[i] = mem[i];
+    seqn = 15;
+    for (j = 0; j < 60; j = j + 1) begin
+      ready_bias = $random(seed) % 2;
+      n  = 1 + ($unsigned($random(seed)) % 12);
+      if ($random(seed) % 8 == 0) n = MAXW;
+      w0 = $unsigned($random(seed)) % (1024 - n);
+      a  = w0 * 4;
+      fl = ($random(seed) % 4 == 0) ? ($random(seed) & 8'h0F) : 8'h00;
+      if (fl == 8'h0F) fl = 8'h00;
+      for (i = 0; i < n; i = i + 1) txw[i] = $random(seed);
+      if ($random(seed) % 8 == 0 && int_status == 0) set_int(32'h1 << ($unsigned($random(seed)) % 8));
+      ok = 1'b0;
+      tries = 0;
+      while (!ok) begin
+        tries = tries + 1;
+        if (tries > 20) $fatal(1, "frame %0d never acknowledged", j);
+        if (j % 2 == 0) build_frame(seqn[7:0], `SGPU_LINK_CMD_WRITE, fl, n[15:0], a, n);
+        else            build_frame(seqn[7:0], `SGPU_LINK_CMD_READ, 8'h00, n[15:0], a, 0);
+        corrupt = ($random(seed) % 4 == 0);
+        drop = ($random(seed) % 6 == 0);
+        if (corrupt) begin
+          i = 1 + ($unsigned($random(seed)) % (fn - 1));
+          fb[i] = fb[i] ^ (8'h1 << ($unsigned($random(seed)) % 8));
+          corrupted = corrupted + 1;
+        end
+        send_built(fn);
+        recv_frame(ANSWER_WAIT, 1'b0);
+        // the answer was "lost": ignore it and retransmit
+        if (!timed_out && drop) begin
+          dropped = dropped + 1;
+        end else if (!timed_out && r_kind == `SGPU_LINK_KIND_ACK && r_seq == seqn[7:0]) begin
+          if (corrupt && r_info != `SGPU_LINK_ACK_DUPLICATE)
+            $fatal(1, "a corrupted frame was acknowledged");
+          if (r_info == `SGPU_LINK_ACK_DUPLICATE) dups = dups + 1;
+          ok = 1'b1;
+        end
+        // drain stale answers before a retransmission
+        if (!ok) begin
+          recv_frame(TIMEOUT * 2, 1'b0);
+          while (!timed_out) recv_frame(TIMEOUT * 2, 1'b0);
+        end
+      end
+      if (j % 2 == 0) begin
+        for (i = 0; i < n; i = i + 1)
+          shadow[w0 + i] = apply_strb(shadow[w0 + i], txw[i], ~fl[3:0]);
+      end else begin
+        if (r_len != n) $fatal(1, "read answered %0d words", r_len);
+        for (i = 0; i < n; i = i + 1)
+          if (rxw[i] !== shadow[w0 + i]) $fatal(1, "random read word %0d = %h, want %h", i, rxw[i], shadow[w0 + i]);
+      end
+      if (int_status != 0 && $random(seed) % 2 == 0) set_int(32'h0);
+      seqn = (seqn + 1) % 256;
+    end
+    for (i = 0; i < 1024; i = i + 1)
+      if (mem[i] !== shadow[i]) $fatal(1, "memory word %0d = %h, want %h", i, mem[i], shadow[i]);
+    if (rx_ferr) $fatal(1, "framing error");
+    $display("tb_sgpu_host_bridge: PASS (%0d corrupted, %0d answers lost, %0d duplicates, %0d events)",
+             corrupted, dropped, dups, events);
+    $finish;
+  end
+
+  initial begin
+    #400000000;
+    $fatal(1, "tb_sgpu_host_bridge: timeout");
+  end
+
+endmodule
