@@ -61,6 +61,11 @@ typedef struct sgpu_sim_frame {
 } sgpu_sim_frame;
 /* The most recent complete frame of a source.  Returns 0, -1 for a bad source. */
 int sgpu_sim_last_frame(sgpu_sim *sim, uint32_t source, sgpu_sim_frame *frame);
+/* Run until the frame capture of `source` completes a frame (the cycle in
+ * which the vsync that ends it starts), or max_cycles have run.  Returns the
+ * cycles run; sgpu_sim_last_frame() then gives that frame.  Runs nothing for a
+ * bad source. */
+uint64_t sgpu_sim_run_until_frame(sgpu_sim *sim, uint32_t source, uint64_t max_cycles);
 
 /* Memory request log at the external memory port, for cycle measurements.
  * Off by default; enabling clears it.  Keeps the newest `capacity` entries. */

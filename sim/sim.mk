@@ -1,1 +1,91 @@
-# sim fragment (filled in by the simulation model work)
+# sim fragment: the Verilator model of the whole chip (libsgpu_sim.a), the
+# sgpu-sim program and the chip-level tests (tests/chip/test_*.c).
+#
+# The RTL is verilated twice, once per trace format (Verilator builds one
+# format per model): $(SIM_DIR)/fst (prefix Vsgpu_top, FST, also used when
+# not tracing) and $(SIM_DIR)/vcd (prefix Vsgpu_vcd).  Verilated code is
+# compiled with -O1 and without sanitizers.
+
+SIM_DIR      := $(BUILD)/sim
+SIM_LIB      := $(SIM_DIR)/libsgpu_sim.a
+SIM_LDLIBS   := -lstdc++ -lz -lpthread -lm
+SIM_BIN      := $(BUILD)/bin/sgpu-sim
+# Every object in SIM_LIB is position-independent (libsgpu.so embeds it).
+SIM_PIC      := 1
+
+SIM_NODES    := 2
+SIM_SOURCES  := 2
+SIM_MEM      := 8388608
+SIM_PARAMS   := -GNODES=$(SIM_NODES) -GSOURCES=$(SIM_SOURCES) -GMEM_BYTES=$(SIM_MEM)
+SIM_VROOT    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
+SIM_VFLAGS   := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique \
+                --top-module sgpu_top $(SIM_PARAMS) $(RTL_INC) -CFLAGS -g0 -CFLAGS -fPIC
+SIM_VMAKE    := MAKEOVERRIDES= OPT_FAST=-O1 OPT_SLOW=-O1 OPT_GLOBAL=-O1
+SIM_CXXFLAGS := -std=c++17 -O2 -g -fPIC -Wall -Wextra -Werror -I$(GEN) -Isim \
+                -I$(SIM_DIR)/fst -I$(SIM_DIR)/vcd -isystem $(SIM_VROOT)/include \
+                -isystem $(SIM_VROOT)/include/vltstd -DVM_TRACE=1 \
+                -DSGPU_SIM_NODES=$(SIM_NODES) -DSGPU_SIM_SOURCES=$(SIM_SOURCES) \
+                -DSGPU_SIM_MEM_BYTES=$(SIM_MEM)u
+
+SIM_FST_OBJS := $(SIM_DIR)/fst/Vsgpu_top__ALL.o $(SIM_DIR)/fst/verilated.o \
+                $(SIM_DIR)/fst/verilated_fst_c.o $(SIM_DIR)/fst/verilated_threads.o
+SIM_VCD_OBJS := $(SIM_DIR)/vcd/Vsgpu_vcd__ALL.o $(SIM_DIR)/vcd/verilated_vcd_c.o
+
+# One stamp per variant: verilate into a fresh private directory (stale
+# objects of renamed classes must not end up in the library; a concurrent
+# make in the same tree must not see a half-built one), compile, then move
+# it into place.
+$(SIM_DIR)/fst.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
+	+@set -e; t=$(SIM_DIR)/fst.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
+	echo "VERILATE sgpu_top (FST) -> $(SIM_DIR)/fst"; \
+	$(VERILATOR) $(SIM_VFLAGS) --trace-fst --Mdir $$t --prefix Vsgpu_top $(RTL_SRCS); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_VMAKE) $(notdir $(SIM_FST_OBJS)); \
+	rm -rf $(SIM_DIR)/fst; mv $$t $(SIM_DIR)/fst; touch $@
+
+$(SIM_DIR)/vcd.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
+	+@set -e; t=$(SIM_DIR)/vcd.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
+	echo "VERILATE sgpu_top (VCD) -> $(SIM_DIR)/vcd"; \
+	$(VERILATOR) $(SIM_VFLAGS) --trace --Mdir $$t --prefix Vsgpu_vcd $(RTL_SRCS); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_vcd.mk $(SIM_VMAKE) $(notdir $(SIM_VCD_OBJS)); \
+	rm -rf $(SIM_DIR)/vcd; mv $$t $(SIM_DIR)/vcd; touch $@
+
+$(SIM_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_DIR)/fst.stamp $(SIM_DIR)/vcd.stamp
+	$(CXX) $(SIM_CXXFLAGS) -c -o $@ $<
+
+$(SIM_LIB): $(SIM_DIR)/sgpu_sim.o $(SIM_DIR)/fst.stamp $(SIM_DIR)/vcd.stamp
+	@rm -f $@.tmp.$$$$ && ar rcs $@.tmp.$$$$ $(SIM_DIR)/sgpu_sim.o $(SIM_FST_OBJS) $(SIM_VCD_OBJS) && mv $@.tmp.$$$$ $@
+	@echo "AR $@"
+
+# sgpu-sim: the chip standalone (window, PNG frames; later the TCP server).
+SIM_SDL_CFLAGS := $(shell pkg-config --cflags sdl2 2>/dev/null)
+SIM_SDL_LIBS   := $(shell pkg-config --libs sdl2 2>/dev/null)
+$(SIM_BIN): sim/sgpu_sim_main.c sim/sgpu_sim.h $(HW_H) $(SIM_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CSTD) $(OPT) -I$(GEN) -Isim $(SIM_SDL_CFLAGS) -o $@ $< $(SIM_LIB) \
+	  $(SIM_SDL_LIBS) -lpng $(SIM_LDLIBS) -lm
+
+ALL_TARGETS += $(SIM_LIB) $(SIM_BIN)
+
+# Chip-level tests: every tests/chip/test_*.c, with the shared helper.
+CHIP_TEST_SRCS := $(sort $(wildcard tests/chip/test_*.c))
+CHIP_TESTS     := $(patsubst tests/chip/%.c,$(BUILD)/tests/chip/%,$(CHIP_TEST_SRCS))
+CHIP_UTIL_OBJ  := $(BUILD)/tests/chip/chip_util.o
+
+$(CHIP_UTIL_OBJ): tests/chip/chip_util.c tests/chip/chip_util.h sim/sgpu_sim.h $(HW_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CSTD) $(OPT) $(SAN) -I$(GEN) -Isim -Itests/chip -c -o $@ $<
+
+$(BUILD)/tests/chip/%: tests/chip/%.c $(CHIP_UTIL_OBJ) tests/chip/chip_util.h $(SIM_LIB) $(HW_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CSTD) $(OPT) $(SAN) -I$(GEN) -Isim -Itests/chip -o $@ $< $(CHIP_UTIL_OBJ) \
+	  $(SIM_LIB) $(SIM_LDLIBS)
+
+# Tests of the sgpu-sim program (scripts; they need the binary).
+SIM_TEST_SCRIPTS := tests/chip/sgpu_sim_cli.sh tests/chip/sgpu_sim_window.sh
+$(SIM_TEST_SCRIPTS): $(SIM_BIN)
+
+TESTS += $(CHIP_TESTS) $(SIM_TEST_SCRIPTS)
+
+.PHONY: sim chip-tests
+sim: $(SIM_LIB) $(SIM_BIN)
+chip-tests: $(CHIP_TESTS)

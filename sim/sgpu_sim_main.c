@@ -1,0 +1,404 @@
+/* sgpu-sim — run the simulated sgpu chip standalone.
+ *
+ *   sgpu-sim [options]
+ *
+ * Runs the Verilator model (libsgpu_sim.a) for a number of cycles or frames,
+ * optionally shows display source 0 live in an SDL2 window, writes the last
+ * captured frame as PNG, a waveform trace, and a screenshot of the window.
+ * With --pattern it first programs source 0 and draws a test pattern through
+ * the chip's host port, so the display shows something on its own.
+ *
+ * Later this program also serves the framed host-bridge protocol over TCP
+ * (DESIGN section 7, `tcp:HOST:PORT` device URIs): see serve_tcp() below,
+ * the one place where that goes.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <png.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <SDL.h>
+
+#include "sgpu_hw.h"
+#include "sgpu_sim.h"
+
+#define PATTERN_FB 0x00100000u /* framebuffer of --pattern, in segment 1 */
+
+typedef struct options {
+  uint64_t cycles;      /* 0 = not limited by cycles */
+  uint64_t frames;      /* 0 = not limited by frames */
+  const char *trace;
+  int window;
+  int scale;
+  int pattern;
+  int tiny;
+  const char *screenshot;
+  const char *png;
+  sgpu_sim_config cfg;
+  const char *listen;
+  int quiet;
+} options;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: sgpu-sim [options]\n"
+          "Run the simulated sgpu chip (Verilator model) standalone.\n"
+          "\n"
+          "  --cycles N         stop after N clock cycles\n"
+          "  --frames N         stop after N complete frames of display source 0\n"
+          "                     (default without --window and --cycles: 1 frame)\n"
+          "  --window           show source 0 live in an SDL2 window (closing it quits)\n"
+          "  --scale N          window pixels per display pixel (default 1; 8 with --tiny)\n"
+          "  --pattern          program source 0 and draw a test pattern through the host port\n"
+          "  --tiny             with --pattern: the tiny 64x48 timing instead of 640x480\n"
+          "  --screenshot FILE  with --window: save the window contents as BMP at exit\n"
+          "  --png FILE         save the last complete frame of source 0 as PNG at exit\n"
+          "  --trace FILE       waveform trace, VCD (.vcd) or FST (.fst)\n"
+          "  --latency N        memory read latency in cycles (default 1)\n"
+          "  --stall P          memory refuses a request with P%% chance per cycle\n"
+          "  --seed S           seed of the stall injection\n"
+          "  --listen PORT      serve the framed host-bridge protocol on TCP (not yet)\n"
+          "  --quiet            no summary on stdout\n"
+          "  --help             this text\n"
+          "\n"
+          "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
+}
+
+static int parse_u64(const char *s, uint64_t *v) {
+  char *end;
+  errno = 0;
+  if (!s || !*s || *s == '-') return -1;
+  unsigned long long x = strtoull(s, &end, 0);
+  if (errno || *end) return -1;
+  *v = x;
+  return 0;
+}
+
+static int parse_args(int argc, char **argv, options *o) {
+  memset(o, 0, sizeof *o);
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+    uint64_t n;
+#define NEED_VALUE()                                             \
+  do {                                                           \
+    if (!v) {                                                    \
+      fprintf(stderr, "sgpu-sim: %s needs a value\n", a);        \
+      return -1;                                                 \
+    }                                                            \
+    i++;                                                         \
+  } while (0)
+#define NEED_NUMBER(max)                                                   \
+  do {                                                                     \
+    NEED_VALUE();                                                          \
+    if (parse_u64(v, &n) || n > (max)) {                                   \
+      fprintf(stderr, "sgpu-sim: bad value '%s' for %s\n", v, a);          \
+      return -1;                                                           \
+    }                                                                      \
+  } while (0)
+    if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+      usage(stdout);
+      exit(0);
+    } else if (!strcmp(a, "--cycles")) {
+      NEED_NUMBER(UINT64_MAX);
+      o->cycles = n;
+    } else if (!strcmp(a, "--frames")) {
+      NEED_NUMBER(1000000);
+      o->frames = n;
+    } else if (!strcmp(a, "--window")) {
+      o->window = 1;
+    } else if (!strcmp(a, "--scale")) {
+      NEED_NUMBER(16);
+      if (n == 0) {
+        fprintf(stderr, "sgpu-sim: --scale must be 1..16\n");
+        return -1;
+      }
+      o->scale = (int)n;
+    } else if (!strcmp(a, "--pattern")) {
+      o->pattern = 1;
+    } else if (!strcmp(a, "--tiny")) {
+      o->tiny = 1;
+    } else if (!strcmp(a, "--screenshot")) {
+      NEED_VALUE();
+      o->screenshot = v;
+    } else if (!strcmp(a, "--png")) {
+      NEED_VALUE();
+      o->png = v;
+    } else if (!strcmp(a, "--trace")) {
+      NEED_VALUE();
+      o->trace = v;
+    } else if (!strcmp(a, "--latency")) {
+      NEED_NUMBER(64);
+      if (n == 0) {
+        fprintf(stderr, "sgpu-sim: --latency must be >= 1\n");
+        return -1;
+      }
+      o->cfg.mem_latency = (uint32_t)n;
+    } else if (!strcmp(a, "--stall")) {
+      NEED_NUMBER(99);
+      o->cfg.stall_percent = (uint32_t)n;
+    } else if (!strcmp(a, "--seed")) {
+      NEED_NUMBER(UINT32_MAX);
+      o->cfg.seed = (uint32_t)n;
+    } else if (!strcmp(a, "--listen")) {
+      NEED_VALUE();
+      o->listen = v;
+    } else if (!strcmp(a, "--quiet")) {
+      o->quiet = 1;
+    } else {
+      fprintf(stderr, "sgpu-sim: unknown option '%s' (see --help)\n", a);
+      return -1;
+    }
+#undef NEED_NUMBER
+#undef NEED_VALUE
+  }
+  if (o->screenshot && !o->window) {
+    fprintf(stderr, "sgpu-sim: --screenshot needs --window\n");
+    return -1;
+  }
+  if (o->tiny && !o->pattern) {
+    fprintf(stderr, "sgpu-sim: --tiny needs --pattern\n");
+    return -1;
+  }
+  if (!o->scale) o->scale = o->tiny ? 8 : 1;
+  if (!o->window && !o->cycles && !o->frames) o->frames = 1;
+  o->cfg.trace_path = o->trace;
+  return 0;
+}
+
+/* The colour of test-pattern pixel (x, y) of a w x h frame, RGB888: eight
+ * vertical colour bars over the top three quarters, a grey ramp below. */
+void sgpu_sim_pattern_rgb(uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t rgb[3]);
+void sgpu_sim_pattern_rgb(uint32_t x, uint32_t y, uint32_t w, uint32_t h, uint8_t rgb[3]) {
+  if (y < h * 3 / 4) {
+    static const uint8_t bars[8] = {7, 6, 3, 2, 5, 4, 1, 0}; /* bit 2 R, 1 G, 0 B */
+    uint8_t c = bars[x * 8 / w];
+    rgb[0] = (c & 4) ? 0xFF : 0;
+    rgb[1] = (c & 2) ? 0xFF : 0;
+    rgb[2] = (c & 1) ? 0xFF : 0;
+  } else {
+    uint8_t g = (uint8_t)(x * 32 / w * 8); /* 32 steps, exact in RGB565 */
+    rgb[0] = rgb[1] = rgb[2] = g;
+  }
+}
+
+static uint16_t rgb565(const uint8_t c[3]) {
+  return (uint16_t)(((c[0] >> 3) << 11) | ((c[1] >> 2) << 5) | (c[2] >> 3));
+}
+
+/* Draw the pattern into GPU memory through the host port and show it. */
+static int setup_pattern(sgpu_sim *sim, int tiny) {
+  const uint32_t w = tiny ? SGPU_TIMING_TINY_H_ACTIVE : SGPU_TIMING_VGA_H_ACTIVE;
+  const uint32_t h = tiny ? SGPU_TIMING_TINY_V_ACTIVE : SGPU_TIMING_VGA_V_ACTIVE;
+  const uint32_t pitch = w * 2;
+  uint16_t *line = malloc(pitch);
+  if (!line) return -1;
+  for (uint32_t y = 0; y < h; y++) {
+    for (uint32_t x = 0; x < w; x++) {
+      uint8_t c[3];
+      sgpu_sim_pattern_rgb(x, y, w, h, c);
+      line[x] = rgb565(c);
+    }
+    if (sgpu_sim_mem_write(sim, PATTERN_FB + y * pitch, line, pitch) != 0) {
+      free(line);
+      return -1;
+    }
+  }
+  free(line);
+  uint32_t ctl = (1u << SGPU_DISP_ENABLE_SHIFT) | (SGPU_HW_FORMAT_RGB565 << SGPU_DISP_FORMAT_SHIFT) |
+                 ((tiny ? 1u : 0u) << SGPU_DISP_TINY_SHIFT);
+  if (sgpu_sim_reg_write(sim, SGPU_SOURCE_REG(0, SGPU_SREG_DISP_BASE), PATTERN_FB) ||
+      sgpu_sim_reg_write(sim, SGPU_SOURCE_REG(0, SGPU_SREG_DISP_PITCH), pitch) ||
+      sgpu_sim_reg_write(sim, SGPU_SOURCE_REG(0, SGPU_SREG_DISP_CONTROL), ctl))
+    return -1;
+  return 0;
+}
+
+static int write_png(const char *path, const sgpu_sim_frame *f) {
+  FILE *fp = fopen(path, "wb");
+  if (!fp) {
+    fprintf(stderr, "sgpu-sim: %s: %s\n", path, strerror(errno));
+    return -1;
+  }
+  png_structp png = png_create_write_struct(PNG_LIBPNG_VER_STRING, NULL, NULL, NULL);
+  png_infop info = png ? png_create_info_struct(png) : NULL;
+  if (!png || !info || setjmp(png_jmpbuf(png))) {
+    png_destroy_write_struct(&png, &info);
+    fclose(fp);
+    fprintf(stderr, "sgpu-sim: %s: PNG write failed\n", path);
+    return -1;
+  }
+  png_init_io(png, fp);
+  png_set_IHDR(png, info, f->width, f->height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+               PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
+  png_write_info(png, info);
+  for (uint32_t y = 0; y < f->height; y++) png_write_row(png, (png_const_bytep)(f->rgb + (size_t)y * f->width * 3));
+  png_write_end(png, NULL);
+  png_destroy_write_struct(&png, &info);
+  if (fclose(fp) != 0) return -1;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- window */
+typedef struct view {
+  SDL_Window *win;
+  int w, h; /* window size in pixels */
+  int scale;
+} view;
+
+static int view_open(view *v, int scale, int fw, int fh) {
+  if (SDL_Init(SDL_INIT_VIDEO) != 0) {
+    fprintf(stderr, "sgpu-sim: SDL_Init: %s\n", SDL_GetError());
+    return -1;
+  }
+  v->scale = scale;
+  v->w = fw * scale;
+  v->h = fh * scale;
+  v->win = SDL_CreateWindow("sgpu-sim: source 0", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED,
+                            v->w, v->h, 0);
+  if (!v->win) {
+    fprintf(stderr, "sgpu-sim: SDL_CreateWindow: %s\n", SDL_GetError());
+    SDL_Quit();
+    return -1;
+  }
+  return 0;
+}
+
+/* Show a frame, scaled by nearest neighbour (the window grows with it). */
+static int view_show(view *v, const sgpu_sim_frame *f) {
+  if (!f->width || !f->height) return 0;
+  const int w = (int)f->width * v->scale, h = (int)f->height * v->scale;
+  if (w != v->w || h != v->h) {
+    SDL_SetWindowSize(v->win, w, h);
+    v->w = w;
+    v->h = h;
+  }
+  SDL_Surface *ws = SDL_GetWindowSurface(v->win);
+  if (!ws) return -1;
+  SDL_Surface *fs = SDL_CreateRGBSurfaceWithFormatFrom((void *)f->rgb, (int)f->width, (int)f->height,
+                                                       24, (int)f->width * 3, SDL_PIXELFORMAT_RGB24);
+  if (!fs) return -1;
+  SDL_Rect dst = {0, 0, w, h};
+  int r = SDL_BlitScaled(fs, NULL, ws, &dst);
+  SDL_FreeSurface(fs);
+  if (r == 0) r = SDL_UpdateWindowSurface(v->win);
+  return r ? -1 : 0;
+}
+
+/* 1 when the user closed the window. */
+static int view_poll(void) {
+  SDL_Event e;
+  while (SDL_PollEvent(&e))
+    if (e.type == SDL_QUIT ||
+        (e.type == SDL_WINDOWEVENT && e.window.event == SDL_WINDOWEVENT_CLOSE))
+      return 1;
+  return 0;
+}
+
+static int view_screenshot(view *v, const char *path) {
+  SDL_Surface *ws = SDL_GetWindowSurface(v->win);
+  if (!ws || SDL_SaveBMP(ws, path) != 0) {
+    fprintf(stderr, "sgpu-sim: screenshot %s: %s\n", path, SDL_GetError());
+    return -1;
+  }
+  return 0;
+}
+
+static void view_close(view *v) {
+  if (v->win) SDL_DestroyWindow(v->win);
+  SDL_Quit();
+}
+
+/* ---------------------------------------------------------------- TCP */
+/* The framed host-bridge protocol of DESIGN section 7 (sync, sequence
+ * number, CRC, ack/nak, bursts, event frames) goes here: accept one client
+ * on the port, apply its reads and writes with sgpu_sim_reg_* and
+ * sgpu_sim_mem_*, run the clock between frames and send interrupt events. */
+static int serve_tcp(sgpu_sim *sim, const char *port) {
+  (void)sim;
+  fprintf(stderr, "sgpu-sim: --listen %s: the TCP server is not implemented yet\n", port);
+  return 2;
+}
+
+int main(int argc, char **argv) {
+  options o;
+  if (parse_args(argc, argv, &o) != 0) return 2;
+  sgpu_sim *sim = sgpu_sim_create(&o.cfg);
+  if (!sim) {
+    fprintf(stderr, "sgpu-sim: cannot create the model%s%s\n", o.trace ? " or open trace " : "",
+            o.trace ? o.trace : "");
+    return 1;
+  }
+  int rc = 0;
+  if (o.listen) {
+    rc = serve_tcp(sim, o.listen);
+    sgpu_sim_destroy(sim);
+    return rc;
+  }
+  if (o.pattern && setup_pattern(sim, o.tiny) != 0) {
+    fprintf(stderr, "sgpu-sim: host port did not answer while drawing the pattern\n");
+    sgpu_sim_destroy(sim);
+    return 1;
+  }
+  view v = {0};
+  if (o.window) {
+    int fw = o.tiny ? SGPU_TIMING_TINY_H_ACTIVE : SGPU_TIMING_VGA_H_ACTIVE;
+    int fh = o.tiny ? SGPU_TIMING_TINY_V_ACTIVE : SGPU_TIMING_VGA_V_ACTIVE;
+    if (view_open(&v, o.scale, fw, fh) != 0) {
+      sgpu_sim_destroy(sim);
+      return 1;
+    }
+  }
+  const uint64_t start = sgpu_sim_cycle(sim);
+  uint64_t shown = 0, seen_frames = 0, first_frame = 0;
+  sgpu_sim_frame f;
+  int closed = 0;
+  for (;;) {
+    uint64_t ran = sgpu_sim_cycle(sim) - start;
+    if (o.cycles && ran >= o.cycles) break;
+    uint64_t chunk = 1024;
+    if (o.cycles && o.cycles - ran < chunk) chunk = o.cycles - ran;
+    sgpu_sim_run(sim, chunk, 0);
+    sgpu_sim_last_frame(sim, 0, &f);
+    if (f.frame_number && !first_frame) first_frame = f.frame_number;
+    if (f.frame_number != shown) {
+      shown = f.frame_number;
+      seen_frames++;
+      if (o.window && view_show(&v, &f) != 0) {
+        fprintf(stderr, "sgpu-sim: window update failed: %s\n", SDL_GetError());
+        rc = 1;
+        break;
+      }
+    }
+    if (o.window && view_poll()) {
+      closed = 1;
+      break;
+    }
+    if (o.frames && seen_frames >= o.frames) break;
+  }
+  sgpu_sim_last_frame(sim, 0, &f);
+  if (!o.quiet) {
+    printf("cycles %" PRIu64 "\n", sgpu_sim_cycle(sim));
+    printf("frames %" PRIu64 "\n", f.frame_number);
+    if (f.frame_number)
+      printf("source0 %ux%u h_total %u v_total %u hsync %u vsync_lines %u\n", f.width, f.height,
+             f.h_total, f.v_total, f.hsync_width, f.vsync_lines);
+    if (closed) printf("window closed\n");
+  }
+  if (rc == 0 && o.png) {
+    if (!f.frame_number) {
+      fprintf(stderr, "sgpu-sim: --png: no complete frame was captured\n");
+      rc = 1;
+    } else if (write_png(o.png, &f) != 0) {
+      rc = 1;
+    }
+  }
+  if (o.window) {
+    if (rc == 0 && o.screenshot && view_screenshot(&v, o.screenshot) != 0) rc = 1;
+    view_close(&v);
+  }
+  sgpu_sim_destroy(sim);
+  return rc;
+}
