@@ -1,1 +1,133 @@
-# host fragment
+# host fragment: libsgpu (static + shared + pkg-config), the sgpu CLI, the
+# examples (host/examples/<name>.c -> sgpu-<name>), the host tests and
+# `make install`.  Wildcards, so new files are picked up without edits here.
+
+SIM_LIB    ?= $(BUILD)/sim/libsgpu_sim.a
+SIM_LDLIBS ?= -lstdc++ -lz -lpthread
+
+HOST_INC     := -I$(GEN) -Ihost/include -Isim
+HOST_CFLAGS  := $(WARN) $(CSTD) -D_DEFAULT_SOURCE $(HOST_INC)
+HOST_LDLIBS  := $(SIM_LDLIBS) -lpng -lpthread -lm
+HOST_HDRS    := $(wildcard host/include/*.h) $(HW_H) sim/sgpu_sim.h
+
+HOST_SRCS      := $(sort $(wildcard host/src/*.c))
+HOST_OBJS      := $(patsubst host/src/%.c,$(BUILD)/host/obj/%.o,$(HOST_SRCS))
+HOST_ASAN_OBJS := $(patsubst host/src/%.c,$(BUILD)/asan/host/%.o,$(HOST_SRCS))
+HOST_INT_HDRS  := $(wildcard host/src/*.h)
+
+HOST_LIB_A  := $(BUILD)/lib/libsgpu.a
+HOST_LIB_SO := $(BUILD)/lib/libsgpu.so
+HOST_PC     := $(BUILD)/lib/sgpu.pc
+HOST_CLI    := $(BUILD)/bin/sgpu
+HOST_CLI_SRCS := $(sort $(wildcard host/cli/*.c))
+HOST_EXAMPLE_SRCS := $(sort $(wildcard host/examples/*.c))
+HOST_EXAMPLES := $(patsubst host/examples/%.c,$(BUILD)/bin/sgpu-%,$(HOST_EXAMPLE_SRCS))
+
+.SECONDARY: $(HOST_OBJS) $(HOST_ASAN_OBJS)
+
+$(BUILD)/host/obj/%.o: host/src/%.c $(HOST_HDRS) $(HOST_INT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(OPT) -fPIC -c -o $@ $<
+
+$(BUILD)/asan/host/%.o: host/src/%.c $(HOST_HDRS) $(HOST_INT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -O1 -g $(SAN) -c -o $@ $<
+
+# The static library carries the simulation model too, so that an installed
+# libsgpu.a / libsgpu.so is usable alone (plus its system libraries).
+$(HOST_LIB_A): $(HOST_OBJS) $(SIM_LIB)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	{ echo "create $@"; echo "addlib $(SIM_LIB)"; \
+	  for o in $(HOST_OBJS); do echo "addmod $$o"; done; echo save; echo end; } | ar -M
+	ranlib $@
+
+$(HOST_LIB_SO): $(HOST_OBJS) $(SIM_LIB)
+	@mkdir -p $(dir $@)
+	$(CC) -shared -Wl,-soname,libsgpu.so -o $@ $(HOST_OBJS) \
+	  -Wl,--whole-archive $(SIM_LIB) -Wl,--no-whole-archive $(HOST_LDLIBS)
+
+define HOST_PC_TEXT
+prefix=$(1)
+libdir=$${prefix}/lib
+includedir=$${prefix}/include
+
+Name: sgpu
+Description: host driver library of the sgpu soft-GPU (with its in-process simulation model)
+Version: $(SGPU_VERSION)
+Libs: -L$${libdir} -lsgpu -lpng -lstdc++ -lz -lpthread -lm
+
+Cflags: -I$${includedir}
+endef
+SGPU_VERSION := $(shell sed -n 's/^VERSION_MAJOR *= *//p' tools/hwspec.py).$(shell sed -n 's/^VERSION_MINOR *= *//p' tools/hwspec.py).0
+
+# $(file) is expanded before the recipe runs, so the folder must exist first.
+$(HOST_PC): host/host.mk tools/hwspec.py | $(dir $(HOST_PC))
+	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX)))
+	@true
+$(dir $(HOST_PC)):
+	mkdir -p $@
+
+ifneq ($(HOST_CLI_SRCS),)
+$(HOST_CLI): $(HOST_CLI_SRCS) $(HOST_LIB_A) $(HOST_HDRS) $(wildcard host/cli/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Ihost/cli $(OPT) -o $@ $(HOST_CLI_SRCS) $(HOST_LIB_A) $(HOST_LDLIBS)
+ALL_TARGETS += $(HOST_CLI)
+endif
+
+$(BUILD)/bin/sgpu-%: host/examples/%.c $(HOST_LIB_A) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(OPT) -o $@ $< $(HOST_LIB_A) $(HOST_LDLIBS)
+
+ALL_TARGETS += $(HOST_LIB_A) $(HOST_PC) $(HOST_EXAMPLES)
+# The shared library needs the model's objects compiled position-independent
+# (-fPIC); the sim fragment sets SIM_PIC := 1 once they are.
+ifeq ($(SIM_PIC),1)
+ALL_TARGETS += $(HOST_LIB_SO)
+HOST_INSTALL_SO := $(HOST_LIB_SO)
+endif
+
+# ---------------------------------------------------------------- tests
+# tests/host/test_*.c: one cmocka program each, built with sanitizers
+# against the sanitizer build of the library and the model.
+# tests/host/test_*.sh: shell tests; a wrapper in $(BUILD)/tests/host runs
+# each with SGPU_BIN (built programs) and SGPU_TEST_BIN (test helpers) set.
+HOST_TEST_C_SRCS  := $(sort $(wildcard tests/host/test_*.c))
+HOST_TEST_SH_SRCS := $(sort $(wildcard tests/host/test_*.sh))
+HOST_TEST_C   := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_TEST_C_SRCS))
+HOST_TEST_SH  := $(patsubst tests/host/%.sh,$(BUILD)/tests/host/%.sh,$(HOST_TEST_SH_SRCS))
+HOST_TEST_HDRS := $(wildcard tests/host/*.h)
+# Helper programs for the shell tests (no sanitizers: valgrind runs them).
+HOST_BENCH_SRCS := $(sort $(wildcard tests/host/bench_*.c))
+HOST_BENCHES  := $(patsubst tests/host/%.c,$(BUILD)/tests/host/%,$(HOST_BENCH_SRCS))
+.SECONDARY: $(HOST_BENCHES)
+
+$(BUILD)/tests/host/test_%: tests/host/test_%.c $(HOST_ASAN_OBJS) $(SIM_LIB) $(HOST_HDRS) $(HOST_TEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Itests/host -O1 -g $(SAN) -o $@ $< $(HOST_ASAN_OBJS) $(SIM_LIB) \
+	  -lcmocka $(HOST_LDLIBS)
+
+$(BUILD)/tests/host/bench_%: tests/host/bench_%.c $(HOST_LIB_A) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(OPT) -o $@ $< $(HOST_LIB_A) $(HOST_LDLIBS)
+
+$(BUILD)/tests/host/test_%.sh: tests/host/test_%.sh $(HOST_BENCHES) $(HOST_LIB_A) \
+    $(if $(HOST_CLI_SRCS),$(HOST_CLI)) $(HOST_EXAMPLES)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nSGPU_BIN=%s SGPU_TEST_BIN=%s SGPU_ROOT=%s exec bash %s "$$@"\n' \
+	  '$(abspath $(BUILD)/bin)' '$(abspath $(BUILD)/tests/host)' '$(abspath .)' \
+	  '$(abspath $<)' >$@
+	chmod +x $@
+
+TESTS += $(HOST_TEST_C) $(HOST_TEST_SH)
+
+# ---------------------------------------------------------------- install
+DESTDIR ?=
+install: $(HOST_LIB_A) $(HOST_INSTALL_SO) $(if $(HOST_CLI_SRCS),$(HOST_CLI)) $(HOST_EXAMPLES)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(HOST_LIB_A) $(DESTDIR)$(PREFIX)/lib/libsgpu.a
+	$(if $(HOST_INSTALL_SO),install -m 755 $(HOST_LIB_SO) $(DESTDIR)$(PREFIX)/lib/libsgpu.so)
+	install -m 644 host/include/*.h $(HW_H) $(DESTDIR)$(PREFIX)/include/
+	$(file >$(BUILD)/lib/sgpu-install.pc,$(call HOST_PC_TEXT,$(PREFIX)))
+	install -m 644 $(BUILD)/lib/sgpu-install.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/sgpu.pc
+	for b in $(BUILD)/bin/*; do [ -f "$$b" ] && install -m 755 "$$b" $(DESTDIR)$(PREFIX)/bin/; done; true

@@ -1,0 +1,267 @@
+/* main.c — `sgpu`, the command-line tool of the sgpu soft-GPU. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+typedef struct command {
+  const char *name;
+  int (*run)(cli *c, int argc, char **argv);
+  bool device; /* takes the common device set-up options */
+  const char *summary;
+  const char *help;
+} command;
+
+static const command commands[] = {
+    {"info", cmd_info, true, "show the device: versions, nodes, sources, memory, display modes",
+     "usage: sgpu [--device URI] [--json] info [SET-UP OPTIONS]\n"
+     "\nQuery the device (sgpu_query_info) and print its transport, hardware and\n"
+     "firmware versions, capabilities, memory segments and display modes.\n"},
+    {"submit", cmd_submit, true, "submit command files, wait for their fences, print fences/cycles/events",
+     "usage: sgpu [--device URI] [--json] submit [OPTIONS] FILE...\n"
+     "\nSubmit each FILE (command-stream assembly text, or binary little-endian\n"
+     "words: a .bin name or any non-text byte selects binary) as one DMA buffer\n"
+     "with sgpu_submit_command(), wait for its fence and print the fence, the\n"
+     "simulated cycles it took and the events it raised.  Several files are\n"
+     "submitted in order with increasing fence ids.\n"
+     "\noptions:\n"
+     "  --node N          ring (node ordinal) to submit to (default 0)\n"
+     "  --fence ID        submission fence id of the first file (default 1)\n"
+     "  --flags LIST      submit flags: comma-separated names (paging, present,\n"
+     "                    redirected_present, null_rendering, flip, flip_with_no_wait,\n"
+     "                    context_switch, resubmission, virtual_machine_data) or 0xNN\n"
+     "  --interval N      flip interval 0..5 with --flags flip (default 1)\n"
+     "  --segment S       where the buffer lives: 0 host memory staged by the library\n"
+     "                    (default), 1 local video memory, 2 aperture; with 1 or 2,\n"
+     "                    labels in the file are the buffer's GPU addresses\n"
+     "  --timeout MS      simulated milliseconds to wait for each fence (default 200)\n"
+     "  --no-wait         submit without waiting for the fences\n"
+     "  --text, --binary  force the input format\n"
+     "  (--source S selects the display source of a flip)\n"},
+    {"asm", cmd_asm, false, "assemble command-stream text into binary words",
+     "usage: sgpu asm [--base ADDR] IN [-o OUT]\n"
+     "\nAssemble IN ('-' = stdin) into little-endian 32-bit words written to OUT\n"
+     "(default: IN with its extension replaced by .bin; '-' = stdout).  Errors\n"
+     "name FILE:LINE:COLUMN.  --base is the GPU address of the first word for\n"
+     "labels (default 0; a .org in the file overrides it).\n"
+     "\nsyntax: one packet per line, `;` or `#` comments, `label:`, `.org ADDR`,\n"
+     "`.word V, ...`, `.equ NAME, V`; numbers decimal, 0x hex or 0b binary;\n"
+     "expressions with + - * / % << >> & | ^ ~ ( ).  Packets:\n"
+     "  nop [WORD, ...]                 indirect ADDR, LEN [, fence=ID] [, skip]\n"
+     "  fence ADDR, VALUE [, irq]       write_data ADDR, WORD [, WORD ...]\n"
+     "  wait_mem ADDR [, mask=M] [, ref=R] [, func=eq|ne|lt|le|gt|ge|geq_wrap]\n"
+     "  wait_vsync SOURCE               wait_scanline SOURCE, FIRST, LAST\n"
+     "  fill DST, PITCH, WIDTH_BYTES, HEIGHT, PATTERN\n"
+     "  copy DST, DST_PITCH, SRC, SRC_PITCH, WIDTH_BYTES, HEIGHT\n"
+     "  flip SOURCE, ADDR [, interval=0..5] [, nowait]\n"
+     "  context ID, BASE, SIZE          timestamp ADDR\n"},
+    {"disasm", cmd_disasm, false, "disassemble binary words into command-stream text",
+     "usage: sgpu disasm [--base ADDR] [--addresses] IN [-o OUT]\n"
+     "\nDisassemble the little-endian words of IN ('-' = stdin) to text on stdout\n"
+     "(or OUT).  Assembling the text gives back exactly the same words; words\n"
+     "that are not a well-formed packet come out as `.word`.  --addresses ends\n"
+     "each line with a comment giving its address (from --base, default 0).\n"},
+    {"flip", cmd_flip, true, "flip the display to a buffer at vsync and report when it took effect",
+     "usage: sgpu [--device URI] [--json] flip [OPTIONS] [SET-UP OPTIONS]\n"
+     "\nSubmit a Flip (or FlipWithNoWait) submission holding one FLIP packet, wait\n"
+     "for its fence and print the scanout address, vblank and flip counters.\n"
+     "Without --mode a 320x240 RGB565 mode is set first (fresh sim chip).\n"
+     "\noptions:\n"
+     "  --address ADDR    buffer to show (default FB1, the second framebuffer)\n"
+     "  --interval N      0..5 (D3DDDI_FLIPINTERVAL_TYPE; default 1)\n"
+     "  --nowait          FlipWithNoWait: queue the flip and go on\n"
+     "  --node N          ring to submit to (default 0)\n"},
+    {"fence", cmd_fence, true, "show the fence state of every node",
+     "usage: sgpu [--device URI] [--json] fence [--node N] [SET-UP OPTIONS]\n"
+     "\nPrint the last submitted and completed fence ids (64-bit), pending\n"
+     "submissions and fault state of each node (or of --node N).  On a fresh sim\n"
+     "chip use --run FILE to have something to show.\n"},
+    {"events", cmd_events, true, "print interrupt events (DMA_COMPLETED, DMA_FAULTED, CRTC_VSYNC, ...)",
+     "usage: sgpu [--device URI] [--json] events [OPTIONS] [SET-UP OPTIONS]\n"
+     "\nPrint the events the device raised (those of --run files included).\n"
+     "\noptions:\n"
+     "  --wait MS         wait up to MS simulated milliseconds for each further event\n"
+     "                    (default 0, or 100 with --vsync)\n"
+     "  --count N         stop after N events\n"
+     "  --vsync           enable CRTC_VSYNC events of --source (needs a display mode)\n"},
+    {"screenshot", cmd_screenshot, true, "capture a frame from the display as PNG",
+     "usage: sgpu [--device URI] [--json] screenshot [SET-UP OPTIONS] OUT.png\n"
+     "\nCapture the next complete frame the display emits (from the video outputs,\n"
+     "as a monitor sees it) and write it as an RGB PNG.  Prints size, frame\n"
+     "number, scanout address and a CRC-32 of the pixels.  With a fresh sim chip,\n"
+     "draw first: e.g. `sgpu screenshot --mode 320x240 --run draw.s out.png`\n"
+     "where draw.s uses FB0/FB_PITCH.  Without --mode and with the display off,\n"
+     "a 320x240 mode is set.\n"},
+    {"ring", cmd_ring, true, "decode the ring of a node from rptr to wptr",
+     "usage: sgpu [--device URI] [--json] ring [OPTIONS] [SET-UP OPTIONS]\n"
+     "\nRead the ring buffer of a node and disassemble the packets between the\n"
+     "read pointer and the write pointer, with their addresses, like a ring dump\n"
+     "tool.\n"
+     "\noptions:\n"
+     "  --node N          node (default 0)\n"
+     "  --all             decode from the start of the ring to wptr instead\n"
+     "                    (the history, as long as the ring has not wrapped)\n"
+     "  --follow          also decode the buffers INDIRECT packets point to\n"
+     "  --pending         submit the --run files without waiting, so that their\n"
+     "                    ring entries may still be pending\n"},
+    {"peek", cmd_peek, true, "read GPU memory or registers",
+     "usage: sgpu [--device URI] [--json] peek [SET-UP OPTIONS] ADDR [N]\n"
+     "\nRead N (default 1) 32-bit words at ADDR: a GPU memory byte address\n"
+     "(4-byte aligned) or a register `reg:NAME`, `reg:NAME@INDEX` (INDEX = node\n"
+     "of a node register, source of a display register) or `reg:0xOFFSET`.\n"
+     "Register names are those of sgpu_hw.h without prefix: ID, VERSION, CAPS,\n"
+     "MEM_SIZE, INT_STATUS, CYCLE_LO, SCRATCH, RING_RPTR, LAST_FENCE, STATUS,\n"
+     "FAULT_REASON, DISP_BASE, DISP_VBLANK_COUNT, ...\n"},
+    {"poke", cmd_poke, true, "write GPU memory or registers",
+     "usage: sgpu [--device URI] [--json] poke [SET-UP OPTIONS] ADDR VALUE...\n"
+     "\nWrite the 32-bit VALUEs to consecutive words at ADDR (as for peek) and\n"
+     "print what reads back.  On the sim device the chip lives only for this run.\n"},
+};
+
+static const command *find_command(const char *name) {
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    if (strcmp(commands[i].name, name) == 0) return &commands[i];
+  return NULL;
+}
+
+static void usage(FILE *f) {
+  fputs("usage: sgpu [--device URI] [--json] COMMAND [ARGS]\n"
+        "       sgpu COMMAND --help\n"
+        "\nThe command-line tool of the sgpu soft-GPU (libsgpu).\n"
+        "\ncommands:\n",
+        f);
+  for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
+  fputs("\noptions:\n"
+        "  --device URI, -d URI  device (default \"sim\"): sim, sim:video=tiny,latency=N,...,\n"
+        "                        tcp:HOST:PORT, serial:/dev/ttyUSBn[@BAUD], usb[:VID:PID]\n"
+        "  --json                machine-readable output: one JSON object on stdout\n"
+        "                        (on failure {\"error\": MESSAGE, \"exit\": CODE})\n"
+        "  --help, -h            this text; `sgpu COMMAND --help` for a command\n"
+        "  --version             print the version\n"
+        "\nEach run with the sim device starts a fresh chip: device commands take\n"
+        "--mode, --source and --run FILE to set up state first (see their --help).\n"
+        "\nexit codes:\n"
+        "  0  success\n"
+        "  1  usage: bad command line (unknown command or option, bad number or URI)\n"
+        "  2  bad input file: unreadable, bad assembly (FILE:LINE:COLUMN named), bad binary\n"
+        "  3  device error: cannot open the device, transport or library failure\n"
+        "  4  GPU fault or timeout: a submission faulted or its fence did not arrive\n"
+        "  5  submission rejected by the library's validation (DESIGN section 3 rules)\n",
+        f);
+}
+
+static void finish_json(cli *c, char **bufp, size_t *lenp, int rc) {
+  if (!c->json) return;
+  fflush(c->out);
+  char *buf = *bufp;
+  size_t len = *lenp;
+  if (c->json_error) {
+    json j;
+    json_begin(&j, stdout);
+    json_obj(&j, NULL);
+    json_str(&j, "error", c->json_message);
+    json_i64(&j, "exit", c->json_exit);
+    json_end_obj(&j);
+    json_finish(&j);
+  } else if (len) {
+    fwrite(buf, 1, len, stdout);
+  } else {
+    printf("{\"exit\":%d}\n", rc);
+  }
+  fflush(stdout);
+}
+
+int main(int argc, char **argv) {
+  cli c;
+  memset(&c, 0, sizeof c);
+  c.prog = "sgpu";
+  c.out = stdout;
+  int i = 1;
+  for (; i < argc; i++) {
+    const char *a = argv[i];
+    const char *v;
+    int m;
+    if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+      usage(stdout);
+      return EXIT_OK;
+    }
+    if (strcmp(a, "--version") == 0) {
+      printf("sgpu %u.%u (hardware interface %u.%u)\n", SGPU_HW_VERSION_MAJOR,
+             SGPU_HW_VERSION_MINOR, SGPU_HW_VERSION_MAJOR, SGPU_HW_VERSION_MINOR);
+      return EXIT_OK;
+    }
+    if (strcmp(a, "--json") == 0) {
+      c.json = true;
+      continue;
+    }
+    if (strcmp(a, "-d") == 0) {
+      if (i + 1 >= argc) return cli_fail(&c, EXIT_USAGE, "-d needs a device URI");
+      c.uri = argv[++i];
+      continue;
+    }
+    if ((m = cli_opt(&c, argc, argv, &i, "--device", &v))) {
+      if (m < 0) return EXIT_USAGE;
+      c.uri = v;
+      continue;
+    }
+    if (a[0] == '-') {
+      fprintf(stderr, "sgpu: unknown option '%s' (see sgpu --help)\n", a);
+      return EXIT_USAGE;
+    }
+    break;
+  }
+  if (i >= argc) {
+    fprintf(stderr, "sgpu: no command given (see sgpu --help)\n");
+    return EXIT_USAGE;
+  }
+  const command *cmd = find_command(argv[i]);
+  if (!cmd) {
+    fprintf(stderr, "sgpu: unknown command '%s' (see sgpu --help)\n", argv[i]);
+    return EXIT_USAGE;
+  }
+  c.cmd = cmd->name;
+  int cargc = argc - i;
+  char **cargv = argv + i;
+  /* --json is accepted after the command too. */
+  for (int k = 1; k < cargc;) {
+    if (strcmp(cargv[k], "--") == 0) break;
+    if (strcmp(cargv[k], "--json") == 0) {
+      c.json = true;
+      memmove(&cargv[k], &cargv[k + 1], (size_t)(cargc - k - 1) * sizeof *cargv);
+      cargc--;
+      continue;
+    }
+    k++;
+  }
+  for (int k = 1; k < cargc; k++) {
+    if (strcmp(cargv[k], "--") == 0) break;
+    if (strcmp(cargv[k], "--help") == 0 || strcmp(cargv[k], "-h") == 0) {
+      fputs(cmd->help, stdout);
+      if (cmd->device) {
+        fputc('\n', stdout);
+        fputs(cli_common_help(), stdout);
+      }
+      return EXIT_OK;
+    }
+  }
+  char *buf = NULL;
+  size_t len = 0;
+  if (c.json) {
+    c.out = open_memstream(&buf, &len);
+    if (!c.out) {
+      fprintf(stderr, "sgpu: out of memory\n");
+      return EXIT_DEVICE;
+    }
+  }
+  int rc = cmd->run(&c, cargc, cargv);
+  cli_close(&c);
+  finish_json(&c, &buf, &len, rc);
+  if (c.json) {
+    fclose(c.out);
+    free(buf);
+  } else {
+    fflush(stdout);
+  }
+  return rc;
+}

@@ -1,0 +1,459 @@
+/* sgpu.h — libsgpu, the host driver of the sgpu soft-GPU.
+ *
+ * The library plays the role of a WDDM kernel-mode display driver: it takes
+ * submissions shaped like DXGKARG_SUBMITCOMMAND, validates every field and
+ * every packet, turns them into ring packets, rings the doorbell and reports
+ * fences, faults and vsyncs as events.
+ *
+ * Conventions (libusb style):
+ *   - opaque handles (sgpu_device, sgpu_context), `sgpu_` prefix;
+ *   - every function returning int returns 0 (or a count >= 0) on success and
+ *     a negative sgpu_error code on failure; sgpu_strerror() names every code
+ *     and sgpu_last_error() gives a one-line detail (offset, field, reason);
+ *   - no global mutable state; each device is thread-safe (one mutex);
+ *   - on error nothing reaches the hardware.
+ *
+ * Addresses: GPU addresses (segments 1 and 2) are the chip's 32-bit byte
+ * addresses.  Segment 0 (host system memory, managed by the library) hands
+ * out addresses at or above SGPU_HOST_ADDRESS_BASE; they are accepted by
+ * sgpu_read/sgpu_write and as dma_buffer_physical_address with segment 0.
+ *
+ * Device URIs:
+ *   NULL or "sim"            in-process Verilator model (default)
+ *   "sim:OPT=V,OPT=V..."     options: latency=N (memory read latency, >= 1),
+ *                            stall=P (0..100 % memory refusals), seed=N,
+ *                            trace=FILE.vcd|FILE.fst, video=tiny|vga,
+ *                            watchdog=CYCLES (0 disables)
+ *   "tcp:HOST:PORT"          sgpu-sim server      (parsed; not built yet)
+ *   "serial:/dev/X[@BAUD]"   board over a UART    (parsed; not built yet)
+ *   "usb[:VID:PID[:SERIAL]]" board over FTDI/USB  (parsed; not built yet)
+ */
+#ifndef SGPU_H
+#define SGPU_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sgpu_hw.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------ errors */
+typedef enum sgpu_error {
+  SGPU_SUCCESS = 0,
+  /* general */
+  SGPU_ERROR_INVALID_PARAM = -1,    /* NULL pointer or argument out of range */
+  SGPU_ERROR_NO_MEM = -2,           /* host memory allocation failed */
+  SGPU_ERROR_INVALID_URI = -3,      /* device URI malformed or unknown option */
+  SGPU_ERROR_NOT_SUPPORTED = -4,    /* transport or feature not built yet */
+  SGPU_ERROR_IO = -5,               /* transport failed (no answer, link error) */
+  SGPU_ERROR_NO_DEVICE = -6,        /* no sgpu answered (wrong ID register) */
+  SGPU_ERROR_TIMEOUT = -7,          /* timeout elapsed (simulated time on sim) */
+  SGPU_ERROR_INVALID_SEGMENT = -8,  /* segment id not 0, 1 or 2 */
+  SGPU_ERROR_OUT_OF_GPU_MEMORY = -9,/* no free range of that size in the segment */
+  SGPU_ERROR_INVALID_ADDRESS = -10, /* address range not inside a segment/allocation */
+  SGPU_ERROR_INVALID_ALIGNMENT = -11,/* alignment not a power of two (or too large) */
+  SGPU_ERROR_NOT_ALLOCATED = -12,   /* sgpu_free of an address that is not allocated */
+  SGPU_ERROR_INVALID_NODE = -13,    /* node ordinal >= number of nodes */
+  SGPU_ERROR_INVALID_SOURCE = -14,  /* display source >= number of sources */
+  SGPU_ERROR_INVALID_MODE = -15,    /* display mode not possible (size, format, pitch) */
+  SGPU_ERROR_INVALID_CONTEXT = -16, /* NULL or foreign context handle */
+  SGPU_ERROR_INVALID_WINDOW = -17,  /* context window outside GPU memory or misaligned */
+  SGPU_ERROR_NODE_FAULTED = -18,    /* node stopped on a fault; sgpu_reset_from_timeout() */
+  SGPU_ERROR_FENCE_NOT_SUBMITTED = -19, /* wait for a fence id never submitted */
+  SGPU_ERROR_DISPLAY_DISABLED = -20,/* capture from a source whose display is off */
+  SGPU_ERROR_CMDBUF_OVERFLOW = -21, /* command-buffer builder ran out of capacity */
+  SGPU_ERROR_CMDBUF_PARAM = -22,    /* builder argument out of its field's range */
+  SGPU_ERROR_PNG = -23,             /* PNG file could not be written */
+  SGPU_ERROR_BUSY = -24,            /* context still has work, or resource in use */
+
+  /* sgpu_submit_command field rules (DESIGN section 3), one code per rule */
+  SGPU_ERROR_SUBMIT_NULL_CONTEXT = -40,       /* context NULL without Paging */
+  SGPU_ERROR_SUBMIT_SEGMENT_ID = -41,         /* dma_buffer_segment_id not 0/1/2 */
+  SGPU_ERROR_SUBMIT_BUFFER_ADDRESS = -42,     /* buffer [address, +size) not in that segment */
+  SGPU_ERROR_SUBMIT_OFFSET_RANGE = -43,       /* start/end offset beyond dma_buffer_size */
+  SGPU_ERROR_SUBMIT_OFFSET_ALIGN = -44,       /* start/end offset/address not 4-byte aligned */
+  SGPU_ERROR_SUBMIT_OFFSET_ORDER = -45,       /* start offset > end offset */
+  SGPU_ERROR_SUBMIT_PRIVATE_DATA_RANGE = -46, /* private data slice outside its buffer / NULL */
+  SGPU_ERROR_SUBMIT_PRIVATE_DATA_START = -47, /* private start offset != 0 without Paging */
+  SGPU_ERROR_SUBMIT_SOURCE_WITHOUT_FLIP = -48,/* vidpn_source_id != 0 without Flip flags */
+  SGPU_ERROR_SUBMIT_SOURCE_RANGE = -49,       /* vidpn_source_id >= number of sources */
+  SGPU_ERROR_SUBMIT_INTERVAL_RANGE = -50,     /* flip_interval > 5 */
+  SGPU_ERROR_SUBMIT_INTERVAL_WITHOUT_FLIP = -51, /* flip_interval != 0 without Flip */
+  SGPU_ERROR_SUBMIT_RESERVED_FLAGS = -52,     /* reserved flag bits set */
+  SGPU_ERROR_SUBMIT_FLAG_CONFLICT = -53,      /* Flip+FlipWithNoWait, ContextSwitch+flip */
+  SGPU_ERROR_SUBMIT_ENGINE_ORDINAL = -54,     /* engine_ordinal != 0 */
+  SGPU_ERROR_SUBMIT_VIRTUAL_ADDRESS = -55,    /* dma_buffer_virtual_address != 0 */
+  SGPU_ERROR_SUBMIT_NODE_RANGE = -56,         /* node_ordinal >= number of nodes */
+  SGPU_ERROR_SUBMIT_NODE_MISMATCH = -57,      /* node_ordinal != the context's node */
+  SGPU_ERROR_SUBMIT_CONTEXT_SWITCH_LENGTH = -58, /* ContextSwitch with a non-empty range */
+  SGPU_ERROR_SUBMIT_FENCE_ORDER = -59,        /* submission_fence_id does not advance */
+  SGPU_ERROR_SUBMIT_FLIP_MISSING = -60,       /* Flip submission without a FLIP packet */
+  SGPU_ERROR_SUBMIT_FLIP_MISMATCH = -61,      /* FLIP packet disagrees with source/interval/no-wait */
+  SGPU_ERROR_SUBMIT_UNEXPECTED_FLIP = -62,    /* FLIP packet in a non-flip submission */
+  SGPU_ERROR_SUBMIT_TOO_LARGE = -63,          /* segment-0 range larger than the staging area */
+  SGPU_ERROR_SUBMIT_CONTEXT_DEVICE = -64,     /* context belongs to another device */
+
+  /* packet walk: what the hardware would fault on (FAULT_* of sgpu_hw.h) */
+  SGPU_ERROR_PACKET_ILLEGAL_OPCODE = -80,
+  SGPU_ERROR_PACKET_BAD_HEADER = -81,
+  SGPU_ERROR_PACKET_BAD_COUNT = -82,
+  SGPU_ERROR_PACKET_OVERRUN = -83,
+  SGPU_ERROR_PACKET_MISALIGNED = -84,
+  SGPU_ERROR_PACKET_OUT_OF_RANGE = -85,
+  SGPU_ERROR_PACKET_CONTEXT_WINDOW = -86,
+  SGPU_ERROR_PACKET_NESTING = -87,
+  SGPU_ERROR_PACKET_BAD_PARAM = -88,
+  SGPU_ERROR_PACKET_PRIVILEGED = -89,
+
+  /* sgpu_validate_submit_command rules */
+  SGPU_ERROR_VALIDATE_CONTEXT_COUNT = -100,   /* context_count 0 or > SGPU_MAX_BROADCAST_CONTEXT */
+  SGPU_ERROR_VALIDATE_CONTEXT_HANDLE = -101,  /* NULL or foreign handle in context[] */
+  SGPU_ERROR_VALIDATE_RESERVED_FLAGS = -102,  /* reserved validate flag bits set */
+  SGPU_ERROR_VALIDATE_COMMAND_RANGE = -103,   /* commands + command_length not in GPU memory */
+  SGPU_ERROR_VALIDATE_COMMAND_ALIGN = -104,   /* commands or command_length not 4-aligned */
+  SGPU_ERROR_VALIDATE_PRIVATE_DATA = -105,    /* private_driver_data NULL with a size */
+  SGPU_ERROR_VALIDATE_UMD_PRIVATE_SIZE = -106,/* umd_private_data_size > private_driver_data_size */
+  SGPU_ERROR_VALIDATE_FENCE_PASSED = -107     /* hw_queue_progress_fence_id already passed */
+} sgpu_error;
+
+/* Static one-line description of any code (library and assembler codes). */
+const char *sgpu_strerror(int code);
+
+/* ------------------------------------------------------------ device */
+typedef struct sgpu_device sgpu_device;
+typedef struct sgpu_context sgpu_context;
+
+int sgpu_open(const char *uri, sgpu_device **dev);
+/* Same, and on failure a one-line reason in msg (NUL-terminated, truncated). */
+int sgpu_open_detail(const char *uri, sgpu_device **dev, char *msg, size_t msg_size);
+void sgpu_close(sgpu_device *dev);
+
+/* One-line detail of the last error on this device ("" if none).  The text
+ * stays valid until the next call on the device from the same thread. */
+const char *sgpu_last_error(sgpu_device *dev);
+
+/* Segments. */
+#define SGPU_SEGMENT_SYSTEM 0u   /* host system memory, managed by the library */
+#define SGPU_SEGMENT_LOCAL 1u    /* local video memory */
+#define SGPU_SEGMENT_APERTURE 2u /* aperture */
+#define SGPU_SEGMENT_COUNT 3u
+/* Segment-0 addresses start here (above every 32-bit GPU address). */
+#define SGPU_HOST_ADDRESS_BASE 0x100000000ull
+#define SGPU_HOST_SEGMENT_SIZE 0x40000000ull /* 1 GiB of host address space */
+
+typedef enum sgpu_format {
+  SGPU_FORMAT_RGB565 = 0, /* 16 bits per pixel */
+  SGPU_FORMAT_RGB332 = 1  /* 8 bits per pixel */
+} sgpu_format;
+
+typedef struct sgpu_display_mode {
+  uint32_t width, height; /* framebuffer size in pixels; 0x0 = display off */
+  uint32_t pitch;         /* bytes per framebuffer line (0 in set = packed, 4-aligned) */
+  uint32_t format;        /* sgpu_format */
+  uint32_t address;       /* GPU address of the framebuffer; get returns the one being
+                             scanned out (a new address takes effect at the next vblank) */
+  uint32_t enabled;       /* get: 1 when the display runs */
+  uint32_t replication_x, replication_y; /* get: pixel replication chosen (1, 2, 4) */
+  uint32_t timing_width, timing_height;  /* get: active size of the video timing */
+  uint32_t refresh_mhz;   /* get: nominal refresh rate in milli-hertz */
+} sgpu_display_mode;
+
+typedef struct sgpu_segment_info {
+  uint64_t base;  /* first address of the segment */
+  uint64_t size;  /* bytes */
+  uint64_t free;  /* bytes not allocated (by the user or the library) */
+} sgpu_segment_info;
+
+typedef struct sgpu_info {
+  char transport[16];                /* "sim", ... */
+  uint32_t hw_version_major, hw_version_minor; /* VERSION register */
+  uint32_t firmware_version;         /* boot firmware identity (0 = none published) */
+  uint32_t caps;                     /* CAPS register */
+  uint32_t node_count, source_count;
+  uint32_t has_2d, has_display, has_preemption;
+  uint32_t mem_size;                 /* bytes of GPU memory */
+  sgpu_segment_info segment[SGPU_SEGMENT_COUNT];
+  sgpu_display_mode display_mode[SGPU_MAX_SOURCES]; /* current mode per source */
+  uint32_t clock_hz;                 /* nominal clock (SGPU_NOMINAL_CLOCK_HZ) */
+} sgpu_info;
+
+int sgpu_query_info(sgpu_device *dev, sgpu_info *info);
+
+/* ------------------------------------------------------------ memory */
+/* Allocate size bytes in a segment (alignment: power of two, 0 = 4). */
+int sgpu_alloc(sgpu_device *dev, uint32_t segment_id, uint32_t size, uint32_t alignment,
+               uint64_t *address);
+int sgpu_free(sgpu_device *dev, uint64_t address);
+/* Copy to/from GPU memory (segments 1/2) or a segment-0 host buffer. */
+int sgpu_write(sgpu_device *dev, uint64_t address, const void *data, uint32_t size);
+int sgpu_read(sgpu_device *dev, uint64_t address, void *data, uint32_t size);
+
+/* Raw register access (offset as in sgpu_hw.h, e.g. SGPU_REG_ID) for tools. */
+int sgpu_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value);
+int sgpu_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value);
+
+/* ------------------------------------------------------------ contexts */
+/* A context runs on one node; its window is the whole GPU memory. */
+int sgpu_create_context(sgpu_device *dev, uint32_t node_ordinal, sgpu_context **ctx);
+/* A context whose indirect buffers may only touch [window_base, +window_size). */
+int sgpu_create_context_windowed(sgpu_device *dev, uint32_t node_ordinal, uint32_t window_base,
+                                 uint32_t window_size, sgpu_context **ctx);
+void sgpu_destroy_context(sgpu_context *ctx);
+uint32_t sgpu_context_id(const sgpu_context *ctx);   /* hardware id (>= 1) */
+uint32_t sgpu_context_node(const sgpu_context *ctx);
+
+/* ------------------------------------------------------------ submission */
+/* D3DDDI_FLIPINTERVAL_TYPE */
+typedef enum sgpu_flip_interval {
+  SGPU_FLIP_INTERVAL_IMMEDIATE = 0,
+  SGPU_FLIP_INTERVAL_ONE = 1,
+  SGPU_FLIP_INTERVAL_TWO = 2,
+  SGPU_FLIP_INTERVAL_THREE = 3,
+  SGPU_FLIP_INTERVAL_FOUR = 4,
+  SGPU_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING = 5
+} sgpu_flip_interval;
+
+/* DXGK_SUBMITCOMMANDFLAGS: bit positions exactly as in d3dkmddi.h. */
+typedef union sgpu_submit_flags {
+  struct {
+    uint32_t paging : 1;               /* 0x001 */
+    uint32_t present : 1;              /* 0x002 */
+    uint32_t redirected_present : 1;   /* 0x004 */
+    uint32_t null_rendering : 1;       /* 0x008 */
+    uint32_t flip : 1;                 /* 0x010 */
+    uint32_t flip_with_no_wait : 1;    /* 0x020 */
+    uint32_t context_switch : 1;       /* 0x040 */
+    uint32_t resubmission : 1;         /* 0x080 */
+    uint32_t virtual_machine_data : 1; /* 0x100 */
+    uint32_t reserved : 23;
+  };
+  uint32_t value;
+} sgpu_submit_flags;
+
+#define SGPU_SUBMIT_PAGING 0x001u
+#define SGPU_SUBMIT_PRESENT 0x002u
+#define SGPU_SUBMIT_REDIRECTED_PRESENT 0x004u
+#define SGPU_SUBMIT_NULL_RENDERING 0x008u
+#define SGPU_SUBMIT_FLIP 0x010u
+#define SGPU_SUBMIT_FLIP_WITH_NO_WAIT 0x020u
+#define SGPU_SUBMIT_CONTEXT_SWITCH 0x040u
+#define SGPU_SUBMIT_RESUBMISSION 0x080u
+#define SGPU_SUBMIT_VIRTUAL_MACHINE_DATA 0x100u
+#define SGPU_SUBMIT_RESERVED_MASK 0xFFFFFE00u
+
+/* DXGKARG_SUBMITCOMMAND, field by field (snake_case, same order).
+ *   context          NULL only with flags.paging (then node_ordinal picks the ring)
+ *   dma_buffer_segment_id        0 host memory (staged into the aperture),
+ *                                1 local video memory, 2 aperture
+ *   dma_buffer_physical_address  start of the whole buffer (even if start offset > 0)
+ *   dma_buffer_size              whole buffer; offsets inside it, 4-aligned, start <= end
+ *   dma_buffer_submission_*_offset  only [start, end) is executed
+ *   dma_buffer_private_data*     opaque; the slice [start, end) is returned with the
+ *                                submission's completion/fault event (pointer into
+ *                                the caller's memory: keep it alive until then);
+ *                                start offset must be 0 unless Paging
+ *   submission_fence_id          written to the node's fence word when done;
+ *                                must advance (wrap-around compare) per node
+ *   vidpn_source_id              only with Flip / FlipWithNoWait; < sources
+ *   flip_interval                sgpu_flip_interval; only with Flip
+ *   engine_ordinal, dma_buffer_virtual_address   reserved, must be 0
+ *   node_ordinal                 < nodes, equal to the context's node */
+typedef struct sgpu_submit_command_args {
+  sgpu_context *context;
+  uint32_t dma_buffer_segment_id;
+  uint64_t dma_buffer_physical_address;
+  uint32_t dma_buffer_size;
+  uint32_t dma_buffer_submission_start_offset;
+  uint32_t dma_buffer_submission_end_offset;
+  void *dma_buffer_private_data;
+  uint32_t dma_buffer_private_data_size;
+  uint32_t dma_buffer_private_data_submission_start_offset;
+  uint32_t dma_buffer_private_data_submission_end_offset;
+  uint32_t submission_fence_id;
+  uint32_t vidpn_source_id;
+  uint32_t flip_interval;
+  sgpu_submit_flags flags;
+  uint32_t engine_ordinal;
+  uint64_t dma_buffer_virtual_address;
+  uint32_t node_ordinal;
+} sgpu_submit_command_args;
+
+int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *args);
+
+/* DXGKARG_VALIDATESUBMITCOMMAND */
+#define SGPU_MAX_BROADCAST_CONTEXT 64u
+
+typedef union sgpu_validate_submit_command_flags {
+  struct {
+    uint32_t hardware_queue_submission : 1;
+    uint32_t reserved : 31;
+  };
+  uint32_t value;
+} sgpu_validate_submit_command_flags;
+
+typedef struct sgpu_validate_submit_command_args {
+  uint64_t commands;        /* GPU address of the command buffer */
+  uint32_t command_length;  /* bytes */
+  sgpu_validate_submit_command_flags flags;
+  uint32_t context_count;   /* 1..SGPU_MAX_BROADCAST_CONTEXT */
+  sgpu_context *context[SGPU_MAX_BROADCAST_CONTEXT];
+  void *private_driver_data;
+  uint32_t private_driver_data_size;
+  uint32_t umd_private_data_size;      /* <= private_driver_data_size */
+  uint64_t hw_queue_progress_fence_id; /* 0 = none; else must not have passed on the node */
+} sgpu_validate_submit_command_args;
+
+int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_command_args *args);
+
+/* ------------------------------------------------------------ fences, events */
+/* Wait until submission_fence_id `fence_id` of the node has completed.
+ * Timeouts count simulated time at SGPU_NOMINAL_CLOCK_HZ on sim. */
+int sgpu_wait_fence(sgpu_device *dev, uint32_t node_ordinal, uint32_t fence_id, uint32_t timeout_ms);
+/* Wait until every submission on every node has completed (or faulted). */
+int sgpu_wait_idle(sgpu_device *dev, uint32_t timeout_ms);
+
+typedef struct sgpu_fence_info {
+  uint64_t submitted; /* last submitted fence id, extended to 64 bits */
+  uint64_t completed; /* last completed fence id, extended to 64 bits */
+  uint32_t pending;   /* submissions not yet completed */
+  uint32_t faulted;   /* 1 when the node stopped on a fault */
+} sgpu_fence_info;
+int sgpu_get_fence(sgpu_device *dev, uint32_t node_ordinal, sgpu_fence_info *info);
+
+typedef enum sgpu_event_type {
+  SGPU_EVENT_NONE = 0,
+  SGPU_EVENT_DMA_COMPLETED = 1, /* a submission's fence was written */
+  SGPU_EVENT_DMA_PREEMPTED = 2, /* the node was preempted */
+  SGPU_EVENT_DMA_FAULTED = 3,   /* the node stopped on a fault */
+  SGPU_EVENT_CRTC_VSYNC = 4,    /* a source entered vertical blanking */
+  SGPU_EVENT_DMA_DROPPED = 5    /* a submission lost by sgpu_reset_from_timeout() */
+} sgpu_event_type;
+
+typedef struct sgpu_event {
+  uint32_t type;            /* sgpu_event_type */
+  uint32_t node_ordinal;    /* DMA events */
+  uint32_t fence_id;        /* completed / faulted (in flight) / preemption fence */
+  uint64_t fence_id64;      /* the same, extended to 64 bits */
+  uint32_t last_completed_fence_id; /* PREEMPTED / FAULTED: last fence that completed */
+  uint32_t flags;           /* the submission's flags value */
+  /* DMA_FAULTED */
+  uint32_t fault_reason;    /* SGPU_FAULT_* */
+  uint32_t fault_address;   /* address of the faulting packet header */
+  uint32_t fault_opcode;    /* the faulting header word */
+  /* CRTC_VSYNC */
+  uint32_t source_id;
+  uint32_t scanout_address; /* address being scanned out */
+  uint64_t vblank_count;
+  /* all */
+  uint64_t cycle;           /* simulated cycle when the library saw it */
+  void *private_data;       /* the submission's private-data slice (or NULL) */
+  uint32_t private_data_size;
+} sgpu_event;
+
+/* Next event, waiting up to timeout_ms (0 = poll).  SGPU_ERROR_TIMEOUT when none. */
+int sgpu_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms);
+/* CRTC_VSYNC events are off by default (one per frame); turn them on/off. */
+int sgpu_enable_vsync_events(sgpu_device *dev, uint32_t source, int enable);
+
+/* Reset every faulted or hung node: the hardware drops its state, the ring is
+ * re-programmed and the lost submissions are reported as DMA_DROPPED events
+ * (resubmit them with flags.resubmission).  Returns the number dropped. */
+int sgpu_reset_from_timeout(sgpu_device *dev);
+
+typedef struct sgpu_stats {
+  uint64_t submissions, paging, present, redirected_present, null_rendering, flip,
+      flip_with_no_wait, context_switch, resubmission, virtual_machine_data;
+  uint64_t completed, faulted, preempted, dropped, vsyncs;
+  uint64_t staged_bytes;     /* segment-0 bytes copied into the aperture */
+  uint64_t context_switches; /* CONTEXT packets the library wrote */
+  uint64_t ring_waits;       /* times a submission waited for ring/staging room */
+  uint64_t events_lost;      /* events dropped because the queue was full */
+  uint64_t resets;
+} sgpu_stats;
+int sgpu_get_stats(sgpu_device *dev, sgpu_stats *stats);
+
+/* Ring state of a node, for ring dumps. */
+typedef struct sgpu_ring_info {
+  uint32_t base, size, rptr, wptr; /* rptr from the hardware, wptr as written */
+  uint32_t rptr_address, fence_address;
+  uint32_t status;                 /* STATUS register */
+} sgpu_ring_info;
+int sgpu_get_ring_info(sgpu_device *dev, uint32_t node_ordinal, sgpu_ring_info *info);
+
+/* Simulated cycles since the chip was created (sim), or the CYCLE counter. */
+int sgpu_get_cycles(sgpu_device *dev, uint64_t *cycles);
+/* Let the device run for `cycles` cycles (servicing interrupts). */
+int sgpu_run_cycles(sgpu_device *dev, uint64_t cycles);
+
+/* ------------------------------------------------------------ display */
+int sgpu_set_display_mode(sgpu_device *dev, uint32_t source, const sgpu_display_mode *mode);
+int sgpu_get_display_mode(sgpu_device *dev, uint32_t source, sgpu_display_mode *mode);
+
+typedef struct sgpu_frame {
+  uint32_t width, height;   /* pixels emitted (the timing's active area) */
+  uint8_t *pixels;          /* width*height*3 bytes RGB888, library-allocated */
+  uint32_t source;
+  uint32_t scanout_address; /* DISP_BASE while the frame was scanned out */
+  uint64_t frame_number;    /* 1 = first complete frame since the chip started */
+  uint64_t start_cycle;     /* cycle of the vsync that began the frame */
+} sgpu_frame;
+
+/* Run until the next frame that starts after this call has been emitted
+ * completely and return it, in the cycle after the vsync that ends it.
+ * A frame runs from one vsync start to the next.  When the previous capture of
+ * this source returned frame n and frame n+1 has not completed yet, frame n+1
+ * is the one returned: back-to-back captures give consecutive frame numbers,
+ * one frame period (800*525 cycles, 80*56 in video=tiny) apart.  (A flip
+ * takes effect at vblank start, near the end of a frame, so it shows from the
+ * frame after the one being emitted when its fence is signalled.)
+ * scanout_address is DISP_BASE as the frame began.  Free with
+ * sgpu_frame_release(). */
+int sgpu_capture_frame(sgpu_device *dev, uint32_t source, sgpu_frame *frame);
+void sgpu_frame_release(sgpu_frame *frame);
+/* Write a frame as an RGB PNG file. */
+int sgpu_write_png(const sgpu_frame *frame, const char *path);
+
+/* ------------------------------------------------------------ command buffers */
+/* Builds packets into caller memory.  Overflow (or an argument that does not
+ * fit its field) is sticky: the packet is not written, later calls do nothing,
+ * and every call returns the error; nothing is ever written past capacity.
+ * Treat the fields as private. */
+typedef struct sgpu_cmdbuf {
+  uint32_t *words;
+  uint32_t capacity; /* words */
+  uint32_t used;     /* words */
+  int error;         /* sticky error (0 = none) */
+} sgpu_cmdbuf;
+
+/* memory must be 4-byte aligned; capacity in bytes (rounded down to words). */
+int sgpu_cmdbuf_init(sgpu_cmdbuf *cb, void *memory, uint32_t capacity);
+uint32_t sgpu_cmdbuf_size(const sgpu_cmdbuf *cb); /* bytes written */
+int sgpu_cmdbuf_error(const sgpu_cmdbuf *cb);
+void sgpu_cmdbuf_reset(sgpu_cmdbuf *cb);          /* empty it, clear the error */
+
+int sgpu_cmd_nop(sgpu_cmdbuf *cb, uint32_t payload_words);
+int sgpu_cmd_indirect(sgpu_cmdbuf *cb, uint32_t address, uint32_t length, uint32_t fence_id,
+                      int skip);
+int sgpu_cmd_fence(sgpu_cmdbuf *cb, uint32_t address, uint32_t value, int irq);
+int sgpu_cmd_write_data(sgpu_cmdbuf *cb, uint32_t address, const uint32_t *data, uint32_t count);
+int sgpu_cmd_wait_mem(sgpu_cmdbuf *cb, uint32_t address, uint32_t mask, uint32_t reference,
+                      uint32_t func);
+int sgpu_cmd_wait_vsync(sgpu_cmdbuf *cb, uint32_t source);
+int sgpu_cmd_wait_scanline(sgpu_cmdbuf *cb, uint32_t source, uint32_t first, uint32_t last);
+int sgpu_cmd_fill(sgpu_cmdbuf *cb, uint32_t dst, uint32_t pitch, uint32_t width_bytes,
+                  uint32_t height, uint32_t pattern32);
+int sgpu_cmd_copy(sgpu_cmdbuf *cb, uint32_t dst, uint32_t dst_pitch, uint32_t src,
+                  uint32_t src_pitch, uint32_t width_bytes, uint32_t height);
+int sgpu_cmd_flip(sgpu_cmdbuf *cb, uint32_t source, uint32_t address, uint32_t interval,
+                  int no_wait);
+int sgpu_cmd_context(sgpu_cmdbuf *cb, uint32_t context_id, uint32_t window_base,
+                     uint32_t window_size);
+int sgpu_cmd_timestamp(sgpu_cmdbuf *cb, uint32_t address);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,161 @@
+/* internal.h — libsgpu internals shared by the library's source files. */
+#ifndef SGPU_INTERNAL_H
+#define SGPU_INTERNAL_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "sgpu.h"
+
+/* ------------------------------------------------------------ transport */
+typedef struct sgpu_transport sgpu_transport;
+
+typedef struct sgpu_tr_frame {
+  uint32_t width, height;
+  const uint8_t *rgb;
+  uint64_t frame_number, start_cycle;
+  uint32_t h_total, v_total;
+} sgpu_tr_frame;
+
+/* Every op returns 0 or a negative sgpu_error.  The library never calls one
+ * op from inside another (the callgrind figure subtracts their inclusive
+ * cost); their names all start with sgpu_tr_. */
+typedef struct sgpu_transport_ops {
+  const char *name;
+  int (*reg_read)(sgpu_transport *t, uint32_t offset, uint32_t *value);
+  int (*reg_write)(sgpu_transport *t, uint32_t offset, uint32_t value);
+  int (*mem_read)(sgpu_transport *t, uint32_t address, void *data, uint32_t size);
+  int (*mem_write)(sgpu_transport *t, uint32_t address, const void *data, uint32_t size);
+  /* Advance time by up to max_cycles; with stop_on_irq stop once irq is up. */
+  int (*run)(sgpu_transport *t, uint64_t max_cycles, int stop_on_irq);
+  int (*irq)(sgpu_transport *t); /* 1 when the interrupt line is up */
+  uint64_t (*now)(sgpu_transport *t);
+  int (*frame)(sgpu_transport *t, uint32_t source, sgpu_tr_frame *frame);
+  void (*close)(sgpu_transport *t);
+  /* Advance time until the source's frame capture completes a frame (or
+   * max_cycles pass).  Optional: NULL means the library polls `frame`. */
+  int (*run_until_frame)(sgpu_transport *t, uint32_t source, uint64_t max_cycles);
+} sgpu_transport_ops;
+
+struct sgpu_transport {
+  const sgpu_transport_ops *ops;
+};
+
+typedef struct sgpu_open_options {
+  int video_tiny;        /* video=tiny */
+  int video_set;         /* video= given */
+  uint32_t watchdog;     /* watchdog= (cycles) */
+  int watchdog_set;
+} sgpu_open_options;
+
+/* Parse the URI and open its transport.  msg gets a one-line reason. */
+int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options *opts, char *msg,
+                        size_t msg_size);
+
+/* ------------------------------------------------------------ allocator */
+typedef struct sgpu_block {
+  uint64_t addr;
+  uint32_t size;
+  uint32_t internal; /* owned by the library; sgpu_free refuses it */
+  uint8_t *host;     /* segment 0: the host memory */
+} sgpu_block;
+
+typedef struct sgpu_segment {
+  uint64_t base, size;
+  sgpu_block *blocks; /* sorted by address */
+  size_t count, cap;
+  uint64_t used;
+} sgpu_segment;
+
+/* ------------------------------------------------------------ submissions */
+typedef struct sgpu_pending {
+  uint64_t fence64;
+  uint32_t fence32;
+  uint32_t flags;
+  void *priv;
+  uint32_t priv_size;
+  uint32_t staged;    /* 1 if it holds staging space */
+  uint32_t stage_end; /* staging head after its allocation */
+} sgpu_pending;
+
+typedef struct sgpu_node {
+  uint32_t ring_base, ring_size, wptr, rptr_cache;
+  uint32_t ctrl_addr;  /* rptr writeback word; fence word at +4 */
+  uint32_t rptr_addr, fence_addr;
+  uint32_t stage_base, stage_size, stage_head, stage_tail, stage_live;
+  uint64_t submitted64, completed64;
+  uint32_t cur_ctx_id, ctx_known;
+  sgpu_pending *q;
+  size_t q_head, q_count, q_cap;
+  int faulted;
+} sgpu_node;
+
+#define SGPU_CONTEXT_MAGIC 0x43545854u /* "CTXT" */
+
+struct sgpu_context {
+  uint32_t magic;
+  sgpu_device *dev;
+  uint32_t node, id, win_base, win_size;
+};
+
+#define SGPU_EVENT_QUEUE_MAX 65536u
+#define SGPU_RING_BYTES 4096u
+#define SGPU_STAGE_BYTES 16384u
+#define SGPU_DEFAULT_WATCHDOG 8000000u
+#define SGPU_CYCLES_PER_MS (SGPU_NOMINAL_CLOCK_HZ / 1000u)
+
+/* Frame-capture state of a source: the last frame sgpu_capture_frame returned
+ * and the DISP_BASE read as its successor began (the successor's scanout). */
+typedef struct sgpu_capture_state {
+  uint64_t frame_number; /* 0 = nothing captured yet */
+  uint32_t next_base;
+} sgpu_capture_state;
+
+struct sgpu_device {
+  pthread_mutex_t lock;
+  sgpu_transport *tr;
+  char err[512];
+  uint32_t nodes, sources, mem_size, caps, version;
+  uint32_t watchdog;
+  int video_tiny;
+  sgpu_segment seg[SGPU_SEGMENT_COUNT];
+  sgpu_node node[SGPU_MAX_NODES];
+  sgpu_event *evq;
+  size_t ev_head, ev_count, ev_cap;
+  uint32_t int_enable;
+  uint32_t next_ctx_id;
+  sgpu_stats stats;
+  sgpu_capture_state capture[SGPU_MAX_SOURCES];
+};
+
+/* device.c */
+int sgpu__fail(sgpu_device *dev, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+int sgpu__reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value);
+int sgpu__reg_write(sgpu_device *dev, uint32_t offset, uint32_t value);
+int sgpu__seg_alloc(sgpu_device *dev, uint32_t seg, uint32_t size, uint32_t align, int internal,
+                    uint64_t *addr);
+sgpu_block *sgpu__host_block(sgpu_device *dev, uint64_t addr, uint64_t size);
+int sgpu__program_node(sgpu_device *dev, uint32_t n);
+static inline void sgpu__lock(sgpu_device *dev) { pthread_mutex_lock(&dev->lock); }
+static inline void sgpu__unlock(sgpu_device *dev) { pthread_mutex_unlock(&dev->lock); }
+
+/* events.c */
+int sgpu__service_irq(sgpu_device *dev);
+int sgpu__retire(sgpu_device *dev, uint32_t n);
+void sgpu__push_event(sgpu_device *dev, const sgpu_event *ev);
+int sgpu__wait_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
+                    uint32_t *stage_off);
+
+/* submit.c: the packet walker shared by submit and validate. */
+typedef struct sgpu_walk {
+  sgpu_device *dev;
+  uint32_t win_base, win_size;
+  int flip_mode;        /* 0 no FLIP allowed, 1 Flip, 2 FlipWithNoWait, 3 anything */
+  uint32_t source, interval;
+  uint32_t flips;
+} sgpu_walk;
+int sgpu__walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t report_base,
+               const char *what, int depth);
+
+#endif

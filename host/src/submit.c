@@ -1,0 +1,535 @@
+/* submit.c — the packet walker, sgpu_submit_command and
+ * sgpu_validate_submit_command (DESIGN section 3). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------ packet walk */
+/* Flag bits each opcode defines (others must be 0). */
+static const uint8_t op_flags[SGPU_OP_COUNT_OF_OPCODES] = {
+    [SGPU_OP_INDIRECT] = SGPU_INDIRECT_FLAG_SKIP,
+    [SGPU_OP_FENCE] = SGPU_FENCE_FLAG_IRQ,
+    [SGPU_OP_WAIT_MEM] = SGPU_WAIT_FUNC_MASK,
+    [SGPU_OP_FLIP] = SGPU_FLIP_FLAG_NO_WAIT,
+};
+/* Fixed payload counts; 0xFFFF = variable (minimum in op_min). */
+static const uint16_t op_count[SGPU_OP_COUNT_OF_OPCODES] = {
+    [SGPU_OP_NOP] = 0xFFFF,
+    [SGPU_OP_INDIRECT] = SGPU_OP_INDIRECT_COUNT,
+    [SGPU_OP_FENCE] = SGPU_OP_FENCE_COUNT,
+    [SGPU_OP_WRITE_DATA] = 0xFFFF,
+    [SGPU_OP_WAIT_MEM] = SGPU_OP_WAIT_MEM_COUNT,
+    [SGPU_OP_WAIT_VSYNC] = SGPU_OP_WAIT_VSYNC_COUNT,
+    [SGPU_OP_WAIT_SCANLINE] = SGPU_OP_WAIT_SCANLINE_COUNT,
+    [SGPU_OP_FILL] = SGPU_OP_FILL_COUNT,
+    [SGPU_OP_COPY] = SGPU_OP_COPY_COUNT,
+    [SGPU_OP_FLIP] = SGPU_OP_FLIP_COUNT,
+    [SGPU_OP_CONTEXT] = SGPU_OP_CONTEXT_COUNT,
+    [SGPU_OP_TIMESTAMP] = SGPU_OP_TIMESTAMP_COUNT,
+};
+static const uint16_t op_min[SGPU_OP_COUNT_OF_OPCODES] = {
+    [SGPU_OP_NOP] = SGPU_OP_NOP_MIN_COUNT,
+    [SGPU_OP_WRITE_DATA] = SGPU_OP_WRITE_DATA_MIN_COUNT,
+};
+static const char *const op_name[SGPU_OP_COUNT_OF_OPCODES] = {
+    "NOP", "INDIRECT", "FENCE", "WRITE_DATA", "WAIT_MEM", "WAIT_VSYNC",
+    "WAIT_SCANLINE", "FILL", "COPY", "FLIP", "CONTEXT", "TIMESTAMP",
+};
+
+#define WFAIL(code, ...)                                                                \
+  do {                                                                                   \
+    char d_[320];                                                                        \
+    snprintf(d_, sizeof d_, __VA_ARGS__);                                                \
+    return sgpu__fail(w->dev, code, "%s 0x%llx (%s): %s", what,                          \
+                      (unsigned long long)(report_base + 4ull * i), name, d_);           \
+  } while (0)
+
+/* Check a memory range [a, a+len) a packet touches. */
+static int check_range(const sgpu_walk *w, uint64_t a, uint64_t len) {
+  if (a + len > w->dev->mem_size) return SGPU_ERROR_PACKET_OUT_OF_RANGE;
+  if (a < w->win_base || a + len > (uint64_t)w->win_base + w->win_size)
+    return SGPU_ERROR_PACKET_CONTEXT_WINDOW;
+  return 0;
+}
+
+static int check_rect(const sgpu_walk *w, uint32_t a, uint32_t pitch, uint32_t width,
+                      uint32_t height) {
+  if (width > SGPU_MAX_BLIT_DIM || height > SGPU_MAX_BLIT_DIM || pitch > SGPU_MAX_BLIT_DIM)
+    return SGPU_ERROR_PACKET_BAD_PARAM;
+  if (width == 0 || height == 0) return 0;
+  if (pitch < width && height > 1) return SGPU_ERROR_PACKET_BAD_PARAM;
+  return check_range(w, a, (uint64_t)pitch * (height - 1) + width);
+}
+
+int sgpu__walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t report_base,
+               const char *what, int depth) {
+  uint32_t i = 0;
+  while (i < nwords) {
+    uint32_t h = words[i];
+    uint32_t op = SGPU_PKT_GET(OPCODE, h), fl = SGPU_PKT_GET(FLAGS, h);
+    uint32_t cnt = SGPU_PKT_GET(COUNT, h);
+    const char *name = op < SGPU_OP_COUNT_OF_OPCODES ? op_name[op] : "?";
+    if (SGPU_PKT_GET(TYPE, h) != SGPU_PKT_TYPE3)
+      WFAIL(SGPU_ERROR_PACKET_BAD_HEADER, "header 0x%08x has type %u, not 3", h,
+            SGPU_PKT_GET(TYPE, h));
+    if (op >= SGPU_OP_COUNT_OF_OPCODES)
+      WFAIL(SGPU_ERROR_PACKET_ILLEGAL_OPCODE, "opcode 0x%02x is not defined", op);
+    if (fl & ~(uint32_t)op_flags[op])
+      WFAIL(SGPU_ERROR_PACKET_BAD_HEADER, "reserved flag bits 0x%02x set", fl & ~(uint32_t)op_flags[op]);
+    if (op_count[op] != 0xFFFF ? cnt != op_count[op] : cnt < op_min[op])
+      WFAIL(SGPU_ERROR_PACKET_BAD_COUNT, "payload count %u, expected %s%u", cnt,
+            op_count[op] != 0xFFFF ? "" : "at least ",
+            op_count[op] != 0xFFFF ? op_count[op] : op_min[op]);
+    if ((uint64_t)i + 1 + cnt > nwords)
+      WFAIL(SGPU_ERROR_PACKET_OVERRUN, "%u payload words run past the end (%u words left)", cnt,
+            nwords - i - 1);
+    const uint32_t *p = &words[i + 1];
+    int r = 0;
+    switch (op) {
+    case SGPU_OP_NOP: break;
+    case SGPU_OP_INDIRECT:
+      if ((p[0] | p[1]) & 3)
+        WFAIL(SGPU_ERROR_PACKET_MISALIGNED, "buffer 0x%x length %u not 4-byte aligned", p[0], p[1]);
+      if ((r = check_range(w, p[0], p[1])))
+        WFAIL(r, "buffer 0x%x+%u outside %s", p[0], p[1],
+              r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "GPU memory" : "the context window");
+      if (depth >= (int)SGPU_MAX_IB_DEPTH)
+        WFAIL(SGPU_ERROR_PACKET_NESTING, "INDIRECT would nest %d buffers deep (at most %u)",
+              depth + 1, SGPU_MAX_IB_DEPTH);
+      if (!(fl & SGPU_INDIRECT_FLAG_SKIP) && p[1]) {
+        uint32_t *nb = malloc(p[1]);
+        if (!nb) return sgpu__fail(w->dev, SGPU_ERROR_NO_MEM, "out of memory reading an IB");
+        r = w->dev->tr->ops->mem_read(w->dev->tr, p[0], nb, p[1]);
+        if (r == 0) r = sgpu__walk(w, nb, p[1] / 4, p[0], "nested IB packet at address", depth + 1);
+        else r = sgpu__fail(w->dev, r, "reading nested buffer 0x%x+%u failed", p[0], p[1]);
+        free(nb);
+        if (r) return r;
+      }
+      break;
+    case SGPU_OP_FENCE:
+    case SGPU_OP_WAIT_MEM:
+    case SGPU_OP_TIMESTAMP:
+    case SGPU_OP_WRITE_DATA: {
+      uint64_t len = op == SGPU_OP_TIMESTAMP ? 8 : op == SGPU_OP_WRITE_DATA ? 4ull * (cnt - 1) : 4;
+      if (p[0] & 3) WFAIL(SGPU_ERROR_PACKET_MISALIGNED, "address 0x%x not 4-byte aligned", p[0]);
+      if ((r = check_range(w, p[0], len)))
+        WFAIL(r, "address range 0x%x+%llu outside %s", p[0], (unsigned long long)len,
+              r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "GPU memory" : "the context window");
+      if (op == SGPU_OP_WAIT_MEM && (fl & SGPU_WAIT_FUNC_MASK) > SGPU_WAIT_FUNC_GEQ_WRAP)
+        WFAIL(SGPU_ERROR_PACKET_BAD_PARAM, "compare function %u is not 0..%u",
+              fl & SGPU_WAIT_FUNC_MASK, SGPU_WAIT_FUNC_GEQ_WRAP);
+      break;
+    }
+    case SGPU_OP_WAIT_VSYNC:
+    case SGPU_OP_WAIT_SCANLINE:
+      if (p[0] >= w->dev->sources)
+        WFAIL(SGPU_ERROR_PACKET_BAD_PARAM, "display source %u does not exist (%u sources)", p[0],
+              w->dev->sources);
+      break;
+    case SGPU_OP_FILL:
+      if ((r = check_rect(w, p[0], p[1], p[2], p[3])))
+        WFAIL(r, "rectangle dst 0x%x pitch %u width %u height %u is %s", p[0], p[1], p[2], p[3],
+              r == SGPU_ERROR_PACKET_BAD_PARAM ? "malformed (pitch < width or > 65535)"
+              : r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "outside GPU memory"
+                                                    : "outside the context window");
+      break;
+    case SGPU_OP_COPY:
+      if ((r = check_rect(w, p[0], p[1], p[4], p[5])))
+        WFAIL(r, "destination 0x%x pitch %u width %u height %u is %s", p[0], p[1], p[4], p[5],
+              r == SGPU_ERROR_PACKET_BAD_PARAM ? "malformed (pitch < width or > 65535)"
+              : r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "outside GPU memory"
+                                                    : "outside the context window");
+      if ((r = check_rect(w, p[2], p[3], p[4], p[5])))
+        WFAIL(r, "source 0x%x pitch %u width %u height %u is %s", p[2], p[3], p[4], p[5],
+              r == SGPU_ERROR_PACKET_BAD_PARAM ? "malformed (pitch < width or > 65535)"
+              : r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "outside GPU memory"
+                                                    : "outside the context window");
+      break;
+    case SGPU_OP_FLIP:
+      if (p[0] >= w->dev->sources)
+        WFAIL(SGPU_ERROR_PACKET_BAD_PARAM, "display source %u does not exist (%u sources)", p[0],
+              w->dev->sources);
+      if (p[2] > SGPU_HW_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING)
+        WFAIL(SGPU_ERROR_PACKET_BAD_PARAM, "flip interval %u is not 0..5", p[2]);
+      if (p[1] & 3) WFAIL(SGPU_ERROR_PACKET_MISALIGNED, "flip address 0x%x not 4-byte aligned", p[1]);
+      if ((r = check_range(w, p[1], 4)))
+        WFAIL(r, "flip address 0x%x outside %s", p[1],
+              r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "GPU memory" : "the context window");
+      if (w->flip_mode == 0)
+        WFAIL(SGPU_ERROR_SUBMIT_UNEXPECTED_FLIP, "FLIP in a submission without Flip/FlipWithNoWait");
+      if (w->flip_mode == 1 && (p[0] != w->source || p[2] != w->interval || (fl & SGPU_FLIP_FLAG_NO_WAIT)))
+        WFAIL(SGPU_ERROR_SUBMIT_FLIP_MISMATCH,
+              "FLIP source %u interval %u%s, submission says source %u interval %u (Flip)", p[0],
+              p[2], (fl & SGPU_FLIP_FLAG_NO_WAIT) ? " no-wait" : "", w->source, w->interval);
+      if (w->flip_mode == 2 && (p[0] != w->source || !(fl & SGPU_FLIP_FLAG_NO_WAIT)))
+        WFAIL(SGPU_ERROR_SUBMIT_FLIP_MISMATCH,
+              "FLIP source %u%s, submission says source %u with FlipWithNoWait", p[0],
+              (fl & SGPU_FLIP_FLAG_NO_WAIT) ? " no-wait" : " (waiting)", w->source);
+      w->flips++;
+      break;
+    case SGPU_OP_CONTEXT:
+      WFAIL(SGPU_ERROR_PACKET_PRIVILEGED, "CONTEXT is only allowed in the ring");
+    default: break;
+    }
+    i += 1 + cnt;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ submit */
+/* Field checks of DESIGN section 3, one code per rule, first broken wins. */
+static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgpu_context **ctxp) {
+  sgpu_submit_flags f = a->flags;
+  if (f.value & SGPU_SUBMIT_RESERVED_MASK)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_RESERVED_FLAGS, "flags 0x%x: reserved bits 0x%x set",
+                      f.value, f.value & SGPU_SUBMIT_RESERVED_MASK);
+  if ((f.flip && f.flip_with_no_wait) || (f.context_switch && (f.flip || f.flip_with_no_wait)))
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_FLAG_CONFLICT, "flags 0x%x: %s", f.value,
+                      f.context_switch ? "ContextSwitch cannot carry a flip"
+                                       : "Flip and FlipWithNoWait are exclusive");
+  sgpu_context *c = a->context;
+  if (!c && !f.paging)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_NULL_CONTEXT, "context is NULL and flags 0x%x lack Paging",
+                      f.value);
+  if (c && c->magic != SGPU_CONTEXT_MAGIC)
+    return sgpu__fail(dev, SGPU_ERROR_INVALID_CONTEXT, "context handle %p is not a live context",
+                      (void *)c);
+  if (c && c->dev != dev)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_CONTEXT_DEVICE, "context %u belongs to another device",
+                      c->id);
+  if (a->engine_ordinal)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_ENGINE_ORDINAL, "engine_ordinal is %u, must be 0",
+                      a->engine_ordinal);
+  if (a->dma_buffer_virtual_address)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_VIRTUAL_ADDRESS,
+                      "dma_buffer_virtual_address is 0x%llx, must be 0",
+                      (unsigned long long)a->dma_buffer_virtual_address);
+  if (a->node_ordinal >= dev->nodes)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_NODE_RANGE, "node_ordinal %u, the chip has %u nodes",
+                      a->node_ordinal, dev->nodes);
+  if (c && c->node != a->node_ordinal)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_NODE_MISMATCH,
+                      "node_ordinal %u, but context %u was created on node %u", a->node_ordinal,
+                      c->id, c->node);
+  uint32_t s = a->dma_buffer_segment_id;
+  if (s >= SGPU_SEGMENT_COUNT)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_SEGMENT_ID, "dma_buffer_segment_id %u is not 0, 1 or 2",
+                      s);
+  uint64_t pa = a->dma_buffer_physical_address, size = a->dma_buffer_size;
+  if (s == SGPU_SEGMENT_SYSTEM ? !sgpu__host_block(dev, pa, size)
+                               : (pa < dev->seg[s].base || pa + size > dev->seg[s].base + dev->seg[s].size))
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_BUFFER_ADDRESS,
+                      "DMA buffer 0x%llx+%u is not inside %s %u", (unsigned long long)pa,
+                      a->dma_buffer_size, s ? "segment" : "a host allocation of segment", s);
+  uint32_t so = a->dma_buffer_submission_start_offset, eo = a->dma_buffer_submission_end_offset;
+  if ((pa | so | eo) & 3)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_OFFSET_ALIGN,
+                      "buffer 0x%llx start offset %u end offset %u: not all 4-byte aligned",
+                      (unsigned long long)pa, so, eo);
+  if (so > eo)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_OFFSET_ORDER, "start offset %u > end offset %u", so, eo);
+  if (eo > size)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_OFFSET_RANGE, "end offset %u beyond dma_buffer_size %u",
+                      eo, a->dma_buffer_size);
+  if (f.context_switch && so != eo)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_CONTEXT_SWITCH_LENGTH,
+                      "ContextSwitch with a %u-byte range (must be empty)", eo - so);
+  uint32_t ps = a->dma_buffer_private_data_submission_start_offset;
+  uint32_t pe = a->dma_buffer_private_data_submission_end_offset;
+  if (ps && !f.paging)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_PRIVATE_DATA_START,
+                      "private data start offset %u without Paging (must be 0)", ps);
+  if ((!a->dma_buffer_private_data && a->dma_buffer_private_data_size) || ps > pe ||
+      pe > a->dma_buffer_private_data_size)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_PRIVATE_DATA_RANGE,
+                      "private data slice [%u, %u) of a %u-byte buffer at %p", ps, pe,
+                      a->dma_buffer_private_data_size, a->dma_buffer_private_data);
+  int isflip = f.flip || f.flip_with_no_wait;
+  if (a->vidpn_source_id && !isflip)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_SOURCE_WITHOUT_FLIP,
+                      "vidpn_source_id %u without Flip/FlipWithNoWait", a->vidpn_source_id);
+  if (isflip && a->vidpn_source_id >= dev->sources)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_SOURCE_RANGE, "vidpn_source_id %u, the chip has %u sources",
+                      a->vidpn_source_id, dev->sources);
+  if (a->flip_interval > SGPU_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_INTERVAL_RANGE, "flip_interval %u is not 0..5",
+                      a->flip_interval);
+  if (a->flip_interval && !f.flip)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_INTERVAL_WITHOUT_FLIP, "flip_interval %u without Flip",
+                      a->flip_interval);
+  sgpu_node *nd = &dev->node[a->node_ordinal];
+  if ((int32_t)(a->submission_fence_id - (uint32_t)nd->submitted64) <= 0)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_FENCE_ORDER,
+                      "submission_fence_id %u does not advance past %u on node %u",
+                      a->submission_fence_id, (uint32_t)nd->submitted64, a->node_ordinal);
+  *ctxp = c;
+  return 0;
+}
+
+static int push_pending(sgpu_device *dev, sgpu_node *nd, const sgpu_pending *p) {
+  if (nd->q_count == nd->q_cap) {
+    size_t ncap = nd->q_cap ? nd->q_cap * 2 : 64;
+    sgpu_pending *nq = malloc(ncap * sizeof *nq);
+    if (!nq) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for the submission queue");
+    for (size_t i = 0; i < nd->q_count; i++) nq[i] = nd->q[(nd->q_head + i) % nd->q_cap];
+    free(nd->q);
+    nd->q = nq;
+    nd->q_cap = ncap;
+    nd->q_head = 0;
+  }
+  nd->q[(nd->q_head + nd->q_count) % nd->q_cap] = *p;
+  nd->q_count++;
+  return 0;
+}
+
+#define STACK_WORDS 256
+
+int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
+  if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
+  sgpu__lock(dev);
+  sgpu_context *c = NULL;
+  int r = check_fields(dev, a, &c);
+  if (r) goto out;
+  sgpu_node *nd = &dev->node[a->node_ordinal];
+  uint32_t n = a->node_ordinal;
+  sgpu_submit_flags f = a->flags;
+
+  /* Pick up a fault the hardware already reported. */
+  if (dev->tr->ops->irq(dev->tr)) sgpu__service_irq(dev);
+  if (nd->faulted) {
+    r = sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
+                   "node %u is stopped on a fault; call sgpu_reset_from_timeout first", n);
+    goto out;
+  }
+
+  uint32_t so = a->dma_buffer_submission_start_offset;
+  uint32_t len = a->dma_buffer_submission_end_offset - so;
+  uint32_t nwords = len / 4;
+  uint32_t stack[STACK_WORDS];
+  uint32_t *words = stack;
+  const uint32_t *src;
+  sgpu_block *hb = NULL;
+  if (a->dma_buffer_segment_id == SGPU_SEGMENT_SYSTEM) {
+    hb = sgpu__host_block(dev, a->dma_buffer_physical_address, a->dma_buffer_size);
+    src = (const uint32_t *)(hb->host + (a->dma_buffer_physical_address - hb->addr) + so);
+    if (len > nd->stage_size) {
+      r = sgpu__fail(dev, SGPU_ERROR_SUBMIT_TOO_LARGE,
+                     "segment-0 range of %u bytes exceeds node %u's staging area of %u bytes", len,
+                     n, nd->stage_size);
+      goto out;
+    }
+  } else {
+    if (nwords > STACK_WORDS) {
+      words = malloc(len);
+      if (!words) {
+        r = sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory reading %u bytes", len);
+        goto out;
+      }
+    }
+    if (len &&
+        (r = dev->tr->ops->mem_read(dev->tr, (uint32_t)a->dma_buffer_physical_address + so, words, len))) {
+      r = sgpu__fail(dev, r, "reading the DMA buffer from GPU memory failed");
+      goto out_free;
+    }
+    src = words;
+  }
+
+  /* Walk the packets exactly as the hardware will check them. */
+  sgpu_walk w;
+  w.dev = dev;
+  w.win_base = c ? c->win_base : 0;
+  w.win_size = c ? c->win_size : dev->mem_size;
+  w.flip_mode = f.flip ? 1 : f.flip_with_no_wait ? 2 : 0;
+  w.source = a->vidpn_source_id;
+  w.interval = a->flip_interval;
+  w.flips = 0;
+  if ((r = sgpu__walk(&w, src, nwords, so, "DMA buffer packet at offset", 1))) goto out_free;
+  if (w.flip_mode && !w.flips) {
+    r = sgpu__fail(dev, SGPU_ERROR_SUBMIT_FLIP_MISSING,
+                   "%s submission: no FLIP packet in buffer range [%u, %u)",
+                   f.flip ? "Flip" : "FlipWithNoWait", so, a->dma_buffer_submission_end_offset);
+    goto out_free;
+  }
+
+  /* Ring packets. */
+  uint32_t ctx_id = c ? c->id : 0;
+  uint32_t ring[16];
+  uint32_t k = 0;
+  if (f.context_switch) ctx_id = 0;
+  int need_ctx = !nd->ctx_known || nd->cur_ctx_id != ctx_id;
+  if (need_ctx) {
+    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
+    ring[k++] = ctx_id;
+    ring[k++] = ctx_id ? c->win_base : 0;
+    ring[k++] = ctx_id ? c->win_size : dev->mem_size;
+  }
+  uint32_t stage_off = 0;
+  uint32_t ib_addr = (uint32_t)a->dma_buffer_physical_address + so;
+  uint32_t stage_bytes = hb && len ? len : 0;
+  if ((r = sgpu__wait_room(dev, n, (k + 7) * 4, stage_bytes, &stage_off))) goto out_free;
+  if (stage_bytes) {
+    ib_addr = nd->stage_base + stage_off;
+    r = dev->tr->ops->mem_write(dev->tr, ib_addr, src, len);
+    if (r) {
+      r = sgpu__fail(dev, r, "staging %u bytes into the aperture failed", len);
+      goto out_free;
+    }
+    nd->stage_head = stage_off + len;
+    nd->stage_live++;
+    dev->stats.staged_bytes += len;
+  }
+  if (len) {
+    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, f.null_rendering ? SGPU_INDIRECT_FLAG_SKIP : 0);
+    ring[k++] = ib_addr;
+    ring[k++] = len;
+    ring[k++] = a->submission_fence_id;
+  }
+  ring[k++] = SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, SGPU_FENCE_FLAG_IRQ);
+  ring[k++] = nd->fence_addr;
+  ring[k++] = a->submission_fence_id;
+
+  /* Wrap: pad to the end of the ring with a NOP so no packet straddles it. */
+  uint32_t bytes = k * 4;
+  if (nd->wptr + bytes > nd->ring_size) {
+    uint32_t pad = nd->ring_size - nd->wptr;
+    uint32_t nop = SGPU_PKT_HEADER(SGPU_OP_NOP, pad / 4 - 1, 0);
+    r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, &nop, 4);
+    if (r) goto ring_fail;
+    nd->wptr = 0;
+  }
+  r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, ring, bytes);
+  if (r) goto ring_fail;
+  nd->wptr = (nd->wptr + bytes) & (nd->ring_size - 1);
+
+  sgpu_pending p;
+  p.fence32 = a->submission_fence_id;
+  p.fence64 = nd->submitted64 + (uint32_t)(a->submission_fence_id - (uint32_t)nd->submitted64);
+  p.flags = f.value;
+  p.priv = a->dma_buffer_private_data
+               ? (uint8_t *)a->dma_buffer_private_data + a->dma_buffer_private_data_submission_start_offset
+               : NULL;
+  p.priv_size = a->dma_buffer_private_data_submission_end_offset -
+                a->dma_buffer_private_data_submission_start_offset;
+  p.staged = stage_bytes ? 1 : 0;
+  p.stage_end = nd->stage_head;
+  if ((r = push_pending(dev, nd, &p))) goto out_free;
+  nd->submitted64 = p.fence64;
+  nd->cur_ctx_id = ctx_id;
+  nd->ctx_known = 1;
+
+  r = dev->tr->ops->reg_write(dev->tr, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), nd->wptr);
+  if (r) goto ring_fail;
+
+  dev->stats.submissions++;
+  if (need_ctx) dev->stats.context_switches++;
+  if (f.value & 0x1FFu) {
+    dev->stats.paging += f.paging;
+    dev->stats.present += f.present;
+    dev->stats.redirected_present += f.redirected_present;
+    dev->stats.null_rendering += f.null_rendering;
+    dev->stats.flip += f.flip;
+    dev->stats.flip_with_no_wait += f.flip_with_no_wait;
+    dev->stats.context_switch += f.context_switch;
+    dev->stats.resubmission += f.resubmission;
+    dev->stats.virtual_machine_data += f.virtual_machine_data;
+  }
+  r = 0;
+  goto out_free;
+ring_fail:
+  r = sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n);
+out_free:
+  if (words != stack) free(words);
+out:
+  sgpu__unlock(dev);
+  return r;
+}
+
+/* ------------------------------------------------------------ validate */
+int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_command_args *a) {
+  if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
+  if (a->flags.value & ~1u)
+    return sgpu__fail(dev, SGPU_ERROR_VALIDATE_RESERVED_FLAGS, "flags 0x%x: reserved bits 0x%x set",
+                      a->flags.value, a->flags.value & ~1u);
+  if (a->context_count == 0 || a->context_count > SGPU_MAX_BROADCAST_CONTEXT)
+    return sgpu__fail(dev, SGPU_ERROR_VALIDATE_CONTEXT_COUNT, "context_count %u is not 1..%u",
+                      a->context_count, SGPU_MAX_BROADCAST_CONTEXT);
+  for (uint32_t i = 0; i < a->context_count; i++) {
+    const sgpu_context *c = a->context[i];
+    if (!c || c->magic != SGPU_CONTEXT_MAGIC || c->dev != dev)
+      return sgpu__fail(dev, SGPU_ERROR_VALIDATE_CONTEXT_HANDLE,
+                        "context[%u] is %s", i, !c ? "NULL" : "not a live context of this device");
+  }
+  if (!a->private_driver_data && a->private_driver_data_size)
+    return sgpu__fail(dev, SGPU_ERROR_VALIDATE_PRIVATE_DATA,
+                      "private_driver_data is NULL with private_driver_data_size %u",
+                      a->private_driver_data_size);
+  if (a->umd_private_data_size > a->private_driver_data_size)
+    return sgpu__fail(dev, SGPU_ERROR_VALIDATE_UMD_PRIVATE_SIZE,
+                      "umd_private_data_size %u > private_driver_data_size %u",
+                      a->umd_private_data_size, a->private_driver_data_size);
+  if ((a->commands | a->command_length) & 3)
+    return sgpu__fail(dev, SGPU_ERROR_VALIDATE_COMMAND_ALIGN,
+                      "commands 0x%llx length %u not 4-byte aligned", (unsigned long long)a->commands,
+                      a->command_length);
+  if (a->commands + a->command_length > dev->mem_size)
+    return sgpu__fail(dev, SGPU_ERROR_VALIDATE_COMMAND_RANGE,
+                      "commands 0x%llx+%u leave GPU memory (%u bytes)", (unsigned long long)a->commands,
+                      a->command_length, dev->mem_size);
+  sgpu__lock(dev);
+  int r = 0;
+  uint32_t *words = NULL;
+  if (a->hw_queue_progress_fence_id) {
+    for (uint32_t i = 0; i < a->context_count; i++) {
+      uint32_t n = a->context[i]->node;
+      if ((r = sgpu__retire(dev, n))) goto out;
+      if (a->hw_queue_progress_fence_id <= dev->node[n].completed64) {
+        r = sgpu__fail(dev, SGPU_ERROR_VALIDATE_FENCE_PASSED,
+                       "hw_queue_progress_fence_id %llu already passed on node %u (completed %llu)",
+                       (unsigned long long)a->hw_queue_progress_fence_id, n,
+                       (unsigned long long)dev->node[n].completed64);
+        goto out;
+      }
+    }
+  }
+  if (a->command_length) {
+    words = malloc(a->command_length);
+    if (!words) {
+      r = sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for %u bytes", a->command_length);
+      goto out;
+    }
+    r = dev->tr->ops->mem_read(dev->tr, (uint32_t)a->commands, words, a->command_length);
+    if (r) {
+      r = sgpu__fail(dev, r, "reading the command buffer failed");
+      goto out;
+    }
+  }
+  for (uint32_t i = 0; i < a->context_count; i++) {
+    const sgpu_context *c = a->context[i];
+    int seen = 0;
+    for (uint32_t j = 0; j < i && !seen; j++)
+      seen = a->context[j]->win_base == c->win_base && a->context[j]->win_size == c->win_size;
+    if (seen) continue;
+    sgpu_walk w = {dev, c->win_base, c->win_size, 3, 0, 0, 0};
+    if ((r = sgpu__walk(&w, words, a->command_length / 4, a->commands, "command buffer packet at address", 1)))
+      goto out;
+  }
+out:
+  free(words);
+  sgpu__unlock(dev);
+  return r;
+}
+
+/* The public structs mirror the WDDM ones bit for bit where it matters. */
+#include <stddef.h>
+_Static_assert(sizeof(sgpu_submit_flags) == 4, "DXGK_SUBMITCOMMANDFLAGS is one UINT");
+_Static_assert(sizeof(sgpu_validate_submit_command_flags) == 4, "validate flags are one UINT");
+_Static_assert(offsetof(sgpu_submit_command_args, context) == 0, "context first");
+_Static_assert(offsetof(sgpu_submit_command_args, dma_buffer_segment_id) <
+                   offsetof(sgpu_submit_command_args, dma_buffer_physical_address), "order");
+_Static_assert(offsetof(sgpu_submit_command_args, flags) <
+                   offsetof(sgpu_submit_command_args, engine_ordinal), "order");
+_Static_assert(offsetof(sgpu_submit_command_args, dma_buffer_virtual_address) <
+                   offsetof(sgpu_submit_command_args, node_ordinal), "order");
+_Static_assert(SGPU_SUBMIT_RESERVED_MASK == 0xFFFFFE00u, "nine defined flag bits");

@@ -1,0 +1,248 @@
+/* transport.c — device URIs and the transports behind them.
+ *
+ * `sim` drives the in-process Verilator model (sim/sgpu_sim.h).  `tcp`,
+ * `serial` and `usb` URIs are parsed and validated, then refused with
+ * SGPU_ERROR_NOT_SUPPORTED until their link code exists. */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+#include "sgpu_sim.h"
+
+/* ------------------------------------------------------------ sim */
+typedef struct sim_transport {
+  sgpu_transport base;
+  sgpu_sim *sim;
+} sim_transport;
+
+static sgpu_sim *sim_of(sgpu_transport *t) { return ((sim_transport *)t)->sim; }
+
+static int sgpu_tr_sim_reg_read(sgpu_transport *t, uint32_t offset, uint32_t *value) {
+  return sgpu_sim_reg_read(sim_of(t), offset, value) == 0 ? 0 : SGPU_ERROR_IO;
+}
+static int sgpu_tr_sim_reg_write(sgpu_transport *t, uint32_t offset, uint32_t value) {
+  return sgpu_sim_reg_write(sim_of(t), offset, value) == 0 ? 0 : SGPU_ERROR_IO;
+}
+static int sgpu_tr_sim_mem_read(sgpu_transport *t, uint32_t address, void *data, uint32_t size) {
+  int r = sgpu_sim_mem_read(sim_of(t), address, data, size);
+  return r == 0 ? 0 : r == -2 ? SGPU_ERROR_INVALID_ADDRESS : SGPU_ERROR_IO;
+}
+static int sgpu_tr_sim_mem_write(sgpu_transport *t, uint32_t address, const void *data,
+                                 uint32_t size) {
+  int r = sgpu_sim_mem_write(sim_of(t), address, data, size);
+  return r == 0 ? 0 : r == -2 ? SGPU_ERROR_INVALID_ADDRESS : SGPU_ERROR_IO;
+}
+static int sgpu_tr_sim_run(sgpu_transport *t, uint64_t max_cycles, int stop_on_irq) {
+  sgpu_sim_run(sim_of(t), max_cycles, stop_on_irq);
+  return 0;
+}
+static int sgpu_tr_sim_irq(sgpu_transport *t) { return sgpu_sim_irq(sim_of(t)) ? 1 : 0; }
+static uint64_t sgpu_tr_sim_now(sgpu_transport *t) { return sgpu_sim_cycle(sim_of(t)); }
+static int sgpu_tr_sim_frame(sgpu_transport *t, uint32_t source, sgpu_tr_frame *frame) {
+  sgpu_sim_frame f;
+  memset(&f, 0, sizeof f);
+  if (sgpu_sim_last_frame(sim_of(t), source, &f) != 0) return SGPU_ERROR_INVALID_SOURCE;
+  frame->width = f.width;
+  frame->height = f.height;
+  frame->rgb = f.rgb;
+  frame->frame_number = f.frame_number;
+  frame->start_cycle = f.start_cycle;
+  frame->h_total = f.h_total;
+  frame->v_total = f.v_total;
+  return 0;
+}
+static int sgpu_tr_sim_run_until_frame(sgpu_transport *t, uint32_t source, uint64_t max_cycles) {
+  if (source >= sgpu_sim_sources(sim_of(t))) return SGPU_ERROR_INVALID_SOURCE;
+  sgpu_sim_run_until_frame(sim_of(t), source, max_cycles);
+  return 0;
+}
+static void sgpu_tr_sim_close(sgpu_transport *t) {
+  sgpu_sim_destroy(sim_of(t));
+  free(t);
+}
+
+static const sgpu_transport_ops sim_ops = {
+    "sim",
+    sgpu_tr_sim_reg_read,
+    sgpu_tr_sim_reg_write,
+    sgpu_tr_sim_mem_read,
+    sgpu_tr_sim_mem_write,
+    sgpu_tr_sim_run,
+    sgpu_tr_sim_irq,
+    sgpu_tr_sim_now,
+    sgpu_tr_sim_frame,
+    sgpu_tr_sim_close,
+    sgpu_tr_sim_run_until_frame,
+};
+
+/* ------------------------------------------------------------ URI parsing */
+static int parse_u32(const char *s, size_t len, uint32_t *out, uint32_t max) {
+  char buf[24];
+  if (len == 0 || len >= sizeof buf) return -1;
+  memcpy(buf, s, len);
+  buf[len] = 0;
+  for (size_t i = 0; i < len; i++)
+    if (!isalnum((unsigned char)buf[i])) return -1;
+  char *end = NULL;
+  errno = 0;
+  unsigned long long v = strtoull(buf, &end, 0);
+  if (errno || *end || v > max) return -1;
+  *out = (uint32_t)v;
+  return 0;
+}
+
+static int parse_hex4(const char *s, size_t len, uint32_t *out) {
+  if (len != 4) return -1;
+  uint32_t v = 0;
+  for (size_t i = 0; i < 4; i++) {
+    int c = (unsigned char)s[i];
+    if (!isxdigit(c)) return -1;
+    v = v * 16 + (uint32_t)(isdigit(c) ? c - '0' : (tolower(c) - 'a' + 10));
+  }
+  *out = v;
+  return 0;
+}
+
+#define FAILMSG(code, ...)                    \
+  do {                                        \
+    if (msg) snprintf(msg, msg_size, __VA_ARGS__); \
+    return (code);                            \
+  } while (0)
+
+static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o, char *msg,
+                    size_t msg_size) {
+  sgpu_sim_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.mem_latency = 1;
+  char trace[512] = "";
+  const char *p = opts;
+  while (p && *p) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    const char *eq = memchr(p, '=', len);
+    if (!eq)
+      FAILMSG(SGPU_ERROR_INVALID_URI, "sim option '%.*s' is not KEY=VALUE", (int)len, p);
+    size_t klen = (size_t)(eq - p);
+    const char *val = eq + 1;
+    size_t vlen = len - klen - 1;
+    uint32_t v = 0;
+#define KEY(k) (klen == strlen(k) && memcmp(p, k, klen) == 0)
+    if (KEY("latency")) {
+      if (parse_u32(val, vlen, &v, 1000) || v < 1)
+        FAILMSG(SGPU_ERROR_INVALID_URI, "sim option latency='%.*s' is not 1..1000", (int)vlen, val);
+      cfg.mem_latency = v;
+    } else if (KEY("stall")) {
+      if (parse_u32(val, vlen, &v, 100))
+        FAILMSG(SGPU_ERROR_INVALID_URI, "sim option stall='%.*s' is not 0..100", (int)vlen, val);
+      cfg.stall_percent = v;
+    } else if (KEY("seed")) {
+      if (parse_u32(val, vlen, &v, UINT32_MAX))
+        FAILMSG(SGPU_ERROR_INVALID_URI, "sim option seed='%.*s' is not a 32-bit number", (int)vlen,
+                val);
+      cfg.seed = v;
+    } else if (KEY("trace")) {
+      if (vlen == 0 || vlen >= sizeof trace)
+        FAILMSG(SGPU_ERROR_INVALID_URI, "sim option trace= needs a file name (.vcd or .fst)");
+      if (!(vlen > 4 && (memcmp(val + vlen - 4, ".vcd", 4) == 0 ||
+                         memcmp(val + vlen - 4, ".fst", 4) == 0)))
+        FAILMSG(SGPU_ERROR_INVALID_URI, "sim option trace='%.*s' must end in .vcd or .fst",
+                (int)vlen, val);
+      memcpy(trace, val, vlen);
+      trace[vlen] = 0;
+      cfg.trace_path = trace;
+    } else if (KEY("video")) {
+      if (vlen == 4 && memcmp(val, "tiny", 4) == 0)
+        o->video_tiny = 1;
+      else if (vlen == 3 && memcmp(val, "vga", 3) == 0)
+        o->video_tiny = 0;
+      else
+        FAILMSG(SGPU_ERROR_INVALID_URI, "sim option video='%.*s' is not tiny or vga", (int)vlen,
+                val);
+      o->video_set = 1;
+    } else if (KEY("watchdog")) {
+      if (parse_u32(val, vlen, &v, UINT32_MAX))
+        FAILMSG(SGPU_ERROR_INVALID_URI, "sim option watchdog='%.*s' is not a cycle count",
+                (int)vlen, val);
+      o->watchdog = v;
+      o->watchdog_set = 1;
+    } else {
+      FAILMSG(SGPU_ERROR_INVALID_URI,
+              "unknown sim option '%.*s' (latency, stall, seed, trace, video, watchdog)", (int)klen,
+              p);
+    }
+#undef KEY
+    p = comma ? comma + 1 : NULL;
+    if (comma && !*p) FAILMSG(SGPU_ERROR_INVALID_URI, "empty sim option after ','");
+  }
+  sim_transport *st = calloc(1, sizeof *st);
+  if (!st) FAILMSG(SGPU_ERROR_NO_MEM, "out of memory creating the sim transport");
+  st->base.ops = &sim_ops;
+  st->sim = sgpu_sim_create(&cfg);
+  if (!st->sim) {
+    free(st);
+    FAILMSG(SGPU_ERROR_IO, "the simulation model could not be created%s%s",
+            cfg.trace_path ? " (trace file " : "", cfg.trace_path ? "not writable?)" : "");
+  }
+  *tr = &st->base;
+  return 0;
+}
+
+int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options *o, char *msg,
+                        size_t msg_size) {
+  memset(o, 0, sizeof *o);
+  if (msg && msg_size) msg[0] = 0;
+  if (!uri || !*uri || strcmp(uri, "sim") == 0) return open_sim(NULL, tr, o, msg, msg_size);
+  if (strncmp(uri, "sim:", 4) == 0) {
+    if (!uri[4]) FAILMSG(SGPU_ERROR_INVALID_URI, "URI 'sim:' has no options after ':'");
+    return open_sim(uri + 4, tr, o, msg, msg_size);
+  }
+  if (strncmp(uri, "tcp:", 4) == 0) {
+    const char *hp = uri + 4;
+    const char *colon = strrchr(hp, ':');
+    uint32_t port = 0;
+    if (!colon || colon == hp)
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': expected tcp:HOST:PORT", uri);
+    if (parse_u32(colon + 1, strlen(colon + 1), &port, 65535) || port == 0)
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': port '%s' is not 1..65535", uri, colon + 1);
+    for (const char *c = hp; c < colon; c++)
+      if (!(isalnum((unsigned char)*c) || strchr(".-_:[]", *c)))
+        FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': bad character '%c' in host name", uri, *c);
+    FAILMSG(SGPU_ERROR_NOT_SUPPORTED, "URI '%s': tcp transport not built yet", uri);
+  }
+  if (strncmp(uri, "serial:", 7) == 0) {
+    const char *path = uri + 7;
+    const char *at = strchr(path, '@');
+    size_t plen = at ? (size_t)(at - path) : strlen(path);
+    uint32_t baud = 0;
+    if (plen < 2 || path[0] != '/')
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': expected serial:/dev/NAME[@BAUD]", uri);
+    if (at && (parse_u32(at + 1, strlen(at + 1), &baud, 20000000) || baud < 300))
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': baud rate '%s' is not 300..20000000", uri, at + 1);
+    FAILMSG(SGPU_ERROR_NOT_SUPPORTED, "URI '%s': serial transport not built yet", uri);
+  }
+  if (strcmp(uri, "usb") == 0)
+    FAILMSG(SGPU_ERROR_NOT_SUPPORTED, "URI '%s': usb transport not built yet", uri);
+  if (strncmp(uri, "usb:", 4) == 0) {
+    const char *v = uri + 4;
+    const char *c1 = strchr(v, ':');
+    uint32_t vid, pid;
+    if (!c1 || parse_hex4(v, (size_t)(c1 - v), &vid))
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': expected usb:VID:PID[:SERIAL] with 4 hex digits",
+              uri);
+    const char *p = c1 + 1;
+    const char *c2 = strchr(p, ':');
+    size_t plen = c2 ? (size_t)(c2 - p) : strlen(p);
+    if (parse_hex4(p, plen, &pid))
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': PID '%.*s' is not 4 hex digits", uri, (int)plen,
+              p);
+    if (c2 && !c2[1]) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': empty serial number", uri);
+    FAILMSG(SGPU_ERROR_NOT_SUPPORTED, "URI '%s': usb transport not built yet", uri);
+  }
+  FAILMSG(SGPU_ERROR_INVALID_URI,
+          "unknown device URI '%s' (sim[:OPTS], tcp:HOST:PORT, serial:/dev/X[@BAUD], "
+          "usb[:VID:PID[:SERIAL]])",
+          uri);
+}
