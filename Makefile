@@ -56,7 +56,8 @@ demo: bootstrap
 
 # Place and route the iCE40 board tops (LC count, Fmax, bitstream).
 synth-icebreaker: $(HW_VH)
-	bash tools/pnr_ice40.sh
+	@mkdir -p $(BUILD)/synth
+	set -o pipefail; bash tools/pnr_ice40.sh | tee $(BUILD)/synth/pnr.txt
 
 clean:
 	rm -rf $(BUILD)

@@ -53,6 +53,7 @@ module sgpu_blit #(
 
   localparam integer CW = 15;          // word offsets in a row: (3 + 65534) / 4 < 2^15
   localparam integer NW = BUF_AW + 1;  // counts 0..2^BUF_AW
+  localparam integer CH = CW - BUF_AW; // chunk number in a row
   localparam integer WA = ADDR_W - 2;  // word address bits
 
 
@@ -64,13 +65,16 @@ module sgpu_blit #(
 
   // ---------------------------------------------------------------- command
   reg        copy_q;
-  reg [15:0] dpitch_q, spitch_q, wm1_q, hm1_q;
+  reg [15:0] dpitch_q, spitch_q, width_q;
 
   // ---------------------------------------------------------------- sequencer
   reg  [2:0]    st_q, st_d;
   reg  [ADDR_W-1:0] dst_row_q, src_row_q;  // byte addresses of the current row
+  // Rows are numbered from ~height (row r of the rectangle is ~height + r), so
+  // the last row is always ROW_LAST and needs no height - 1 register.
+  localparam [15:0] ROW_LAST = 16'hFFFE;
   reg  [15:0]   row_q, base_q, top_q, top_d;
-  reg  [CW-1:0] cofs_q, cofs_d;         // word offset of the next chunk in the row
+  reg  [CH-1:0] cofs_q, cofs_d;         // chunk number (word offset / 2^BUF_AW) of the next chunk
   reg           newrow_q, newrow_d;     // cofs_q not yet set for this row
   reg           step_up, step_dn;
 
@@ -95,25 +99,26 @@ module sgpu_blit #(
 
   wire unused_carry = ^{dst_step[0], src_step[0]};
 
-  wire dge = (dst_row_q >= src_row_q);   // delta >= 0
-  wire at_last_row = (row_q == hm1_q);
+  wire [ADDR_W:0] delta = {1'b0, dst_row_q} - {1'b0, src_row_q};
+  wire dge = ~delta[ADDR_W];             // delta >= 0
+  wire at_last_row = (row_q == ROW_LAST);
 
   // Geometry of the current row.
   wire [1:0]    d_off = dst_row_q[1:0];
   wire [1:0]    s_off = src_row_q[1:0];
-  wire [16:0]   end_off = {15'b0, d_off} + {1'b0, wm1_q};   // offset of the last byte from the first word
+  wire [1:0]    d_offm1 = d_off - 2'd1;                     // d_off - 1, sign bit (d_off == 0) below
+  wire [16:0]   end_off = {1'b0, width_q} + {{15{d_off == 2'd0}}, d_offm1};  // offset of the last byte
+                                                                            // from the first word
   wire [CW-1:0] nm1 = end_off[16:2];                         // destination words in the row, minus 1
   wire [1:0]    ed = end_off[1:0];                           // lane of the last byte
-  wire [CW-1:0] last_ofs = {nm1[CW-1:BUF_AW], {BUF_AW{1'b0}}};
 
   wire          desc = (st_q == S_DOWN);
-  wire [CW-1:0] cofs_e = newrow_q ? (desc ? last_ofs : {CW{1'b0}}) : cofs_q;
-  wire          c_first = (cofs_e[CW-1:BUF_AW] == {(CW-BUF_AW){1'b0}});
-  wire          c_last = (cofs_e[CW-1:BUF_AW] == nm1[CW-1:BUF_AW]);
+  wire [CH-1:0] cofs_e = newrow_q ? (desc ? nm1[CW-1:BUF_AW] : {CH{1'b0}}) : cofs_q;
+  wire          c_first = (cofs_e == {CH{1'b0}});
+  wire          c_last = (cofs_e == nm1[CW-1:BUF_AW]);
   wire          row_end = desc ? c_first : c_last;            // last chunk of the row in our order
   // Next chunk: one chunk stride on, rightward in S_UP, leftward in S_DOWN (one adder).
-  wire [CW-BUF_AW-1:0] cofs_hi = cofs_e[CW-1:BUF_AW] + {{(CW-BUF_AW-1){desc}}, 1'b1};
-  wire [CW-1:0] cofs_step = {cofs_hi, cofs_e[BUF_AW-1:0]};
+  wire [CH-1:0] cofs_step = cofs_e + {{(CH-1){desc}}, 1'b1};
 
   // Chunk descriptor.  Source word V_j feeds destination word j through a
   // byte shift; the virtual words at either end are skipped when none of
@@ -128,8 +133,10 @@ module sgpu_blit #(
   wire [BUF_AW-1:0] c_ndm1 = c_last ? nm1[BUF_AW-1:0] : {BUF_AW{1'b1}};
   wire [NW-1:0]     c_nrd = {1'b0, c_ndm1} + {{(NW-1){1'b0}}, 1'b1} + {{(NW-1){1'b0}}, sh_nz}
                             - {{(NW-1){1'b0}}, c_sf} - {{(NW-1){1'b0}}, c_sl};
-  wire [WA-1:0]     c_wa = dst_row_q[ADDR_W-1:2] + {{(WA-CW){1'b0}}, cofs_e};
-  wire [CW-1:0]     c_rofs = cofs_e - {{(CW-1){1'b0}}, ~c_first & bor};
+  wire [WA-1:0]     c_wa = {dst_row_q[ADDR_W-1:BUF_AW+2] + {{(WA-CW){1'b0}}, cofs_e},
+                            dst_row_q[BUF_AW+1:2]};
+  wire              c_dec = ~c_first & bor;                  // read from the word before the chunk
+  wire [CW-1:0]     c_rofs = {cofs_e - {{(CH-1){1'b0}}, c_dec}, {BUF_AW{c_dec}}};
   wire [WA-1:0]     c_ra = src_row_q[ADDR_W-1:2] + {{(WA-CW){1'b0}}, c_rofs};
   wire [3:0]        c_strbf = c_first ? (4'hf << d_off) : 4'hf;
   wire [3:0]        c_strbl = c_last ? (4'hf >> (2'd3 - ed)) : 4'hf;
@@ -182,7 +189,7 @@ module sgpu_blit #(
           end else begin
             newrow_d = 1'b1;
             if (row_q != base_q) step_dn = 1'b1;
-            else if (top_q == hm1_q) st_d = S_IDLE;
+            else if (top_q == ROW_LAST) st_d = S_IDLE;
             else st_d = S_RET;
           end
         end
@@ -201,14 +208,13 @@ module sgpu_blit #(
       copy_q    <= 1'b0;
       dpitch_q  <= 16'b0;
       spitch_q  <= 16'b0;
-      wm1_q     <= 16'b0;
-      hm1_q     <= 16'b0;
+      width_q   <= 16'b0;
       dst_row_q <= {ADDR_W{1'b0}};
       src_row_q <= {ADDR_W{1'b0}};
       row_q     <= 16'b0;
       base_q    <= 16'b0;
       top_q     <= 16'b0;
-      cofs_q    <= {CW{1'b0}};
+      cofs_q    <= {CH{1'b0}};
       newrow_q  <= 1'b1;
     end else if (kill) begin
       st_q      <= S_IDLE;
@@ -218,11 +224,10 @@ module sgpu_blit #(
       copy_q    <= cmd_copy_i;
       dpitch_q  <= cmd_dst_pitch_i;
       spitch_q  <= cmd_src_pitch_i;
-      wm1_q     <= cmd_width_i - 16'd1;
-      hm1_q     <= cmd_height_i - 16'd1;
+      width_q   <= cmd_width_i;
       dst_row_q <= cmd_dst_i[ADDR_W-1:0];
       src_row_q <= cmd_src_i[ADDR_W-1:0];
-      row_q     <= 16'd0;
+      row_q     <= ~cmd_height_i;
       newrow_q  <= 1'b1;
     end else begin
       st_q     <= st_d;
@@ -239,7 +244,8 @@ module sgpu_blit #(
   end
 
   // ---------------------------------------------------------------- executor
-  reg [WA-1:0]     ex_wa_q, ex_ra_q;       // next write / read word address
+  reg [WA-1:0]     ex_a_q;                 // next request's word address: reads, then writes
+  reg [WA-1:0]     ex_wa_q;                // first write word address of the chunk
   reg [BUF_AW-1:0] ex_wi_q, ex_ndm1_q;     // write index in the chunk, words - 1
   reg [NW-1:0]     ex_rleft_q;             // reads still to issue
   reg [NW-1:0]     ex_rpend_q;             // responses still to come
@@ -250,7 +256,8 @@ module sgpu_blit #(
   reg              ex_sf_q, ex_sl_q;
   reg              ov_q;                   // buffer output holds the next write's data
   reg              flush_q;                // one more destination word after the last response
-  reg [31:0]       prev_q;                 // previous source word; FILL: the pattern
+  reg [31:8]       prev_q;                 // previous source word (bytes 1..3 are used)
+  reg              pat_q;                  // read the pattern back out of the buffer
 
   wire [31:0] buf_rdata;
 
@@ -268,9 +275,13 @@ module sgpu_blit #(
   // Every read issued has returned (responses still to come = reads still to issue).
   assign drained = ~pres_q & (ex_rpend_q == ex_rleft_q);
   assign mem_req_write_o = ~rd_req;
-  wire [WA-1:0] req_wa = rd_req ? ex_ra_q : ex_wa_q;
+  wire [WA-1:0] req_wa = ex_a_q;
   assign mem_req_addr_o  = {{(32-ADDR_W){1'b0}}, req_wa, 2'b00};
-  assign mem_req_wdata_o = copy_q ? buf_rdata : prev_q;
+  // Write data always comes out of the buffer: a FILL writes its pattern into
+  // the buffer word the executor reads first (both indices are 0 whenever the
+  // engine is idle) when the command is accepted and reads it out the next
+  // cycle; the buffer output then holds it for the whole command.
+  assign mem_req_wdata_o = buf_rdata;
   assign mem_req_wstrb_o = (wi_first ? ex_strbf_q : 4'hf) & (wi_last ? ex_strbl_q : 4'hf);
 
   // Responses: align to the destination and fill the buffer in order.
@@ -291,15 +302,16 @@ module sgpu_blit #(
   wire rsp_last = mem_rsp_valid_i & (ex_rpend_q == {{(NW-1){1'b0}}, 1'b1});
 
   // Buffer read ahead of the writes; only words already written.
-  wire buf_re = ex_act_q & copy_q & (ex_rp_q <= {1'b0, ex_ndm1_q}) & (ex_rp_q < ex_fill_q)
+  // (ex_rp_q <= ex_fill_q <= words of the chunk, so != means <.)
+  wire buf_re = ex_act_q & copy_q & (ex_rp_q != ex_fill_q)
                 & (~ov_q | wr_acc);
 
   sgpu_ram_2p #(.AW(BUF_AW), .DW(32)) u_buf (
     .clk_i   (clk_i),
-    .we_i    (rsp_out),
+    .we_i    (rsp_out | accept),
     .waddr_i (ex_fill_q[BUF_AW-1:0]),
-    .wdata_i (rsp_word),
-    .re_i    (buf_re),
+    .wdata_i (accept ? cmd_pattern_i : rsp_word),
+    .re_i    (buf_re | pat_q),
     .raddr_i (ex_rp_q[BUF_AW-1:0]),
     .rdata_o (buf_rdata)
   );
@@ -309,8 +321,8 @@ module sgpu_blit #(
       ex_act_q   <= 1'b0;
       abort_q    <= 1'b0;
       pres_q     <= 1'b0;
+      ex_a_q     <= {WA{1'b0}};
       ex_wa_q    <= {WA{1'b0}};
-      ex_ra_q    <= {WA{1'b0}};
       ex_wi_q    <= {BUF_AW{1'b0}};
       ex_ndm1_q  <= {BUF_AW{1'b0}};
       ex_rleft_q <= {NW{1'b0}};
@@ -325,10 +337,11 @@ module sgpu_blit #(
       ex_sl_q    <= 1'b0;
       ov_q       <= 1'b0;
       flush_q    <= 1'b0;
-      prev_q     <= 32'b0;
+      prev_q     <= 24'b0;
+      pat_q      <= 1'b0;
     end else begin
-      if (accept) prev_q <= cmd_pattern_i;
-      else if (mem_rsp_valid_i) prev_q <= mem_rsp_rdata_i;
+      if (mem_rsp_valid_i) prev_q <= mem_rsp_rdata_i[31:8];
+      pat_q   <= accept & ~cmd_copy_i;
       flush_q <= rsp_last & ex_sl_q;
       pres_q  <= req_v & ~mem_req_ready_i;
       abort_q <= kill & ~drained;
@@ -336,10 +349,12 @@ module sgpu_blit #(
         ex_act_q   <= 1'b0;
         ex_rleft_q <= {NW{1'b0}};
         ex_rpend_q <= {NW{1'b0}};
+        ex_fill_q  <= {NW{1'b0}};
+        ex_rp_q    <= {NW{1'b0}};
       end else if (load) begin
         ex_act_q   <= 1'b1;
+        ex_a_q     <= copy_q ? c_ra : c_wa;
         ex_wa_q    <= c_wa;
-        ex_ra_q    <= c_ra;
         ex_wi_q    <= {BUF_AW{1'b0}};
         ex_ndm1_q  <= c_ndm1;
         ex_rleft_q <= copy_q ? c_nrd : {NW{1'b0}};
@@ -356,12 +371,15 @@ module sgpu_blit #(
       end else begin
         if (ex_done) ex_act_q <= 1'b0;
         if (rd_req && req_acc) begin
-          ex_ra_q    <= ex_ra_q + {{(WA-1){1'b0}}, 1'b1};
           ex_rleft_q <= ex_rleft_q - {{(NW-1){1'b0}}, 1'b1};
         end
         if (wr_acc) begin
-          ex_wa_q <= ex_wa_q + {{(WA-1){1'b0}}, 1'b1};
           ex_wi_q <= ex_wi_q + {{(BUF_AW-1){1'b0}}, 1'b1};
+        end
+        // One address register: after the last read it moves to the writes.
+        if (req_acc) begin
+          ex_a_q <= (rd_req && ex_rleft_q == {{(NW-1){1'b0}}, 1'b1}) ? ex_wa_q
+                    : ex_a_q + {{(WA-1){1'b0}}, 1'b1};
         end
         if (mem_rsp_valid_i) begin
           ex_rpend_q <= ex_rpend_q - {{(NW-1){1'b0}}, 1'b1};
@@ -373,6 +391,12 @@ module sgpu_blit #(
           ov_q    <= 1'b1;
         end else if (wr_acc) begin
           ov_q <= 1'b0;
+        end
+        // The chunk is over (no response or buffer read can follow): back to
+        // the idle indices the FILL pattern relies on.
+        if (ex_done) begin
+          ex_fill_q <= {NW{1'b0}};
+          ex_rp_q   <= {NW{1'b0}};
         end
       end
     end

@@ -118,7 +118,11 @@ module sgpu_cp #(
   reg [31:0]   last_fence_q, fence_q;
   reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
   reg [31:0]   ctx_id_q;
+  // The context window: ctx_null_q marks the null context (whole memory,
+  // id 0), so an engine reset only sets that flag; the stored id and window
+  // are then not looked at.
   reg [IW:0]   wbase_q, wend_q;
+  reg          ctx_null_q;
 
   reg [4:0]    state_q;
   reg [1:0]    level_q;
@@ -131,7 +135,8 @@ module sgpu_cp #(
   // Payload words in their real widths: p0 is an address or a source
   // (p0_hi_q: bits at or above IW set), p3/p5 are 16-bit FILL/COPY fields;
   // p1/p2/p4 may be data.  hi_bad_q: a FILL/COPY 16-bit field had high bits
-  // set.  CONTEXT's id (word 0) is kept in p4, which CONTEXT does not use.
+  // set.  CONTEXT's id (word 0) is kept in p4, its window base (word 1) in
+  // p0 and its size (word 2) in p1, where the range checker expects them.
   reg [IW-1:0] p0_q;
   reg          p0_hi_q, hi_bad_q;
   reg [31:0]   p1_q, p2_q, p4_q;
@@ -146,9 +151,7 @@ module sgpu_cp #(
   /* verilator lint_off UNUSEDSIGNAL */
   wire [7:0]  fl   = hdr_q[15:8];     // checked against the opcode's flag mask at decode
   /* verilator lint_on UNUSEDSIGNAL */
-  wire [13:0] cnt  = hdr_q[29:16];
   wire        in_ib = (level_q != 2'd0);
-  wire [13:0] h_cntq_m1 = cnt - 14'd1;
 
   // Thermometer mask and one-hot size: no shifter, no adder.
   reg  [31:0] ring_mask32;
@@ -220,16 +223,18 @@ module sgpu_cp #(
       default:                h_op_ok = 1'b0;
     endcase
   end
-  // Bytes left in the current buffer from the header on (ring: up to WPTR).
-  // One subtractor: the operands are chosen first.
-  wire [IW-1:0] a_end      = in_ib ? ibend : wptr_q;
-  wire [IW-1:0] a_cur      = in_ib ? ibcur_q : rcur_q;
-  wire [IW-1:0] a_mask     = in_ib ? {IW{1'b1}} : ring_mask;
-  wire [IW:0]   avail      = {1'b0, (a_end - a_cur) & a_mask};
-  wire [16:0]   need       = {1'b0, h_cnt, 2'b00} + 17'd4;
-  wire [32:0]   need33     = {16'd0, need};
-  wire [32:0]   avail33    = {{(32-IW){1'b0}}, avail};
-  wire          h_overrun  = (need33 > avail33);
+  // Words left in the current buffer from the header on (ring: up to WPTR).
+  // One subtractor: the operands are chosen first.  Everything is word
+  // aligned, so 4 * (count + 1) > bytes left <=> count >= words left: no
+  // adder for the packet's size.
+  wire [IW-1:0] cur_addr   = in_ib ? ibcur_q : (ring_base_q | rcur_q);
+  wire [IW-1:2] a_end      = in_ib ? ibend[IW-1:2] : wptr_q[IW-1:2];
+  wire [IW-1:2] a_cur      = in_ib ? ibcur_q[IW-1:2] : rcur_q[IW-1:2];
+  wire [IW-1:2] a_mask     = in_ib ? {(IW-2){1'b1}} : ring_mask[IW-1:2];
+  wire [IW-1:2] avail_w    = (a_end - a_cur) & a_mask;
+  wire [31:0]   avail_w32  = {{(34-IW){1'b0}}, avail_w};
+  wire [31:0]   cnt32      = {18'd0, h_cnt};
+  wire          h_overrun  = (cnt32 >= avail_w32);
   reg  [3:0]    h_fault;
   always @(*) begin
     if (h[31:30] != `SGPU_PKT_TYPE3)     h_fault = `SGPU_FAULT_BAD_HEADER;
@@ -242,7 +247,6 @@ module sgpu_cp #(
   // FILL/COPY payload words that must fit in 16 bits (pitch, width, height).
   wire hi_pos = (op == `SGPU_OP_FILL) ? (pi_q == 3'd1 || pi_q == 3'd2 || pi_q == 3'd3) :
                 (op == `SGPU_OP_COPY) ? (pi_q == 3'd1 || pi_q == 3'd3 || pi_q == 3'd4 || pi_q == 3'd5) : 1'b0;
-  wire [IW-1:0] cur_addr = in_ib ? ibcur_q : (ring_base_q | rcur_q);
   // Work to do at the header: more words in this buffer, or an IB to leave.
   wire ib_end     = in_ib && (ibcur_q == ibend);
   wire have_words = in_ib ? !ib_end : (enable_q && rcur_q != wptr_q);
@@ -274,7 +278,6 @@ module sgpu_cp #(
   reg         chk_lo_hi;       // chk_lo has bits at or above IW set
   reg  [IW:0] chk_len;
   reg         chk_big;
-  wire        p1_hi = (p1_q[31:IW] != 0);
   wire [IW:0] rect_len = {1'b0, mul_p[IW-1:0]} + {{(IW-15){1'b0}}, r_width};
   always @(*) begin
     chk_lo  = p0_q;
@@ -288,11 +291,10 @@ module sgpu_cp #(
       chk_big = mul_ovf || mul_p[IW];
     end else begin
       case (op)
-        `SGPU_OP_INDIRECT:   begin chk_len = p1_q[IW:0]; chk_big = (p1_q[31:IW+1] != 0); end
-        `SGPU_OP_WRITE_DATA: chk_len = {{(IW-15){1'b0}}, cnt - 14'd1, 2'b00};
+        `SGPU_OP_INDIRECT, `SGPU_OP_CONTEXT: begin chk_len = p1_q[IW:0]; chk_big = (p1_q[31:IW+1] != 0); end
+        `SGPU_OP_FLIP:       begin chk_lo = p1_q[IW-1:0]; chk_lo_hi = (p1_q[31:IW] != 0); end
+        `SGPU_OP_WRITE_DATA: chk_len = {{(IW-15){1'b0}}, left_q, 2'b00};   // count - 1 words
         `SGPU_OP_TIMESTAMP:  chk_len = 8;
-        `SGPU_OP_FLIP:       begin chk_lo = p1_q[IW-1:0]; chk_lo_hi = p1_hi; end
-        `SGPU_OP_CONTEXT:    begin chk_lo = p1_q[IW-1:0]; chk_lo_hi = p1_hi; chk_len = p2_q[IW:0]; chk_big = (p2_q[31:IW+1] != 0); end
         default: ;
       endcase
     end
@@ -300,16 +302,23 @@ module sgpu_cp #(
   wire [IW+1:0] chk_hi  = {2'b00, chk_lo} + {1'b0, chk_len};
   wire          chk_oor = chk_lo_hi || chk_big || (chk_hi > MEM_END[IW+1:0]);
   // Only meaningful when !chk_oor, so IW+1 bits hold both ends.
-  wire          chk_win = in_ib && (({1'b0, chk_lo} < wbase_q) || (chk_hi[IW:0] > wend_q));
+  // The null context's window is all of memory: nothing beyond chk_oor.
+  wire          chk_win = in_ib && !ctx_null_q && (({1'b0, chk_lo} < wbase_q) || (chk_hi[IW:0] > wend_q));
 
   // ------------------------------------------------------------ WAIT_MEM compare
-  wire [31:0] pv = wr_rsp_rdata_i & p1_q;
+  // Two carry chains over the same operands (~(word & mask) and the
+  // reference), no subtractor sum bits: with npv = ~pv,
+  //   pv < ref  <=> carry out of npv + ref
+  //   pv > ref  <=> no carry out of npv + ref + 1
+  // and pv - ref = ~(npv + ref), so its sign bit is ~cs[31].
+  wire [31:0] npv = ~(wr_rsp_rdata_i & p1_q);
   /* verilator lint_off UNUSEDSIGNAL */
-  // One subtractor serves every compare function.
-  wire [32:0] pdiff = {1'b0, pv} - {1'b0, p2_q};
+  wire [32:0] cs = {1'b0, npv} + {1'b0, p2_q};
+  wire [33:0] cg = {1'b0, npv, 1'b1} + {1'b0, p2_q, 1'b1};
   /* verilator lint_on UNUSEDSIGNAL */
-  wire        p_lt = pdiff[32];
-  wire        p_eq = (pdiff[31:0] == 32'd0);
+  wire        p_lt = cs[32];
+  wire        p_gt = !cg[33];
+  wire        p_eq = !p_lt && !p_gt;
   reg         poll_ok;
   always @(*) begin
     case (fl[2:0])
@@ -317,9 +326,9 @@ module sgpu_cp #(
       `SGPU_WAIT_FUNC_NE:       poll_ok = !p_eq;
       `SGPU_WAIT_FUNC_LT:       poll_ok = p_lt;
       `SGPU_WAIT_FUNC_LE:       poll_ok = p_lt || p_eq;
-      `SGPU_WAIT_FUNC_GT:       poll_ok = !p_lt && !p_eq;
+      `SGPU_WAIT_FUNC_GT:       poll_ok = p_gt;
       `SGPU_WAIT_FUNC_GE:       poll_ok = !p_lt;
-      `SGPU_WAIT_FUNC_GEQ_WRAP: poll_ok = !pdiff[31];
+      `SGPU_WAIT_FUNC_GEQ_WRAP: poll_ok = cs[31];
       default:                  poll_ok = 1'b0;
     endcase
   end
@@ -344,16 +353,21 @@ module sgpu_cp #(
   reg [5:0]  cfg_bits;
   reg        w_base, w_size, w_wptr, w_rptra, w_ctrl, w_wd, do_reset;
   wire [31:0] wd = reg_wdata_i;
-  reg  [4:0] wd_lg;
+  // A power of two from 64 to 1 MiB: exactly one of bits [20:6] set (and
+  // no other bit): "any" and "two or more" chains, no subtractor.  wd_lg is
+  // the log2 of the highest set bit (only stored when there is one bit).
+  reg         wd_any, wd_two;
+  reg  [4:0]  wd_lg;
   integer k;
   always @(*) begin
-    wd_lg = 5'd0;
-    for (k = 6; k <= 20; k = k + 1) if (wd[k]) wd_lg = k[4:0];
+    wd_any = 1'b0; wd_two = 1'b0; wd_lg = 5'd0;
+    for (k = 6; k <= 20; k = k + 1) begin
+      wd_two = wd_two | (wd_any & wd[k]);
+      wd_any = wd_any | wd[k];
+      if (wd[k]) wd_lg = k[4:0];
+    end
   end
-  // A power of two from 64 to 1 MiB: exactly one of bits [20:6] set.
-  wire [14:0] wd_mid  = wd[20:6];
-  wire        wd_pow2 = (wd[31:21] == 11'd0) && (wd[5:0] == 6'd0) && (wd_mid != 15'd0) &&
-                        ((wd_mid & (wd_mid - 15'd1)) == 15'd0);
+  wire        wd_pow2 = (wd[31:21] == 11'd0) && (wd[5:0] == 6'd0) && wd_any && !wd_two;
   wire        wd_big  = (wd[31:IW] != 0);   // at or past the end of memory
 
   localparam CE_SIZE = `SGPU_CFG_ERROR_RING_SIZE,     CE_ALIGN = `SGPU_CFG_ERROR_MISALIGNED,
@@ -493,7 +507,7 @@ module sgpu_cp #(
             else state_d = S_FLIP;
           `SGPU_OP_CONTEXT:
             if (in_ib)                            fault_d = `SGPU_FAULT_PRIVILEGED;
-            else if (ctx_nz && (p1_q[1:0] | p2_q[1:0]) != 2'd0) fault_d = `SGPU_FAULT_MISALIGNED;
+            else if (ctx_nz && (p0_q[1:0] | p1_q[1:0]) != 2'd0) fault_d = `SGPU_FAULT_MISALIGNED;
             else if (ctx_nz && chk_oor)    fault_d = `SGPU_FAULT_OUT_OF_RANGE;
             else if (!blit_busy_i)                pkt_done = 1'b1;   // drained
           default:                                fault_d = `SGPU_FAULT_UNSUPPORTED;
@@ -585,7 +599,7 @@ module sgpu_cp #(
       fault_reason_q <= `SGPU_FAULT_NONE;
       last_fence_q <= 32'd0; fence_q <= 32'd0;
       perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
-      ctx_id_q <= 32'd0; wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0];
+      ctx_id_q <= 32'd0; wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0]; ctx_null_q <= 1'b1;
       state_q <= S_HDR; level_q <= 2'd0;
       ibcur_q <= {IW{1'b0}}; ibend1_q <= {IW{1'b0}}; ibend2_q <= {IW{1'b0}}; ib1_save_q <= {IW{1'b0}};
       hdr_q <= 32'd0; hdr_addr_q <= {IW{1'b0}}; pkt_ring_q <= 1'b0;
@@ -611,7 +625,7 @@ module sgpu_cp #(
       // perf
       if (PERF != 0 && busy) perf_busy_q <= perf_busy_q + 32'd1;
       if (PERF != 0 && stall) perf_stall_q <= perf_stall_q + 32'd1;
-      if (PERF != 0 && (ring_word | ib_word)) perf_words_q <= perf_words_q + {31'd0, ring_word} + {31'd0, ib_word};
+      if (PERF != 0 && (ring_word | ib_word)) perf_words_q <= perf_words_q + {30'd0, ring_word & ib_word, ring_word ^ ib_word};
       if (PERF != 0 && pkt_done) perf_packets_q <= perf_packets_q + 32'd1;
 
       // watchdog
@@ -627,14 +641,20 @@ module sgpu_cp #(
           pi_q <= pi_q + 3'd1;
           case (pi_q)
             3'd0: begin p0_q <= st_data[IW-1:0]; p0_hi_q <= (st_data[31:IW] != 0); p4_q <= st_data; end
-            3'd1: p1_q <= st_data;
-            3'd2: if (is_fill) p4_q <= st_data; else p2_q <= st_data;
+            3'd1: begin
+              p1_q <= st_data;
+              if (op == `SGPU_OP_CONTEXT) begin
+                p0_q <= st_data[IW-1:0]; p0_hi_q <= (st_data[31:IW] != 0);
+              end
+            end
+            3'd2: if (is_fill) p4_q <= st_data;
+                  else if (op == `SGPU_OP_CONTEXT) p1_q <= st_data;
+                  else p2_q <= st_data;
             3'd3: if (is_fill) p5_q <= st_data[15:0]; else p3_q <= st_data[15:0];
             3'd4: if (is_fill) p2_q <= st_data; else p4_q <= st_data;
             3'd5: p5_q <= st_data[15:0];
             default: ;
           endcase
-          if (op == `SGPU_OP_WRITE_DATA) left_q <= h_cntq_m1;
           if (hi_pos && st_data[31:16] != 16'd0) hi_bad_q <= 1'b1;
         end
       end
@@ -664,13 +684,10 @@ module sgpu_cp #(
               else ibend1_q <= chk_hi[IW-1:0];
             end
           end
-          `SGPU_OP_TIMESTAMP: begin
-            p1_q <= cycle_i[31:0]; p2_q <= cycle_i[63:32]; tshi_q <= 1'b0;
-          end
+          `SGPU_OP_TIMESTAMP: tshi_q <= 1'b0;
           `SGPU_OP_CONTEXT: if (pkt_done) begin
-            ctx_id_q <= p4_q;
-            if (!ctx_nz) begin wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0]; end
-            else begin wbase_q <= {1'b0, p1_q[IW-1:0]}; wend_q <= chk_hi[IW:0]; end
+            ctx_id_q <= p4_q; ctx_null_q <= !ctx_nz;
+            if (ctx_nz) begin wbase_q <= {1'b0, p0_q}; wend_q <= chk_hi[IW:0]; end
           end
           default: ;
         endcase
@@ -680,7 +697,9 @@ module sgpu_cp #(
         p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; left_q <= left_q - 14'd1;
       end
       if (state_q == S_WR && wr_req_ready_i) begin
-        if (op == `SGPU_OP_TIMESTAMP) begin p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; p1_q <= p2_q; tshi_q <= 1'b1; end
+        // TIMESTAMP: the low word goes out straight from cycle_i; the high
+        // word of the same cycle is kept for the second write.
+        if (op == `SGPU_OP_TIMESTAMP) begin p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; p1_q <= cycle_i[63:32]; tshi_q <= 1'b1; end
         if (op == `SGPU_OP_FENCE) last_fence_q <= p1_q;
       end
       if (state_q == S_RCHK && state_d == S_MUL) ph_q <= 1'b1;
@@ -703,7 +722,7 @@ module sgpu_cp #(
         level_q <= 2'd0;
         wptr_q <= {IW{1'b0}}; rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}};
         fault_reason_q <= `SGPU_FAULT_NONE;
-        ctx_id_q <= 32'd0; wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0];
+        ctx_null_q <= 1'b1;
         wd_cnt_q <= 24'd0;
       end
 
@@ -721,7 +740,8 @@ module sgpu_cp #(
   assign wr_req_write_o = wr_write;
   assign wr_req_addr_o  = {{(32-IW){1'b0}}, (state_q == S_WB) ? {rptr_addr_q, 2'b00} : p0_q};
   assign wr_req_wdata_o = (state_q == S_WD) ? st_data :
-                          (state_q == S_WB) ? {{(32-IW){1'b0}}, rptr_q} : p1_q;
+                          (state_q == S_WB) ? {{(32-IW){1'b0}}, rptr_q} :
+                          (op == `SGPU_OP_TIMESTAMP && !tshi_q) ? cycle_i[31:0] : p1_q;
   assign wr_req_wstrb_o = 4'hF;
 
   assign blit_valid_o     = (state_q == S_BLIT);
@@ -760,6 +780,7 @@ module sgpu_cp #(
   wire [31:0] haddr32 = {{(32-IW){1'b0}}, hdr_addr_q};
   wire [31:0] wbase32 = {{(31-IW){1'b0}}, wbase_q};
   wire [31:0] wsize32 = {{(31-IW){1'b0}}, wsize};
+  wire [31:0] memend32 = {{(31-IW){1'b0}}, MEM_END[IW:0]};
   wire [31:0] rpa32   = {{(32-IW){1'b0}}, rptr_addr_q, 1'b0, rptr_wb_q};
   always @(*) begin
     reg_rdata_o =
@@ -771,7 +792,7 @@ module sgpu_cp #(
       ({32{sel(ra, `SGPU_NREG_CONTROL)}}      & {31'd0, enable_q}) |
       ({32{sel(ra, `SGPU_NREG_STATUS)}}       & status) |
       ({32{sel(ra, `SGPU_NREG_FAULT_REASON)}} & {28'd0, fault_reason_q}) |
-      ({32{sel(ra, `SGPU_NREG_FAULT_ADDR) && faulted}}   & haddr32) |
+      ({32{(sel(ra, `SGPU_NREG_FAULT_ADDR) && faulted) || sel(ra, `SGPU_NREG_CUR_ADDR)}} & haddr32) |
       ({32{sel(ra, `SGPU_NREG_FAULT_OPCODE) && faulted}} & hdr_q) |
       ({32{sel(ra, `SGPU_NREG_FAULT_FENCE) && faulted}}  & fence_q) |
       ({32{sel(ra, `SGPU_NREG_WATCHDOG)}}     & {8'd0, watchdog_q}) |
@@ -780,9 +801,9 @@ module sgpu_cp #(
       ({32{sel(ra, `SGPU_NREG_PERF_STALL)}}   & perf_stall_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_WORDS)}}   & perf_words_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_PACKETS)}} & perf_packets_q) |
-      ({32{sel(ra, `SGPU_NREG_CONTEXT_ID)}}   & ctx_id_q) |
-      ({32{sel(ra, `SGPU_NREG_WINDOW_BASE)}}  & wbase32) |
-      ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE)}}  & wsize32) |
-      ({32{sel(ra, `SGPU_NREG_CUR_ADDR)}}     & haddr32);
+      ({32{sel(ra, `SGPU_NREG_CONTEXT_ID) && !ctx_null_q}}  & ctx_id_q) |
+      ({32{sel(ra, `SGPU_NREG_WINDOW_BASE) && !ctx_null_q}} & wbase32) |
+      ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE) && !ctx_null_q}} & wsize32) |
+      ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE) && ctx_null_q}}  & memend32);
   end
 endmodule

@@ -55,7 +55,7 @@ module sgpu_display #(
 
   // ------------------------------------------------------------ registers
   reg [CTRL_W-1:0] ctrl_q;
-  reg [15:0]       pitch_q;
+  reg [15:2]       pitch_q;
   reg [AW-1:2]     host_base_q;
   reg              host_base_set_q;
   reg [AW-1:2]     cur_addr_q;
@@ -64,7 +64,8 @@ module sgpu_display #(
   reg              pend_valid_q;
   reg [1:0]        vsf_q;          // vblanks since the last flip, saturating at 3 (enough for N <= 4)
   reg [31:0]       vblank_cnt_q;
-  reg [15:0]       flip_cnt_q, underflow_q;  // 16 bits keep the iCE40 build small
+  reg [15:0]       flip_cnt_q;     // 16 bits keep the iCE40 build small
+  reg [7:0]        underflow_q;    // 8 bits: it must stay 0, saturates
   reg              err_q;
 
   // ------------------------------------------------------------ timing
@@ -110,7 +111,7 @@ module sgpu_display #(
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ctrl_q          <= {CTRL_W{1'b0}};
-      pitch_q         <= 16'd0;
+      pitch_q         <= 14'd0;
       host_base_q     <= {(AW-2){1'b0}};
       host_base_set_q <= 1'b0;
       cur_addr_q      <= {(AW-2){1'b0}};
@@ -124,7 +125,7 @@ module sgpu_display #(
     end else begin
       err_q <= reject;
       if (wr_ctrl && !bad_ctrl) ctrl_q <= reg_wdata_i[CTRL_W-1:0];
-      if (wr_pitch && !bad_pitch) pitch_q <= reg_wdata_i[15:0];
+      if (wr_pitch && !bad_pitch) pitch_q <= reg_wdata_i[15:2];
 
       if (accept) begin
         pend_addr_q  <= flip_addr_i[AW-1:2];
@@ -160,7 +161,7 @@ module sgpu_display #(
   reg              f_en_q, f_fmt_q;
   reg [1:0]        f_hrep_q, f_vrep_q;
   reg [15:2]       f_pitch_q;
-  reg [CW-1:0]     f_rows_q, f_wpr_q;   // rows per frame, words per row
+  reg              f_tiny_q;            // timing of the frame
   reg [CW-1:0]     rows_done_q;         // rows fetched completely; rows go in order,
                                         // one at a time, so it is also the next row
   reg [1:0]        credit_q;            // free line buffer halves: rows that may be fetched
@@ -173,9 +174,40 @@ module sgpu_display #(
   wire [1:0]    c_hrep  = ctrl_q[`SGPU_DISP_HREP +: 2];
   wire [1:0]    c_vrep  = ctrl_q[`SGPU_DISP_VREP +: 2];
   wire          c_fmt   = ctrl_q[`SGPU_DISP_FORMAT];
-  wire [CW-1:0] c_px    = h_act >> c_hrep;
-  wire [CW-1:0] c_wpr   = c_fmt ? (c_px >> 2) : (c_px >> 1);
-  wire [CW-1:0] c_rows  = v_act >> c_vrep;
+
+  // Rows per frame and words per row - 1 of the frame: tables of constants
+  // indexed by the frame's timing, format and replication (the timing
+  // generator runs with its default parameters).
+  function [CW-1:0] wpr_m1_of(input integer k);  // k = {tiny, fmt, hrep}
+    integer px;
+    begin
+      px = (k >= 8) ? `SGPU_TIMING_TINY_H_ACTIVE : `SGPU_TIMING_VGA_H_ACTIVE;
+      px = px >> (k % 4);
+      /* verilator lint_off WIDTH */
+      wpr_m1_of = (((k / 4) % 2) ? (px >> 2) : (px >> 1)) - 1;
+      /* verilator lint_on WIDTH */
+    end
+  endfunction
+  function [CW-1:0] rows_of(input integer k);  // k = {tiny, vrep}
+    begin
+      /* verilator lint_off WIDTH */
+      rows_of = ((k >= 4) ? `SGPU_TIMING_TINY_V_ACTIVE : `SGPU_TIMING_VGA_V_ACTIVE) >> (k % 4);
+      /* verilator lint_on WIDTH */
+    end
+  endfunction
+
+  reg [CW-1:0] f_wpr_m1, f_rows;
+  integer      k;
+  always @(*) begin
+    f_wpr_m1 = {CW{1'b0}};
+    f_rows   = {CW{1'b0}};
+    for (k = 0; k < 16; k = k + 1) begin
+      if ({f_tiny_q, f_fmt_q, f_hrep_q} == k[3:0]) f_wpr_m1 = wpr_m1_of(k);
+    end
+    for (k = 0; k < 8; k = k + 1) begin
+      if ({f_tiny_q, f_vrep_q} == k[2:0]) f_rows = rows_of(k);
+    end
+  end
 
   reg [31:0] pitch_ext;
   always @(*) begin
@@ -185,9 +217,9 @@ module sgpu_display #(
 
   wire do_restart = restart_pend_q && !fetching_q;
   wire start_row  = !fetching_q && !restart_pend_q && f_en_q &&
-                    (rows_done_q != f_rows_q) && (credit_q != 2'd0);
+                    (rows_done_q != f_rows) && (credit_q != 2'd0);
   wire rsp_take   = mem_rsp_valid_i && fetching_q;
-  wire row_done   = rsp_take && (rsp_cnt_q + 1'b1 == f_wpr_q);
+  wire row_done   = rsp_take && (rsp_cnt_q == f_wpr_m1);
   wire req_fire   = mem_req_valid_o && mem_req_ready_i;
 
   // The beam leaves the last line of a row: its half of the buffer is free.
@@ -209,8 +241,7 @@ module sgpu_display #(
       f_hrep_q       <= 2'd0;
       f_vrep_q       <= 2'd0;
       f_pitch_q      <= 14'd0;
-      f_rows_q       <= {CW{1'b0}};
-      f_wpr_q        <= {CW{1'b0}};
+      f_tiny_q       <= 1'b0;
       credit_q       <= 2'd0;
       rows_done_q    <= {CW{1'b0}};
       row_off_q      <= {(AW-2){1'b0}};
@@ -228,9 +259,8 @@ module sgpu_display #(
         f_fmt_q     <= c_fmt;
         f_hrep_q    <= c_hrep;
         f_vrep_q    <= c_vrep;
-        f_pitch_q   <= pitch_q[15:2];
-        f_rows_q    <= c_rows;
-        f_wpr_q     <= c_wpr;
+        f_pitch_q   <= pitch_q;
+        f_tiny_q    <= ctrl_q[`SGPU_DISP_TINY];
         credit_q    <= 2'd2;
         rows_done_q <= {CW{1'b0}};
         row_off_q   <= {(AW-2){1'b0}};
@@ -247,7 +277,7 @@ module sgpu_display #(
         fetching_q  <= 1'b1;
         fetch_bank_q <= rows_done_q[0];
         req_addr_q  <= cur_addr_q + row_off_q;
-        req_left_q  <= f_wpr_q;
+        req_left_q  <= f_wpr_m1 + 1'b1;
         rsp_cnt_q   <= {CW{1'b0}};
       end else begin
         if (req_fire) begin
@@ -263,7 +293,9 @@ module sgpu_display #(
   // ------------------------------------------------------------ beam side
   wire [CW-1:0] b_px   = tx >> f_hrep_q;
   wire [CW-1:0] b_word = f_fmt_q ? (b_px >> 2) : (b_px >> 1);
-  wire [1:0]    b_sub  = f_fmt_q ? b_px[1:0] : {1'b0, b_px[0]};
+  // Pixel in the word: the half (RGB565: pixel bit 0, RGB332: bit 1), then
+  // for RGB332 the byte in the half (pixel bit 0).
+  wire [1:0]    b_sub  = {f_fmt_q ? b_px[1] : b_px[0], b_px[0]};
   wire [CW-1:0] b_row  = ty >> f_vrep_q;
   wire          b_show = t_de && f_en_q;
   // Underflow is judged per row (cheaper than per word): a pixel counts when
@@ -283,13 +315,12 @@ module sgpu_display #(
   );
 
   reg       s1_ok_q, s1_de_q, s1_hs_q, s1_vs_q;
+  wire [8:0] uf_inc = {1'b0, underflow_q} + 9'd1;  // carry out: saturated
   reg [1:0] s1_sub_q;
 
   // Pixel select and expansion to 8 bits per channel by bit replication.
-  wire [15:0] p16 = s1_sub_q[0] ? lb_rdata[31:16] : lb_rdata[15:0];
-  wire [7:0]  p8  = (s1_sub_q == 2'd0) ? lb_rdata[7:0]   :
-                    (s1_sub_q == 2'd1) ? lb_rdata[15:8]  :
-                    (s1_sub_q == 2'd2) ? lb_rdata[23:16] : lb_rdata[31:24];
+  wire [15:0] p16 = s1_sub_q[1] ? lb_rdata[31:16] : lb_rdata[15:0];
+  wire [7:0]  p8  = s1_sub_q[0] ? p16[15:8] : p16[7:0];
   wire [7:0]  px_r = f_fmt_q ? {p8[7:5], p8[7:5], p8[7:6]} : {p16[15:11], p16[15:13]};
   wire [7:0]  px_g = f_fmt_q ? {p8[4:2], p8[4:2], p8[4:3]} : {p16[10:5], p16[10:9]};
   wire [7:0]  px_b = f_fmt_q ? {4{p8[1:0]}}               : {p16[4:0], p16[4:2]};
@@ -307,7 +338,7 @@ module sgpu_display #(
       vid_hsync_o <= 1'b1;
       vid_vsync_o <= 1'b1;
       vid_de_o    <= 1'b0;
-      underflow_q <= 16'd0;
+      underflow_q <= 8'd0;
     end else if (pix_en_i) begin
       s1_ok_q     <= b_show && b_have;
       s1_de_q     <= t_de;
@@ -320,7 +351,7 @@ module sgpu_display #(
       vid_hsync_o <= s1_hs_q;
       vid_vsync_o <= s1_vs_q;
       vid_de_o    <= s1_de_q;
-      if (b_show && !b_have && underflow_q != 16'hFFFF) underflow_q <= underflow_q + 16'd1;
+      if (b_show && !b_have && !uf_inc[8]) underflow_q <= uf_inc[7:0];
     end
   end
 
@@ -338,11 +369,11 @@ module sgpu_display #(
     case (reg_addr_i)
       `SGPU_SREG_DISP_CONTROL:      reg_rdata_o = {{(32 - CTRL_W){1'b0}}, ctrl_q};
       `SGPU_SREG_DISP_BASE:         reg_rdata_o = cur_full;
-      `SGPU_SREG_DISP_PITCH:        reg_rdata_o = {16'd0, pitch_q};
+      `SGPU_SREG_DISP_PITCH:        reg_rdata_o = {16'd0, pitch_q, 2'b00};
       `SGPU_SREG_DISP_PENDING:      reg_rdata_o = {pend_full[31:2], 1'b0, pend_valid_q};
       `SGPU_SREG_DISP_VBLANK_COUNT: reg_rdata_o = vblank_cnt_q;
       `SGPU_SREG_DISP_SCANLINE:     reg_rdata_o = {15'd0, t_invb, scanline_o};
-      `SGPU_SREG_DISP_UNDERFLOW:    reg_rdata_o = {16'd0, underflow_q};
+      `SGPU_SREG_DISP_UNDERFLOW:    reg_rdata_o = {24'd0, underflow_q};
       `SGPU_SREG_DISP_TIMING:       reg_rdata_o = {{(16 - CW){1'b0}}, v_act, {(16 - CW){1'b0}}, h_act};
       `SGPU_SREG_DISP_FLIP_COUNT:   reg_rdata_o = {16'd0, flip_cnt_q};
       default:                      reg_rdata_o = 32'd0;
@@ -352,7 +383,7 @@ module sgpu_display #(
   // Bits that carry no information: address bits [1:0] are checked by the
   // command processor, pitch bits [1:0] are rejected above.
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{flip_addr_i[1:0], flip_addr_i >> AW, pitch_q[1:0], pend_full[1:0], pitch_ext,
+  wire unused_ok = ^{flip_addr_i[1:0], flip_addr_i >> AW, pend_full[1:0], pitch_ext,
                      b_word >> LB_AW};
   /* verilator lint_on UNUSEDSIGNAL */
 

@@ -25,7 +25,9 @@ module sgpu_host_bridge #(
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
-  // byte stream in (from a UART receiver)
+  // byte stream in (from a UART receiver); the CRC is computed a bit per
+  // cycle, so bytes must come at least 9 cycles apart (a UART byte takes 10
+  // bit times).  On the way out tx_valid_o waits for the CRC steps itself.
   input  wire        rx_valid_i,
   input  wire [7:0]  rx_data_i,
   // byte stream out (to a UART transmitter)
@@ -50,14 +52,22 @@ module sgpu_host_bridge #(
 
   localparam integer MAXW = `SGPU_LINK_MAX_WORDS;
   localparam integer BAW  = $clog2(MAXW);           // buffer address width
-  localparam integer GW   = $clog2(TIMEOUT_CYCLES + 1);
-  localparam [31:0] GAP_LAST32 = TIMEOUT_CYCLES - 1;
-  localparam [GW-1:0] GAP_LAST = GAP_LAST32[GW-1:0];
+  // Gap timeout: a free-running prescaler ticks every 2^GPW cycles and the
+  // gap counter counts ticks since the last byte; GTICKS ticks take at least
+  // TIMEOUT_CYCLES and less than TIMEOUT_CYCLES + 2^(GPW+1) cycles (the
+  // prescaler keeps about 1/16 of the timeout: 5.0..5.2 ms on the iCEBreaker).
+  localparam integer GW     = $clog2(TIMEOUT_CYCLES + 1);
+  localparam integer GPW    = (GW > 6) ? GW - 5 : 1;
+  localparam integer GTICKS = (TIMEOUT_CYCLES + (1 << GPW) - 1) / (1 << GPW) + 1;
+  localparam integer GTW    = $clog2(GTICKS + 1);
+  localparam [31:0] GAP_LAST32 = GTICKS;
+  localparam [GTW-1:0] GAP_LAST = GAP_LAST32[GTW-1:0];
   localparam [6:0]  MAXW7 = 7'd`SGPU_LINK_MAX_WORDS;    // COUNT limit (< 128)
   localparam integer KW = (AW < 12) ? 12 : ((AW > 31) ? 31 : AW);   // address bits [KW-1:2] kept
 
   localparam [7:0] SYNC = `SGPU_LINK_SYNC;
   localparam [15:0] CRC_INIT = `SGPU_LINK_CRC_INIT;
+  localparam [15:0] CRC_POLY = `SGPU_LINK_CRC_POLY;
   localparam [31:0] INT_STATUS_ADDR = (32'd1 << `SGPU_REG_SPACE_BIT) | {20'd0, `SGPU_REG_INT_STATUS};
   localparam [7:0] CMD_WRITE = `SGPU_LINK_CMD_WRITE;
   localparam [7:0] CMD_READ  = `SGPU_LINK_CMD_READ;
@@ -79,6 +89,10 @@ module sgpu_host_bridge #(
   // ------------------------------------------------------------ write buffer
   // written one byte lane at a time as the data arrives (block RAM with
   // a write mask), read a word at a time
+  // no_rw_check: the word read is used only while the parser holds a frame
+  // (E_WR_REQ), when nothing is written, so synthesis needs no
+  // read-during-write bypass around the block RAM.
+  (* no_rw_check *)
   reg [31:0]    buf_q [0:MAXW-1];
   reg [31:0]    buf_rdata_q;
   reg           buf_we;
@@ -105,10 +119,10 @@ module sgpu_host_bridge #(
   localparam [2:0] P_CRC   = 3'd3;
   localparam [2:0] P_DRAIN = 3'd4;
   localparam [2:0] P_HOLD  = 3'd5;
+  localparam [2:0] P_CHK   = 3'd6;   // the last CRC steps, then the check
 
   reg [2:0]    p_state_q, p_state_d;
   reg [7:0]    p_idx_q, p_idx_d;
-  reg [15:0]   p_crc_q, p_crc_d;
   reg [7:0]    p_seq_q, p_seq_d;
   reg [2:0]    p_cmd_q, p_cmd_d;        // decoded CMD: {PING, READ, WRITE}, 0 = unknown
   reg [3:0]    p_bdis_q, p_bdis_d;      // FLAGS.BYTE_DISABLE
@@ -120,10 +134,18 @@ module sgpu_host_bridge #(
   reg          p_areg_q, p_areg_d;      // ADDR[31]: register space
   reg          p_amis_q, p_amis_d;      // ADDR[1:0] != 0
   reg [2:0]    p_nak_q, p_nak_d;        // 0: frame good
-  reg [GW-1:0] p_gap_q, p_gap_d;
+  reg [GPW-1:0] g_pre_q;                // gap prescaler
+  wire          g_tick = &g_pre_q;
+  reg [GTW-1:0] p_gap_q, p_gap_d;       // prescaler ticks since the last byte
 
-  wire [15:0] p_crc_next;
-  sgpu_crc16 u_rx_crc (.crc_i(p_crc_q), .data_i(rx_data_i), .crc_o(p_crc_next));
+  // The CRCs run one bit per cycle: a byte is XORed into the top of the
+  // register, then eight shift steps follow (CRC-16/CCITT-FALSE, MSB first:
+  // as docs/link-protocol.md specifies).  Bytes come at most once per UART frame
+  // (10 bit times), so the eight steps are always done before the next one.
+  reg [15:0] p_crc_q;
+  reg [3:0]  p_cstep_q;
+  reg        p_crc_init, p_crc_load;
+  wire       p_cbusy = (p_cstep_q != 4'd0);
 
   wire       p_frame_valid = (p_state_q == P_HOLD);
   wire       p_frame_ready;
@@ -135,17 +157,25 @@ module sgpu_host_bridge #(
   wire cmd_ping  = p_cmd_q[2];
   wire hdr_bad_cmd = !(cmd_write || cmd_read || cmd_ping) || p_rsv_q;
   wire cnt_zero    = (p_count_q == 7'd0) && !p_cbig_q;
-  wire hdr_bad_len = cmd_ping ? !cnt_zero : (cnt_zero || p_cbig_q || p_count_q > MAXW7);
+  // READ / WRITE need 1 <= COUNT <= MAXW; for MAXW = 64 that is "bit 6 set
+  // and [5:0] zero, or bit 6 clear and [5:0] not zero" (fewer LUTs)
+  wire cnt_lo0     = (p_count_q[5:0] == 6'd0);
+  wire cnt_rw_ok   = (MAXW == 64) ? (p_count_q[6] ? cnt_lo0 : !cnt_lo0)
+                                  : (!cnt_zero && p_count_q <= MAXW7);
+  wire hdr_bad_len = cmd_ping ? !cnt_zero : (p_cbig_q || !cnt_rw_ok);
   assign buf_waddr = p_idx_q[BAW+1:2];
   assign buf_lane  = p_idx_q[1:0];
-  wire [8:0] p_data_last = {p_count_q, 2'b00} - 9'd1;   // last data byte index
+  wire [8:0] p_idx_inc = {1'b0, p_idx_q} + 9'd1;
+  // the last data byte: index 4*COUNT-1
+  wire       p_data_last = (p_idx_q[1:0] == 2'b11) && (p_idx_inc[8:2] == p_count_q);
   // the address as it arrives, a byte at a time
   reg  [31:0] p_addr32;
 
   always @(*) begin
     p_state_d = p_state_q;
     p_idx_d   = p_idx_q;
-    p_crc_d   = p_crc_q;
+    p_crc_init = 1'b0;
+    p_crc_load = 1'b0;
     p_seq_d   = p_seq_q;
     p_cmd_d   = p_cmd_q;
     p_bdis_d  = p_bdis_q;
@@ -164,9 +194,9 @@ module sgpu_host_bridge #(
     buf_we    = 1'b0;
 
     if (rx_valid_i || p_state_q == P_HUNT || p_state_q == P_HOLD) begin
-      p_gap_d = {GW{1'b0}};
+      p_gap_d = {GTW{1'b0}};
     end else begin
-      p_gap_d = p_gap_q + 1'b1;
+      p_gap_d = p_gap_q + {{(GTW-1){1'b0}}, g_tick};
     end
 
     case (p_state_q)
@@ -174,7 +204,7 @@ module sgpu_host_bridge #(
         if (rx_valid_i && rx_data_i == SYNC) begin
           p_state_d = P_HDR;
           p_idx_d   = 8'd0;
-          p_crc_d   = CRC_INIT;
+          p_crc_init = 1'b1;
           p_nak_d   = 3'd0;
           p_count_d = 7'd0;
           p_cbig_d  = 1'b0;
@@ -182,8 +212,8 @@ module sgpu_host_bridge #(
       end
       P_HDR, P_DATA, P_CRC: begin
         if (rx_valid_i) begin
-          p_crc_d = p_crc_next;
-          p_idx_d = p_idx_q + 1'b1;
+          p_crc_load = 1'b1;
+          p_idx_d = p_idx_inc[7:0];
           if (p_state_q == P_HDR) begin
             case (p_idx_q[3:0])
               4'd0: p_seq_d = rx_data_i;
@@ -219,19 +249,23 @@ module sgpu_host_bridge #(
             end
           end else if (p_state_q == P_DATA) begin
             buf_we = 1'b1;
-            if ({1'b0, p_idx_q} == p_data_last) begin
+            if (p_data_last) begin
               p_state_d = P_CRC;
               p_idx_d   = 8'd0;
             end
           end else begin // P_CRC
-            if (p_idx_q[0]) begin
-              p_state_d = P_HOLD;
-              if (p_crc_next != 16'd0) p_nak_d = NAK_CRC[2:0];
-            end
+            if (p_idx_q[0]) p_state_d = P_CHK;
           end
         end else if (p_gap_q == GAP_LAST) begin
           p_state_d = P_HOLD;
           p_nak_d   = NAK_TMO[2:0];
+        end
+      end
+      P_CHK: begin
+        // bytes arriving now are dropped, as in P_HOLD
+        if (!p_cbusy) begin
+          p_state_d = P_HOLD;
+          if (p_crc_q != 16'd0) p_nak_d = NAK_CRC[2:0];
         end
       end
       P_DRAIN: begin
@@ -268,7 +302,11 @@ module sgpu_host_bridge #(
   reg         e_incr_q, e_incr_d;
   reg         e_rd_q, e_rd_d;          // answer data comes from host-port reads
   reg [31:0]  e_word_q, e_word_d;
-  reg [15:0]  e_crc_q, e_crc_d;
+  reg [15:0]  e_crc_q;
+  reg [3:0]   e_cstep_q;
+  reg         e_crc_load;
+  wire        e_cbusy = (e_cstep_q != 4'd0);
+  wire        e_go = tx_ready_i && !e_cbusy;   // a byte leaves
   reg [7:0]   last_seq_q, last_seq_d;
   reg         last_valid_q, last_valid_d;
   reg [7:0]   evt_seq_q, evt_seq_d;
@@ -279,12 +317,12 @@ module sgpu_host_bridge #(
   reg         err_q, err_d;
 
   reg  [7:0]  tx_byte;
-  wire [15:0] e_crc_next;
-  sgpu_crc16 u_tx_crc (.crc_i(e_crc_q), .data_i(tx_byte), .crc_o(e_crc_next));
 
   wire e_tx = (e_state_q == E_HDR) || (e_state_q == E_DATA) || (e_state_q == E_CRC);
+  // the address is a register (the host port decodes it combinationally)
   wire [KW-1:2] e_addr_next = e_addr_q + {{(KW-3){1'b0}}, e_incr_q};
-  wire e_last_word = (e_idx_q == e_len_q - 7'd1);
+  wire [6:0] e_idx_inc = e_idx_q + 7'd1;
+  wire e_last_word = (e_idx_inc == e_len_q);
 
   assign p_frame_ready = (e_state_q == E_IDLE);
   assign buf_raddr = e_idx_q[BAW-1:0];
@@ -301,8 +339,12 @@ module sgpu_host_bridge #(
           default: tx_byte = 8'd0;
         endcase
       end
-      E_DATA: tx_byte = e_word_q[{e_byte_q[1:0], 3'b000} +: 8];
-      default: tx_byte = e_byte_q[0] ? e_crc_q[7:0] : e_crc_q[15:8];
+      // READ / EVENT data from the word read; PING's info word is a constant
+      E_DATA: tx_byte = e_rd_q ? e_word_q[{e_byte_q[1:0], 3'b000} +: 8]
+                               : PING_WORD[{e_byte_q[1:0], 3'b000} +: 8];
+      // E_CRC: the high byte, then the low one: sending the high byte runs
+      // it through the CRC as well, which leaves {low byte, 8'h00}
+      default: tx_byte = e_crc_q[15:8];
     endcase
   end
 
@@ -320,7 +362,7 @@ module sgpu_host_bridge #(
     e_incr_d     = e_incr_q;
     e_rd_d       = e_rd_q;
     e_word_d     = e_word_q;
-    e_crc_d      = e_crc_q;
+    e_crc_load   = 1'b0;
     last_seq_d   = last_seq_q;
     last_valid_d = last_valid_q;
     evt_seq_d    = evt_seq_q;
@@ -333,7 +375,6 @@ module sgpu_host_bridge #(
       E_IDLE: begin
         e_idx_d  = 7'd0;
         e_byte_d = 3'd0;
-        e_crc_d  = CRC_INIT;
         e_info_d = 3'd0;
         e_len_d  = 7'd0;
         e_rd_d   = 1'b0;
@@ -355,7 +396,6 @@ module sgpu_host_bridge #(
             last_valid_d = 1'b1;
             if (cmd_ping) begin
               e_len_d  = 7'd1;
-              e_word_d = PING_WORD;
             end else if (cmd_read) begin
               e_len_d = p_count_q;
               e_rd_d  = 1'b1;
@@ -383,7 +423,7 @@ module sgpu_host_bridge #(
       E_WR_REQ: begin
         if (host_req_ready_i) begin
           e_addr_d = e_addr_next;
-          e_idx_d  = e_idx_q + 1'b1;
+          e_idx_d  = e_idx_inc;
           e_state_d = E_WR_ADDR;
           if (e_last_word) begin
             e_idx_d   = 7'd0;
@@ -397,8 +437,8 @@ module sgpu_host_bridge #(
         end
       end
       E_HDR: begin
-        if (tx_ready_i) begin
-          if (e_byte_q != 3'd0) e_crc_d = e_crc_next;
+        if (e_go) begin
+          e_crc_load = (e_byte_q != 3'd0);
           e_byte_d = e_byte_q + 1'b1;
           if (e_byte_q == 3'd5) begin
             e_byte_d = 3'd0;
@@ -416,12 +456,12 @@ module sgpu_host_bridge #(
         end
       end
       E_DATA: begin
-        if (tx_ready_i) begin
-          e_crc_d  = e_crc_next;
+        if (e_go) begin
+          e_crc_load = 1'b1;
           e_byte_d = e_byte_q + 1'b1;
           if (e_byte_q == 3'd3) begin
             e_byte_d = 3'd0;
-            e_idx_d  = e_idx_q + 1'b1;
+            e_idx_d  = e_idx_inc;
             e_addr_d = e_addr_next;
             if (e_last_word) e_state_d = E_CRC;
             else             e_state_d = E_RD_REQ;
@@ -429,8 +469,9 @@ module sgpu_host_bridge #(
         end
       end
       default: begin // E_CRC
-        if (tx_ready_i) begin
-          e_byte_d = e_byte_q + 1'b1;
+        if (e_go) begin
+          e_byte_d   = e_byte_q + 1'b1;
+          e_crc_load = !e_byte_q[0];
           if (e_byte_q[0]) begin
             e_state_d = E_IDLE;
             rearm_d   = 1'b0;
@@ -447,7 +488,7 @@ module sgpu_host_bridge #(
     if (!rst_ni) begin
       p_state_q    <= P_HUNT;
       p_idx_q      <= 8'd0;
-      p_crc_q      <= CRC_INIT;
+      p_cstep_q    <= 4'd0;
       p_seq_q      <= 8'd0;
       p_cmd_q      <= 3'd0;
       p_bdis_q     <= 4'd0;
@@ -459,7 +500,8 @@ module sgpu_host_bridge #(
       p_areg_q     <= 1'b0;
       p_amis_q     <= 1'b0;
       p_nak_q      <= 3'd0;
-      p_gap_q      <= {GW{1'b0}};
+      g_pre_q      <= {GPW{1'b0}};
+      p_gap_q      <= {GTW{1'b0}};
       e_state_q    <= E_IDLE;
       e_seq_q      <= 8'd0;
       e_kind_q     <= 2'd0;
@@ -473,7 +515,7 @@ module sgpu_host_bridge #(
       e_incr_q     <= 1'b1;
       e_rd_q       <= 1'b0;
       e_word_q     <= 32'd0;
-      e_crc_q      <= CRC_INIT;
+      e_cstep_q    <= 4'd0;
       last_seq_q   <= 8'd0;
       last_valid_q <= 1'b0;
       evt_seq_q    <= 8'd0;
@@ -485,7 +527,7 @@ module sgpu_host_bridge #(
     end else begin
       p_state_q    <= p_state_d;
       p_idx_q      <= p_idx_d;
-      p_crc_q      <= p_crc_d;
+      p_cstep_q    <= p_crc_load ? 4'd8 : (p_cstep_q - {3'd0, p_cbusy});
       p_seq_q      <= p_seq_d;
       p_cmd_q      <= p_cmd_d;
       p_bdis_q     <= p_bdis_d;
@@ -497,6 +539,7 @@ module sgpu_host_bridge #(
       p_areg_q     <= p_areg_d;
       p_amis_q     <= p_amis_d;
       p_nak_q      <= p_nak_d;
+      g_pre_q      <= g_pre_q + 1'b1;
       p_gap_q      <= p_gap_d;
       e_state_q    <= e_state_d;
       e_seq_q      <= e_seq_d;
@@ -511,7 +554,7 @@ module sgpu_host_bridge #(
       e_incr_q     <= e_incr_d;
       e_rd_q       <= e_rd_d;
       e_word_q     <= e_word_d;
-      e_crc_q      <= e_crc_d;
+      e_cstep_q    <= e_crc_load ? 4'd8 : (e_cstep_q - {3'd0, e_cbusy});
       last_seq_q   <= last_seq_d;
       last_valid_q <= last_valid_d;
       evt_seq_q    <= evt_seq_d;
@@ -523,7 +566,17 @@ module sgpu_host_bridge #(
     end
   end
 
-  assign tx_valid_o       = e_tx;
+  // the CRC registers need no reset: they are set to CRC_INIT before use
+  always @(posedge clk_i) begin
+    if (p_crc_init)      p_crc_q <= CRC_INIT;
+    else if (p_crc_load) p_crc_q <= p_crc_q ^ {rx_data_i, 8'h00};
+    else if (p_cbusy)    p_crc_q <= {p_crc_q[14:0], 1'b0} ^ (CRC_POLY & {16{p_crc_q[15]}});
+    if (e_state_q == E_IDLE) e_crc_q <= CRC_INIT;
+    else if (e_crc_load)     e_crc_q <= e_crc_q ^ {tx_byte, 8'h00};
+    else if (e_cbusy)        e_crc_q <= {e_crc_q[14:0], 1'b0} ^ (CRC_POLY & {16{e_crc_q[15]}});
+  end
+
+  assign tx_valid_o       = e_tx && !e_cbusy;
   assign tx_data_o        = tx_byte;
   assign host_req_valid_o = (e_state_q == E_WR_REQ) || (e_state_q == E_RD_REQ);
   assign host_req_write_o = (e_state_q == E_WR_REQ);

@@ -74,19 +74,16 @@ module sgpu_mem_arb #(
   end
 
   // Only the word-address bits [AW-1:2] are routed (the port's [1:0] are 0).
+  // The request is picked by the winner's index: a binary mux is smaller
+  // than an AND-OR over the one-hot grant.  With no winner master 0's
+  // request shows (mem_req_valid_o is low then).
   always @(*) begin
-    gid             = {IW{1'b0}};
+    gid = {IW{1'b0}};
+    for (i = 0; i < M; i = i + 1) if (gnt[i]) gid = gid | i[IW-1:0];
     mem_req_addr_o  = 32'd0;
-    mem_req_wdata_o = 32'd0;
-    mem_req_wstrb_o = 4'd0;
-    for (i = 0; i < M; i = i + 1) begin
-      if (gnt[i]) begin
-        gid             = gid | i[IW-1:0];
-        mem_req_addr_o[AW-1:2] = mem_req_addr_o[AW-1:2] | req_addr_i[i*32+2 +: AW-2];
-        mem_req_wdata_o = mem_req_wdata_o | req_wdata_i[i*32 +: 32];
-        mem_req_wstrb_o = mem_req_wstrb_o | req_wstrb_i[i*4 +: 4];
-      end
-    end
+    mem_req_addr_o[AW-1:2] = req_addr_i[gid*32+2 +: AW-2];
+    mem_req_wdata_o = req_wdata_i[gid*32 +: 32];
+    mem_req_wstrb_o = req_wstrb_i[gid*4 +: 4];
   end
 
   assign mem_req_valid_o = found;

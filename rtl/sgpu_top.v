@@ -294,34 +294,60 @@ module sgpu_top #(
     for (i = 1; i < SOURCES; i = i + 1) if ({26'd0, ssel} == i) s_rd = s_rdata[i*32 +: 32];
   end
 
+  // global register offsets (all below GLOBAL_END, word aligned)
+  localparam [11:0] R_ID             = `SGPU_REG_ID;
+  localparam [11:0] R_VERSION        = `SGPU_REG_VERSION;
+  localparam [11:0] R_CAPS           = `SGPU_REG_CAPS;
+  localparam [11:0] R_MEM_SIZE       = `SGPU_REG_MEM_SIZE;
+  localparam [11:0] R_INT_STATUS     = `SGPU_REG_INT_STATUS;
+  localparam [11:0] R_INT_ENABLE     = `SGPU_REG_INT_ENABLE;
+  localparam [11:0] R_CFG_ERROR      = `SGPU_REG_CFG_ERROR;
+  localparam [11:0] R_CFG_ERROR_ADDR = `SGPU_REG_CFG_ERROR_ADDR;
+  localparam [11:0] R_CYCLE_LO       = `SGPU_REG_CYCLE_LO;
+  localparam [11:0] R_CYCLE_HI       = `SGPU_REG_CYCLE_HI;
+  localparam [11:0] R_SEG1_BASE      = `SGPU_REG_SEG1_BASE;
+  localparam [11:0] R_SEG1_SIZE      = `SGPU_REG_SEG1_SIZE;
+  localparam [11:0] R_SEG2_BASE      = `SGPU_REG_SEG2_BASE;
+  localparam [11:0] R_SEG2_SIZE      = `SGPU_REG_SEG2_SIZE;
+  localparam [11:0] R_SCRATCH        = `SGPU_REG_SCRATCH;
+  wire g_hit = (roff[11:6] == 6'd0) && (roff[1:0] == 2'b00);
+  wire at_int_status = g_hit && (roff[5:2] == R_INT_STATUS[5:2]);
+  wire at_int_enable = g_hit && (roff[5:2] == R_INT_ENABLE[5:2]);
+  wire at_cfg_error  = g_hit && (roff[5:2] == R_CFG_ERROR[5:2]);
+  wire at_cycle_lo   = g_hit && (roff[5:2] == R_CYCLE_LO[5:2]);
+  wire at_scratch    = g_hit && (roff[5:2] == R_SCRATCH[5:2]);
+
   reg        g_err;     // write to a read-only or unmapped global offset
   reg [31:0] g_rdata;
   always @(*) begin
     g_err   = 1'b0;
+    // The global registers all lie below GLOBAL_END (0x040): decode the word
+    // index roff[5:2] once the other offset bits are known to be 0.
     g_rdata = 32'd0;
-    case (roff)
-      `SGPU_REG_ID:             g_rdata = `SGPU_HW_MAGIC;
-      `SGPU_REG_VERSION:        g_rdata = `SGPU_HW_VERSION;
-      `SGPU_REG_CAPS:           g_rdata = {21'd0, 1'b0, 1'b1, 1'b1, SRC4, NODES4};
-      `SGPU_REG_MEM_SIZE:       g_rdata = MEM32;
-      `SGPU_REG_INT_STATUS:     g_rdata = int_status_q;
-      `SGPU_REG_INT_ENABLE:     g_rdata = int_enable_q;
-      `SGPU_REG_CFG_ERROR:      g_rdata = {26'd0, cfg_error_q};
-      `SGPU_REG_CFG_ERROR_ADDR: g_rdata = {20'd0, cfg_error_addr_q};
-      `SGPU_REG_CYCLE_LO:       g_rdata = cycle_q[31:0];
-      `SGPU_REG_CYCLE_HI:       g_rdata = cyc_hi_q;
-      `SGPU_REG_SEG1_BASE:      g_rdata = 32'd0;
-      `SGPU_REG_SEG1_SIZE:      g_rdata = HALF;
-      `SGPU_REG_SEG2_BASE:      g_rdata = HALF;
-      `SGPU_REG_SEG2_SIZE:      g_rdata = MEM32 - HALF;
-      `SGPU_REG_SCRATCH:        g_rdata = scratch_q;
-      default:                  g_rdata = 32'd0;
-    endcase
+    if (g_hit) begin
+      case (roff[5:2])
+        R_ID[5:2]:             g_rdata = `SGPU_HW_MAGIC;
+        R_VERSION[5:2]:        g_rdata = `SGPU_HW_VERSION;
+        R_CAPS[5:2]:           g_rdata = {21'd0, 1'b0, 1'b1, 1'b1, SRC4, NODES4};
+        R_MEM_SIZE[5:2]:       g_rdata = MEM32;
+        R_INT_STATUS[5:2]:     g_rdata = int_status_q;
+        R_INT_ENABLE[5:2]:     g_rdata = int_enable_q;
+        R_CFG_ERROR[5:2]:      g_rdata = {26'd0, cfg_error_q};
+        R_CFG_ERROR_ADDR[5:2]: g_rdata = {20'd0, cfg_error_addr_q};
+        R_CYCLE_LO[5:2]:       g_rdata = cycle_q[31:0];
+        R_CYCLE_HI[5:2]:       g_rdata = cyc_hi_q;
+        R_SEG1_BASE[5:2]:      g_rdata = 32'd0;
+        R_SEG1_SIZE[5:2]:      g_rdata = HALF;
+        R_SEG2_BASE[5:2]:      g_rdata = HALF;
+        R_SEG2_SIZE[5:2]:      g_rdata = MEM32 - HALF;
+        R_SCRATCH[5:2]:        g_rdata = scratch_q;
+        default:               g_rdata = 32'd0;
+      endcase
+    end
     if (is_node)     g_rdata = n_rd;
     else if (is_src) g_rdata = s_rd;
     if (reg_we && !is_node && !is_src &&
-        roff != `SGPU_REG_INT_STATUS && roff != `SGPU_REG_INT_ENABLE &&
-        roff != `SGPU_REG_CFG_ERROR && roff != `SGPU_REG_SCRATCH)
+        !at_int_status && !at_int_enable && !at_cfg_error && !at_scratch)
       g_err = 1'b1;
   end
 
@@ -369,16 +395,16 @@ module sgpu_top #(
       cycle_q <= cycle_q + 64'd1;
       reg_rsp_q <= reg_re;
       if (reg_re) reg_rdata_q <= g_rdata;
-      if (reg_re && roff == `SGPU_REG_CYCLE_LO) cyc_hi_q <= cycle_q[63:32];
+      if (reg_re && at_cycle_lo) cyc_hi_q <= cycle_q[63:32];
       if (reg_re || mem_rd_fire) rd_pend_q <= 1'b1;
       else if (host_rsp_valid_o) rd_pend_q <= 1'b0;
 
       // Only bits of existing nodes/sources are kept (the others read 0).
-      if (reg_we && roff == `SGPU_REG_INT_ENABLE) int_enable_q <= host_req_wdata_i & INT_MASK;
-      if (reg_we && roff == `SGPU_REG_SCRATCH) scratch_q <= host_req_wdata_i;
-      int_status_q <= ((int_status_q & ~((reg_we && roff == `SGPU_REG_INT_STATUS) ? host_req_wdata_i : 32'd0))
+      if (reg_we && at_int_enable) int_enable_q <= host_req_wdata_i & INT_MASK;
+      if (reg_we && at_scratch) scratch_q <= host_req_wdata_i;
+      int_status_q <= ((int_status_q & ~((reg_we && at_int_status) ? host_req_wdata_i : 32'd0))
                       | int_set) & INT_MASK;
-      cfg_error_q <= (cfg_error_q & ~((reg_we && roff == `SGPU_REG_CFG_ERROR) ? host_req_wdata_i[5:0] : 6'd0))
+      cfg_error_q <= (cfg_error_q & ~((reg_we && at_cfg_error) ? host_req_wdata_i[5:0] : 6'd0))
                      | cfg_set;
       if (reg_we && is_src) src_woff_q <= roff;
       if (cfg_now) cfg_error_addr_q <= roff;

@@ -9,6 +9,12 @@
 // pixel pipeline).  A change of tiny_i restarts the counters at the start of
 // vertical blanking of the new timing, so the display gets a whole vblank to
 // set up the next frame.
+//
+// Cost: no magnitude comparators.  de/hsync/vsync/in_vblank are flags that
+// change when the counter reaches a segment boundary (equality against the
+// last position before the change in the selected timing), so each boundary
+// costs one equality compare.  Every segment is assumed non-empty (hwspec
+// timings).
 `include "sgpu_hw.vh"
 
 module sgpu_vtiming #(
@@ -48,23 +54,28 @@ module sgpu_vtiming #(
   output wire [CW-1:0] v_active_o
 );
 
-  // Truncation to CW bits is intended (CW covers the totals).
+  // Truncation to CW bits is intended (CW covers the totals).  Boundaries are
+  // the last position before each change.
   /* verilator lint_off WIDTH */
   localparam [CW-1:0] HA  = H_ACTIVE;
-  localparam [CW-1:0] HSS = H_ACTIVE + H_FP;
-  localparam [CW-1:0] HSE = H_ACTIVE + H_FP + H_SYNC;
+  localparam [CW-1:0] HA1 = H_ACTIVE - 1;
+  localparam [CW-1:0] HS1 = H_ACTIVE + H_FP - 1;
+  localparam [CW-1:0] HE1 = H_ACTIVE + H_FP + H_SYNC - 1;
   localparam [CW-1:0] HT1 = H_ACTIVE + H_FP + H_SYNC + H_BP - 1;
   localparam [CW-1:0] VA  = V_ACTIVE;
-  localparam [CW-1:0] VSS = V_ACTIVE + V_FP;
-  localparam [CW-1:0] VSE = V_ACTIVE + V_FP + V_SYNC;
+  localparam [CW-1:0] VA1 = V_ACTIVE - 1;
+  localparam [CW-1:0] VS1 = V_ACTIVE + V_FP - 1;
+  localparam [CW-1:0] VE1 = V_ACTIVE + V_FP + V_SYNC - 1;
   localparam [CW-1:0] VT1 = V_ACTIVE + V_FP + V_SYNC + V_BP - 1;
   localparam [CW-1:0] T_HA  = T_H_ACTIVE;
-  localparam [CW-1:0] T_HSS = T_H_ACTIVE + T_H_FP;
-  localparam [CW-1:0] T_HSE = T_H_ACTIVE + T_H_FP + T_H_SYNC;
+  localparam [CW-1:0] T_HA1 = T_H_ACTIVE - 1;
+  localparam [CW-1:0] T_HS1 = T_H_ACTIVE + T_H_FP - 1;
+  localparam [CW-1:0] T_HE1 = T_H_ACTIVE + T_H_FP + T_H_SYNC - 1;
   localparam [CW-1:0] T_HT1 = T_H_ACTIVE + T_H_FP + T_H_SYNC + T_H_BP - 1;
   localparam [CW-1:0] T_VA  = T_V_ACTIVE;
-  localparam [CW-1:0] T_VSS = T_V_ACTIVE + T_V_FP;
-  localparam [CW-1:0] T_VSE = T_V_ACTIVE + T_V_FP + T_V_SYNC;
+  localparam [CW-1:0] T_VA1 = T_V_ACTIVE - 1;
+  localparam [CW-1:0] T_VS1 = T_V_ACTIVE + T_V_FP - 1;
+  localparam [CW-1:0] T_VE1 = T_V_ACTIVE + T_V_FP + T_V_SYNC - 1;
   localparam [CW-1:0] T_VT1 = T_V_ACTIVE + T_V_FP + T_V_SYNC + T_V_BP - 1;
   /* verilator lint_on WIDTH */
   localparam          POS   = (SYNC_POS != 0);
@@ -73,34 +84,58 @@ module sgpu_vtiming #(
   reg          tiny_q;
   reg [CW-1:0] x_q, x_d, y_q, y_d;
   reg          vblank_q, vblank_d;
+  reg          hde_q, hde_d, hs_q, hs_d;   // x inside the active / sync segment
+  reg          vde_q, vde_d, vs_q, vs_d;   // y inside the active / sync segment
 
-  // Constants of the selected timing.
-  wire [CW-1:0] ha  = tiny_q ? T_HA  : HA;
-  wire [CW-1:0] hss = tiny_q ? T_HSS : HSS;
-  wire [CW-1:0] hse = tiny_q ? T_HSE : HSE;
-  wire [CW-1:0] ht1 = tiny_q ? T_HT1 : HT1;
-  wire [CW-1:0] va  = tiny_q ? T_VA  : VA;
-  wire [CW-1:0] vss = tiny_q ? T_VSS : VSS;
-  wire [CW-1:0] vse = tiny_q ? T_VSE : VSE;
-  wire [CW-1:0] vt1 = tiny_q ? T_VT1 : VT1;
-  wire          pos = tiny_q ? T_POS : POS;
+  // Boundary hits of the selected timing.
+  wire x_ha1 = (x_q == (tiny_q ? T_HA1 : HA1));
+  wire x_hs1 = (x_q == (tiny_q ? T_HS1 : HS1));
+  wire x_he1 = (x_q == (tiny_q ? T_HE1 : HE1));
+  wire x_ht1 = (x_q == (tiny_q ? T_HT1 : HT1));
+  wire y_va1 = (y_q == (tiny_q ? T_VA1 : VA1));
+  wire y_vs1 = (y_q == (tiny_q ? T_VS1 : VS1));
+  wire y_ve1 = (y_q == (tiny_q ? T_VE1 : VE1));
+  wire y_vt1 = (y_q == (tiny_q ? T_VT1 : VT1));
+  wire pos   = tiny_q ? T_POS : POS;
 
   always @(*) begin
     x_d      = x_q;
     y_d      = y_q;
+    hde_d    = hde_q;
+    hs_d     = hs_q;
+    vde_d    = vde_q;
+    vs_d     = vs_q;
     vblank_d = 1'b0;
     if (tiny_i != tiny_q) begin
       // Mode change: restart at the start of vblank of the new timing.
       x_d      = {CW{1'b0}};
       y_d      = tiny_i ? T_VA : VA;
+      hde_d    = 1'b1;
+      hs_d     = 1'b0;
+      vde_d    = 1'b0;
+      vs_d     = 1'b0;
       vblank_d = 1'b1;
     end else if (pix_en_i) begin
-      if (x_q == ht1) begin
-        x_d = {CW{1'b0}};
-        y_d = (y_q == vt1) ? {CW{1'b0}} : y_q + 1'b1;
-        vblank_d = (y_q + 1'b1 == va);
+      if (x_ht1) begin
+        x_d   = {CW{1'b0}};
+        hde_d = 1'b1;
+        hs_d  = 1'b0;
+        if (y_vt1) begin
+          y_d   = {CW{1'b0}};
+          vde_d = 1'b1;
+          vs_d  = 1'b0;
+        end else begin
+          y_d = y_q + 1'b1;
+          if (y_va1) vde_d = 1'b0;
+          if (y_vs1) vs_d = 1'b1;
+          if (y_ve1) vs_d = 1'b0;
+        end
+        vblank_d = y_va1;
       end else begin
         x_d = x_q + 1'b1;
+        if (x_ha1) hde_d = 1'b0;
+        if (x_hs1) hs_d = 1'b1;
+        if (x_he1) hs_d = 1'b0;
       end
     end
   end
@@ -111,22 +146,29 @@ module sgpu_vtiming #(
       x_q      <= {CW{1'b0}};
       y_q      <= {CW{1'b0}};
       vblank_q <= 1'b0;
+      hde_q    <= 1'b1;
+      hs_q     <= 1'b0;
+      vde_q    <= 1'b1;
+      vs_q     <= 1'b0;
     end else begin
       tiny_q   <= tiny_i;
       x_q      <= x_d;
       y_q      <= y_d;
       vblank_q <= vblank_d;
+      hde_q    <= hde_d;
+      hs_q     <= hs_d;
+      vde_q    <= vde_d;
+      vs_q     <= vs_d;
     end
   end
 
-  wire in_vb = (y_q >= va);
   assign x_o         = x_q;
   assign y_o         = y_q;
-  assign de_o        = (x_q < ha) && !in_vb;
-  assign hsync_o     = ((x_q >= hss) && (x_q < hse)) ~^ pos;
-  assign vsync_o     = ((y_q >= vss) && (y_q < vse)) ~^ pos;
+  assign de_o        = hde_q && vde_q;
+  assign hsync_o     = hs_q ~^ pos;
+  assign vsync_o     = vs_q ~^ pos;
   assign vblank_o    = vblank_q;
-  assign in_vblank_o = in_vb;
+  assign in_vblank_o = !vde_q;
   assign h_active_o  = tiny_i ? T_HA : HA;
   assign v_active_o  = tiny_i ? T_VA : VA;
 

@@ -1,4 +1,4 @@
 # Project-wide checks: RTL lint, iCE40 synthesis, generated docs up to date.
-TEST_SCRIPTS := tests/check_interface_docs.sh tests/lint_rtl.sh tests/synth_ice40.sh
+TEST_SCRIPTS := tests/check_interface_docs.sh tests/lint_rtl.sh tests/synth_ice40.sh tests/pnr_icebreaker.sh
 TESTS += $(TEST_SCRIPTS)
 $(TEST_SCRIPTS): $(HW_VH) $(HW_H)

@@ -2,7 +2,9 @@
 """Collect the FIGURE and RESULT lines the tests printed (build/test-logs/)
 into docs/figures.md, so the recorded figures are always measured ones.
 
-usage: collect_figures.py [LOGDIR] [OUT.md]     (after `make test`)
+usage: collect_figures.py [LOGDIR] [OUT.md] [EXTRA.log ...]
+  (after `make test`; EXTRA logs such as build/synth/pnr.txt from
+  `make synth-icebreaker` are read too)
 """
 import os
 import subprocess
@@ -12,9 +14,11 @@ logdir = sys.argv[1] if len(sys.argv) > 1 else "build/test-logs"
 out = sys.argv[2] if len(sys.argv) > 2 else "docs/figures.md"
 
 rows = []
-for name in sorted(os.listdir(logdir)):
+logs = [os.path.join(logdir, n) for n in sorted(os.listdir(logdir))] + sys.argv[3:]
+for path in logs:
+    name = os.path.basename(path)
     test = name[:-4] if name.endswith(".log") else name
-    with open(os.path.join(logdir, name), errors="replace") as f:
+    with open(path, errors="replace") as f:
         for line in f:
             if line.startswith("FIGURE "):
                 parts = line.split(None, 2)

@@ -197,7 +197,7 @@ SOURCE_REGS = [
     ("DISP_PENDING", 0x0C, "ro", "[31:2] pending flip address, [0] pending valid"),
     ("DISP_VBLANK_COUNT", 0x10, "ro", "vblanks since reset"),
     ("DISP_SCANLINE", 0x14, "ro", "[15:0] current line (0 = first active line), [16] in vblank"),
-    ("DISP_UNDERFLOW", 0x18, "ro", "[15:0] pixels shown before their row was fetched completely (saturates)"),
+    ("DISP_UNDERFLOW", 0x18, "ro", "[7:0] pixels shown before their row was fetched completely (saturates at 255)"),
     ("DISP_TIMING", 0x1C, "ro", "[15:0] active width, [31:16] active height of the current timing"),
     ("DISP_FLIP_COUNT", 0x20, "ro", "[15:0] flips taken (wraps)"),
 ]

@@ -20,7 +20,7 @@ for top_v in rtl/boards/icebreaker*.v; do
   if nextpnr-ice40 --up5k --package sg48 --json "$out/$top.json" --pcf "$pcf" \
       --asc "$out/$top.asc" --seed 1 --timing-allow-fail -l "$out/$top.pnr.log" >/dev/null 2>&1; then
     fmax=$(grep -E "Max frequency for clock" "$out/$top.pnr.log" | tail -1 | sed -E 's/.*: ([0-9.]+ MHz).*/\1/')
-    echo "FIGURE ${top}_fmax $fmax"
+    echo "FIGURE ${top}_fmax $fmax (pixel clock 25.125 MHz)"
     icepack "$out/$top.asc" "$out/$top.bin" && echo "bitstream: $out/$top.bin"
   else
     echo "$top does not fit or route; see $out/$top.pnr.log" >&2

@@ -97,7 +97,10 @@ module icebreaker_top (
   wire        irq;
 
   // SPRAM answers every read in the next cycle: two reads in flight at most.
-  sgpu_top #(.NODES(1), .SOURCES(1), .MEM_BYTES(MEM_BYTES), .MEM_RDQ(2)) u_gpu (
+  // PERF(0): the per-node PERF_* counters are left out (they read 0 here) so
+  // the design fits the UP5K's 5280 logic cells; the counters cost ~250.
+  sgpu_top #(.NODES(1), .SOURCES(1), .MEM_BYTES(MEM_BYTES), .MEM_RDQ(2),
+             .PERF(0)) u_gpu (
     .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b1),
     .host_req_valid_i(h_req_valid), .host_req_ready_o(h_req_ready),
     .host_req_write_i(h_req_write), .host_req_addr_i(h_req_addr),
