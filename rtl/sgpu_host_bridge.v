@@ -139,7 +139,7 @@ module sgpu_host_bridge #(
   reg [GTW-1:0] p_gap_q, p_gap_d;       // prescaler ticks since the last byte
 
   // The CRCs run one bit per cycle: a byte is XORed into the top of the
-  // register, then eight shift steps follow (CRC-16/CCITT-FALSE, MSB first:
+  // register, then eight shift steps follow (CRC-16/CCITT-FALSE, MSB first,
   // as docs/link-protocol.md specifies).  Bytes come at most once per UART frame
   // (10 bit times), so the eight steps are always done before the next one.
   reg [15:0] p_crc_q;
