@@ -40,6 +40,16 @@ static void q_pop(sgpu_node *nd) {
   nd->q_count--;
 }
 
+/* A cleared event of one kind, stamped with the node and the cycle. */
+static sgpu_event event_of(sgpu_event_type type, uint32_t node, uint64_t cycle) {
+  sgpu_event ev;
+  memset(&ev, 0, sizeof ev);
+  ev.type = type;
+  ev.node_ordinal = node;
+  ev.cycle = cycle;
+  return ev;
+}
+
 static void fill_from_pending(sgpu_event *ev, const sgpu_pending *p) {
   ev->fence_id = p->fence32;
   ev->fence_id64 = p->fence64;
@@ -70,11 +80,7 @@ int sgpu__retire(sgpu_device *dev, uint32_t n) {
   uint64_t now = dev->tr->ops->now(dev->tr);
   sgpu_pending *p;
   while ((p = q_front(nd)) && p->fence64 <= c) {
-    sgpu_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.type = SGPU_EVENT_DMA_COMPLETED;
-    ev.node_ordinal = n;
-    ev.cycle = now;
+    sgpu_event ev = event_of(SGPU_EVENT_DMA_COMPLETED, n, now);
     fill_from_pending(&ev, p);
     ev.last_completed_fence_id = (uint32_t)c;
     sgpu__push_event(dev, &ev);
@@ -104,11 +110,7 @@ int sgpu__service_irq(sgpu_device *dev) {
       sgpu__reg_read(dev, nreg(n, SGPU_NREG_FAULT_ADDR), &addr);
       sgpu__reg_read(dev, nreg(n, SGPU_NREG_FAULT_OPCODE), &hdr);
       sgpu__reg_read(dev, nreg(n, SGPU_NREG_FAULT_FENCE), &fence);
-      sgpu_event ev;
-      memset(&ev, 0, sizeof ev);
-      ev.type = SGPU_EVENT_DMA_FAULTED;
-      ev.node_ordinal = n;
-      ev.cycle = now;
+      sgpu_event ev = event_of(SGPU_EVENT_DMA_FAULTED, n, now);
       ev.fault_reason = reason;
       ev.fault_address = addr;
       ev.fault_opcode = hdr;
@@ -135,11 +137,7 @@ int sgpu__service_irq(sgpu_device *dev) {
     if (st & SGPU_INT_DMA_PREEMPTED(n)) {
       uint32_t last = 0;
       sgpu__reg_read(dev, nreg(n, SGPU_NREG_LAST_FENCE), &last);
-      sgpu_event ev;
-      memset(&ev, 0, sizeof ev);
-      ev.type = SGPU_EVENT_DMA_PREEMPTED;
-      ev.node_ordinal = n;
-      ev.cycle = now;
+      sgpu_event ev = event_of(SGPU_EVENT_DMA_PREEMPTED, n, now);
       ev.fence_id = last;
       ev.fence_id64 = nd->completed64;
       ev.last_completed_fence_id = (uint32_t)nd->completed64;
@@ -152,13 +150,10 @@ int sgpu__service_irq(sgpu_device *dev) {
     uint32_t base = 0, cnt = 0;
     sgpu__reg_read(dev, SGPU_SOURCE_REG(s, SGPU_SREG_DISP_BASE), &base);
     sgpu__reg_read(dev, SGPU_SOURCE_REG(s, SGPU_SREG_DISP_VBLANK_COUNT), &cnt);
-    sgpu_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.type = SGPU_EVENT_CRTC_VSYNC;
+    sgpu_event ev = event_of(SGPU_EVENT_CRTC_VSYNC, 0, now);
     ev.source_id = s;
     ev.scanout_address = base;
     ev.vblank_count = cnt;
-    ev.cycle = now;
     dev->stats.vsyncs++;
     sgpu__push_event(dev, &ev);
   }
@@ -392,11 +387,7 @@ int sgpu_reset_from_timeout(sgpu_device *dev) {
     /* Everything not completed is lost: report it so it can be resubmitted. */
     uint64_t now = dev->tr->ops->now(dev->tr);
     while (nd->q_count) {
-      sgpu_event ev;
-      memset(&ev, 0, sizeof ev);
-      ev.type = SGPU_EVENT_DMA_DROPPED;
-      ev.node_ordinal = n;
-      ev.cycle = now;
+      sgpu_event ev = event_of(SGPU_EVENT_DMA_DROPPED, n, now);
       fill_from_pending(&ev, q_front(nd));
       ev.last_completed_fence_id = (uint32_t)nd->completed64;
       sgpu__push_event(dev, &ev);
