@@ -38,7 +38,8 @@ with open(out, "w") as f:
             "`python3 tools/collect_figures.py` after `make test` "
             f"(tree at commit {rev} plus the change that wrote this file). "
             "Cycle figures are simulation cycles and do not depend on the machine; "
-            "the limits they must meet are asserted by the tests that print them.\n\n")
+            "the limits they must meet are asserted by the tests that print them, except the "
+            "iCE40 Fmax, which is reported only.\n\n")
     f.write("| test | figure | value |\n|---|---|---|\n")
     for test, fig, val in rows:
         f.write(f"| {test} | {fig} | {val.replace('|', '/')} |\n")
