@@ -590,6 +590,22 @@ static int expect_end_or_comma(assembler *a) {
   return fail(a, SGPU_ASM_ERR_SYNTAX, a->tok.col, "expected ',' or end of line, found %s", buf);
 }
 
+/* Between operands: a ',' followed by another operand (none before the
+ * first). */
+static int operand_separator(assembler *a, bool *first) {
+  if (*first) {
+    *first = false;
+    return 0;
+  }
+  if (a->tok.type != T_COMMA) return expect_end_or_comma(a);
+  int rc = next(a);
+  if (rc) return rc;
+  if (a->tok.type == T_END)
+    return fail(a, SGPU_ASM_ERR_MISSING_OPERAND, a->tok.col, "missing operand after ','");
+  return 0;
+}
+
+
 static int directive(assembler *a) {
   token d = a->tok;
   int rc;
@@ -721,13 +737,7 @@ static int instruction(assembler *a, const opcode_spec *o) {
 
   bool first = true;
   while (a->tok.type != T_END) {
-    if (!first) {
-      if (a->tok.type != T_COMMA) return expect_end_or_comma(a);
-      if ((rc = next(a))) return rc;
-      if (a->tok.type == T_END)
-        return fail(a, SGPU_ASM_ERR_MISSING_OPERAND, a->tok.col, "missing operand after ','");
-    }
-    first = false;
+    if ((rc = operand_separator(a, &first))) return rc;
     token t = a->tok;
     const operand_spec *sp = NULL;
     if (t.type == T_IDENT) {
@@ -810,13 +820,7 @@ static int variable_instruction(assembler *a, const opcode_spec *o) {
   bool first = true;
   size_t pos = 0;
   while (a->tok.type != T_END) {
-    if (!first) {
-      if (a->tok.type != T_COMMA) return expect_end_or_comma(a);
-      if ((rc = next(a))) return rc;
-      if (a->tok.type == T_END)
-        return fail(a, SGPU_ASM_ERR_MISSING_OPERAND, a->tok.col, "missing operand after ','");
-    }
-    first = false;
+    if ((rc = operand_separator(a, &first))) return rc;
     token t = a->tok;
     const operand_spec *sp = NULL;
     if (t.type == T_IDENT && peek_type(a) == T_EQ) {
