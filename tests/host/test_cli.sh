@@ -5,6 +5,7 @@
 # Needs SGPU_BIN (directory of the built programs).
 set -u
 BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
+HERE=$(cd "$(dirname "$0")" && pwd)
 SGPU="$BIN/sgpu"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -235,17 +236,94 @@ grep -q "flip taken" "$T/out" && ok "flip taken at vsync" || bad "flip: $(cat "$
 [ "$("$SGPU" --json --device "$TINY" flip --mode 32x24 --interval 2 | json_get 'd["taken"], d["flips"]')" = "True 1" ] && ok "flip --json interval 2 taken once" || bad "flip --json"
 expect_exit 0 "vsync events" -- "$SGPU" --device "$TINY" events --mode 32x24 --vsync --count 3
 [ "$(grep -c CRTC_VSYNC "$T/out")" -eq 3 ] && ok "3 CRTC_VSYNC events" || bad "vsync events: $(cat "$T/out")"
+# Screenshots against reference images: tests/host/frame_ref.py models GPU
+# memory (FILL: byte i of a row takes byte (address+i)%4 of the pattern;
+# COPY as if through a temporary), the scanout (little-endian pixels,
+# RGB565/RGB332 expanded to 8 bits by bit replication, DISP_CONTROL pixel
+# replication to the timing) and decodes the PNG; every pixel must match.
+# shot_ref NAME WxH FMT REP_X REP_Y PNG JSON: the Python lines on stdin draw
+# into `m` (offsets from FB0, pitch P); compares PNG and the JSON's crc32.
+shot_ref() {
+  local name=$1 size=$2 fmt=$3 rx=$4 ry=$5 png=$6 json=$7
+  if python3 - "$HERE" "$size" "$fmt" "$rx" "$ry" "$png" "$json" "$(cat)" >"$T/ref.out" 2>&1 <<'PY'
+import json, sys, zlib
+here, size, fmt, rx, ry, png, js, code = sys.argv[1:]
+sys.path.insert(0, here)
+import frame_ref as f
+w, h = map(int, size.split("x")); rx, ry = int(rx), int(ry)
+fmt = f.RGB332 if fmt == "rgb332" else f.RGB565
+P = (w * (1 if fmt == f.RGB332 else 2) + 3) & ~3   # pitch the CLI documents for --mode
+m = f.Mem(P * h)                                   # cleared to black by --mode
+exec(code)
+want = f.scanout(m, 0, P, w, h, fmt, rx, ry)
+gw, gh, got = f.read_png(png)
+if (gw, gh) != (w * rx, h * ry):
+    sys.exit("%s is %dx%d, not %dx%d" % (png, gw, gh, w * rx, h * ry))
+e = f.diff(got, want, gw, gh, png)
+if e:
+    sys.exit(e)
+crc = json.load(open(js))["crc32"]
+if crc != zlib.crc32(got):
+    sys.exit("--json crc32 %08x is not that of the PNG's pixels %08x" % (crc, zlib.crc32(got)))
+print("%dx%d, every pixel as expected" % (gw, gh))
+PY
+  then ok "screenshot $name equals the reference image ($(cat "$T/ref.out"))"
+  else bad "screenshot $name: $(head -c 600 "$T/ref.out")"; fi
+}
+python3 "$HERE/frame_ref.py" selftest >/dev/null && ok "reference PNG decoder inverts every filter type" || bad "PNG decoder self-test"
+
+# RGB565, 32x24 replicated 2x2 to the 64x48 tiny timing
 cat >"$T/draw.s" <<'EOF'
   fill FB0, FB_PITCH, FB_WIDTH * 2, FB_HEIGHT, 0x001f001f     ; blue
   fill FB0 + 4 * FB_PITCH + 8, FB_PITCH, 8 * 2, 8, 0xf800f800 ; red square
 EOF
-expect_exit 0 "screenshot after drawing" -- "$SGPU" --device "$TINY" screenshot --mode 32x24 --run "$T/draw.s" "$T/shot.png"
-[ "$(head -c 8 "$T/shot.png" | od -An -tx1 | tr -d ' \n')" = "89504e470d0a1a0a" ] && ok "screenshot is a PNG" || bad "screenshot file"
+expect_exit 0 "screenshot after drawing" -- "$SGPU" --device "$TINY" --json screenshot --mode 32x24 --run "$T/draw.s" "$T/shot.png"
+cp "$T/out" "$T/s.json"
+shot_ref "rgb565 32x24 x2" 32x24 rgb565 2 2 "$T/shot.png" "$T/s.json" <<'PY'
+m.fill(0, P, 64, 24, 0x001f001f)
+m.fill(4 * P + 8, P, 16, 8, 0xf800f800)
+PY
 "$SGPU" --json --device "$TINY" screenshot --mode 32x24 "$T/black.png" >"$T/b.json"
-"$SGPU" --json --device "$TINY" screenshot --mode 32x24 --run "$T/draw.s" "$T/shot2.png" >"$T/s.json"
-c1=$(json_get 'd["crc32"]' <"$T/b.json"); c2=$(json_get 'd["crc32"]' <"$T/s.json")
-[ -n "$c1" ] && [ "$c1" != "$c2" ] && ok "drawn frame differs from black frame ($c1 vs $c2)" || bad "screenshot crc: $c1 $c2"
+shot_ref "with nothing drawn (black)" 32x24 rgb565 2 2 "$T/black.png" "$T/b.json" </dev/null
+"$SGPU" --device "$TINY" screenshot --mode 32x24 --run "$T/draw.s" "$T/shot2.png" >/dev/null
 check "screenshot is deterministic" cmp -s "$T/shot.png" "$T/shot2.png"
+
+# RGB565, 64x48 unreplicated: every channel bit pattern, two different pixels
+# in one pattern word (odd start), a byte-granular fill over half pixels and a
+# COPY that moves the striped block from odd to even x.
+cat >"$T/draw565.s" <<'EOF'
+  fill FB0, FB_PITCH, FB_WIDTH * 2, FB_HEIGHT, 0x84108410
+  fill FB0 + 3 * FB_PITCH + 2 * 5, FB_PITCH, 2 * 9, 7, 0x07e0f81f
+  fill FB0 + 20 * FB_PITCH + 2 * 40, FB_PITCH, 2 * 20, 10, 0x52aa35c7
+  fill FB0 + 40 * FB_PITCH + 1, FB_PITCH, 3, 2, 0xffffffff
+  copy FB0 + 30 * FB_PITCH + 2 * 2, FB_PITCH, FB0 + 3 * FB_PITCH + 2 * 5, FB_PITCH, 2 * 9, 7
+  fill FB0 + (FB_HEIGHT - 1) * FB_PITCH + 2 * (FB_WIDTH - 1), FB_PITCH, 2, 1, 0x0000ffff
+EOF
+"$SGPU" --json --device "$TINY" screenshot --mode 64x48:rgb565 --run "$T/draw565.s" "$T/s565.png" >"$T/s565.json" 2>"$T/err" \
+  || bad "screenshot rgb565 64x48: $(cat "$T/err")"
+shot_ref "rgb565 64x48 x1" 64x48 rgb565 1 1 "$T/s565.png" "$T/s565.json" <<'PY'
+m.fill(0, P, 128, 48, 0x84108410)
+m.fill(3 * P + 10, P, 18, 7, 0x07e0f81f)
+m.fill(20 * P + 80, P, 40, 10, 0x52aa35c7)
+m.fill(40 * P + 1, P, 3, 2, 0xffffffff)
+m.copy_from(m, 30 * P + 4, P, 3 * P + 10, P, 18, 7)
+m.fill(47 * P + 126, P, 2, 1, 0x0000ffff)
+PY
+
+# RGB332, 16x12 replicated 4x4: four pixels per pattern word, byte-granular
+# fills at odd offsets.
+cat >"$T/draw332.s" <<'EOF'
+  fill FB0, FB_PITCH, FB_WIDTH, FB_HEIGHT, 0x44332211
+  fill FB0 + 2 * FB_PITCH + 3, FB_PITCH, 5, 3, 0xe01c03ff
+  fill FB0 + 8 * FB_PITCH + 1, FB_PITCH, FB_WIDTH - 2, 3, 0x926db649
+EOF
+"$SGPU" --json --device "$TINY" screenshot --mode 16x12:rgb332 --run "$T/draw332.s" "$T/s332.png" >"$T/s332.json" 2>"$T/err" \
+  || bad "screenshot rgb332 16x12: $(cat "$T/err")"
+shot_ref "rgb332 16x12 x4" 16x12 rgb332 4 4 "$T/s332.png" "$T/s332.json" <<'PY'
+m.fill(0, P, 16, 12, 0x44332211)
+m.fill(2 * P + 3, P, 5, 3, 0xe01c03ff)
+m.fill(8 * P + 1, P, 14, 3, 0x926db649)
+PY
 expect_exit 1 "screenshot without output" -- "$SGPU" screenshot
 expect_exit 1 "bad --mode" -- "$SGPU" screenshot --mode 12 "$T/x.png"
 one_line_err "bad --mode '12'"
