@@ -20,13 +20,14 @@ SAN       := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-
 
 HW_H  := $(GEN)/sgpu_hw.h
 HW_VH := $(GEN)/sgpu_hw.vh
+HW_TABLES := $(GEN)/sgpu_hw_tables.h
 
 # Lists the fragments fill in.
 TESTS :=          # executables run by `make test`; each passes by exiting 0
 ALL_TARGETS :=    # what `make` builds
 
-$(HW_H) $(HW_VH) &: tools/hwspec.py tools/genhw.py
-	$(PY) tools/genhw.py --c $(HW_H) --v $(HW_VH)
+$(HW_H) $(HW_VH) $(HW_TABLES) &: tools/hwspec.py tools/genhw.py
+	$(PY) tools/genhw.py --c $(HW_H) --v $(HW_VH) --tables $(HW_TABLES)
 
 docs/interface.md: tools/hwspec.py tools/genhw.py
 	$(PY) tools/genhw.py --md $@
@@ -39,7 +40,7 @@ include sim/sim.mk
 include host/host.mk
 include tests/tests.mk
 
-all: $(HW_H) $(HW_VH) $(ALL_TARGETS)
+all: $(HW_H) $(HW_VH) $(HW_TABLES) $(ALL_TARGETS)
 
 bootstrap:
 	@bash tools/bootstrap.sh

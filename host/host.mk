@@ -8,7 +8,7 @@ SIM_LDLIBS ?= -lstdc++ -lz -lpthread
 HOST_INC     := -I$(GEN) -Ihost/include -Isim
 HOST_CFLAGS  := $(WARN) $(CSTD) -D_DEFAULT_SOURCE $(HOST_INC)
 HOST_LDLIBS  := $(SIM_LDLIBS) -lpng -lpthread -lm
-HOST_HDRS    := $(wildcard host/include/*.h) $(HW_H) sim/sgpu_sim.h
+HOST_HDRS    := $(wildcard host/include/*.h) $(HW_H) $(HW_TABLES) sim/sgpu_sim.h
 
 HOST_SRCS      := $(sort $(wildcard host/src/*.c))
 HOST_OBJS      := $(patsubst host/src/%.c,$(BUILD)/host/obj/%.o,$(HOST_SRCS))

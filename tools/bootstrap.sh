@@ -4,13 +4,14 @@
 set -u
 need_cmds=(verilator iverilog yosys nextpnr-ice40 icepack pkg-config xvfb-run valgrind)
 need_pkgs=(verilator iverilog yosys nextpnr-ice40 fpga-icestorm pkg-config xvfb valgrind
-           libcmocka-dev libpng-dev libsdl2-dev libusb-1.0-0-dev libftdi1-dev)
+           libcmocka-dev libpng-dev libsdl2-dev libusb-1.0-0-dev libftdi1-dev
+           clang-14 libclang-rt-14-dev z3 python3-venv)
 missing=()
 for p in "${need_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
 if [ ${#missing[@]} -eq 0 ]; then
-  exit 0
+  exec bash "$(dirname "$0")/venv.sh"
 fi
 echo "bootstrap: missing packages: ${missing[*]}"
 if [ "$(id -u)" -eq 0 ]; then
@@ -25,3 +26,5 @@ fi
 for c in "${need_cmds[@]}"; do
   command -v "$c" >/dev/null || { echo "bootstrap: '$c' still missing" >&2; exit 1; }
 done
+# Python tools from PyPI (formal proofs, ECP5 flow) go into a project-local venv.
+exec bash "$(dirname "$0")/venv.sh"

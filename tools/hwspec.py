@@ -26,40 +26,143 @@ HEADER_FIELDS = [
 ]
 PACKET_TYPE = 3
 
-# name, value, payload count (None = variable, with min), payload words, flags, doc
+# Each packet: opcode value, payload words, flag fields, the checks the
+# command processor makes before the packet writes anything, and its meaning.
+#
+# A payload word is W(asm_name, doc, kind=..., ...):
+#   kind "addr"  a byte address;          "len"  a length in bytes;
+#        "u16"   must fit in 16 bits;     "source" a display source;
+#        "value" any 32-bit value;        "rest" all remaining words (variable count);
+#        "lines" two 16-bit halves (asm operands first/last);
+#   fmt "hex"/"dec" (how the disassembler prints it), default (the operand is
+#   optional in assembly and prints as name=value), max (assembler's bound),
+#   names (symbolic values the assembler accepts).
+# A flag field is F(name, lsb, width, asm_name, doc[, names]).
+#
+# checks: the order in which the hardware tests a packet; the first that
+# fails is the fault reported (the precedence).  The header checks come
+# first for every packet: type (BAD_HEADER), opcode (ILLEGAL_OPCODE),
+# reserved flag bits (BAD_HEADER), count (BAD_COUNT), then OVERRUN when the
+# packet runs past the end of its buffer (the ring: past WPTR).  Then:
+#   ("nesting",)                 NESTING when already MAX_IB_DEPTH buffers deep
+#   ("privileged",)              PRIVILEGED inside an INDIRECT buffer
+#   ("flag_max", flag, max)      BAD_PARAM when the flag field is above max
+#   ("max", word, max)           BAD_PARAM when the word is above max
+#   ("source", word)             BAD_PARAM when the word is not a source of the build
+#   ("pitch", pitch, width, height)  BAD_PARAM when height > 1 and pitch < width
+#   ("empty", width, height)     the packet does nothing (no further checks) when either is 0
+#   ("align", word...)           MISALIGNED when any word is not a multiple of 4
+#   ("range", addr, LEN)         OUT_OF_RANGE unless addr < memory size and addr + LEN <= memory size
+#   ("window", addr, LEN)        CONTEXT_WINDOW inside an INDIRECT buffer of a non-null
+#                                context unless [addr, addr + LEN) is inside its window
+# LEN: a number of bytes, the name of a "len" word, "payload" (4 bytes per
+# payload word after the first) or ("rect", pitch, width, height) =
+# pitch * (height - 1) + width.  A check with when=WORD applies only when
+# that word is not 0.
+def W(asm, doc, kind="value", fmt="hex", default=None, max=None, names=None):
+    return dict(asm=asm, doc=doc, kind=kind, fmt=fmt, default=default, max=max, names=names)
+
+
+def F(name, lsb, width, asm, doc, names=None):
+    return dict(name=name, lsb=lsb, width=width, asm=asm, doc=doc, names=names)
+
+
+def C(*args, when=None):
+    return dict(check=args[0], args=args[1:], when=when)
+
+
+def Op(name, value, payload, doc, flags=(), checks=(), min_count=None):
+    """min_count given: variable payload count (the last payload word is "rest")."""
+    return dict(name=name, value=value, payload=list(payload), doc=doc, flags=list(flags),
+                checks=list(checks),
+                count=None if min_count is not None else len(payload),
+                min_count=min_count if min_count is not None else len(payload))
+
+
+_WAIT_FUNC_NAMES = ["eq", "ne", "lt", "le", "gt", "ge", "geq_wrap"]
+_INTERVAL_NAMES = ["immediate", "one", "two", "three", "four", "immediate_allow_tearing"]
+_DIM = 65535  # MAX_BLIT_DIM
+
 OPCODES = [
-    ("NOP", 0x00, None, 0, ["ignored..."], [],
-     "Padding. Its payload words are skipped."),
-    ("INDIRECT", 0x01, 3, 3, ["address", "length in bytes", "fence id of the submission"],
-     [("SKIP", 0, "NullRendering: the buffer is not fetched or executed")],
-     "Fetch and execute the buffer [address, address+length) by DMA. "
-     "The fence id is reported as 'fence in flight' if the buffer faults."),
-    ("FENCE", 0x02, 2, 2, ["address", "value"],
-     [("IRQ", 0, "raise DMA_COMPLETED for this node once the value is visible")],
-     "Write value to address once every earlier write of this ring is in memory."),
-    ("WRITE_DATA", 0x03, None, 2, ["address", "data..."], [],
-     "Write the inline data words to consecutive words at address."),
-    ("WAIT_MEM", 0x04, 3, 3, ["address", "mask", "reference"],
-     [("FUNC", 0, "compare function, 3 bits (WAIT_FUNC_*)")],
-     "Poll the word at address until (word & mask) FUNC reference holds."),
-    ("WAIT_VSYNC", 0x05, 1, 1, ["display source"], [],
-     "Wait for the next start of vertical blanking of the source."),
-    ("WAIT_SCANLINE", 0x06, 2, 2, ["display source", "first line [15:0], last line [31:16]"], [],
-     "Wait while the source's beam is on a line in [first, last]."),
-    ("FILL", 0x07, 5, 5, ["destination", "pitch", "width in bytes", "height", "pattern"], [],
-     "Fill a byte-granular rectangle with the 32-bit pattern (byte i of a row "
-     "takes byte (address+i)%4 of the pattern)."),
-    ("COPY", 0x08, 6, 6, ["destination", "destination pitch", "source", "source pitch",
-                          "width in bytes", "height"], [],
-     "Copy a byte-granular rectangle; overlapping rectangles copy as if through a temporary."),
-    ("FLIP", 0x09, 3, 3, ["display source", "address", "interval (FLIP_INTERVAL_*)"],
-     [("NO_WAIT", 0, "queue the flip and go on (FlipWithNoWait)")],
-     "Make address the source's scanout buffer at vblank (or at once for IMMEDIATE)."),
-    ("CONTEXT", 0x0A, 3, 3, ["context id (0 = null context)", "window base", "window size in bytes"], [],
-     "Switch context after draining. Only allowed in the ring itself."),
-    ("TIMESTAMP", 0x0B, 1, 1, ["address (two words: cycle counter low, high)"], [],
-     "Write the 64-bit cycle counter once earlier writes are in memory."),
+    Op("NOP", 0x00, [W("data", "ignored...", kind="rest")], "Padding. Its payload words are skipped.",
+       min_count=0),
+    Op("INDIRECT", 0x01,
+       [W("addr", "address", kind="addr"), W("length", "length in bytes", kind="len", fmt="dec"),
+        W("fence", "fence id of the submission", fmt="dec", default=0)],
+       "Fetch and execute the buffer [address, address+length) by DMA. "
+       "The fence id is reported as 'fence in flight' if the buffer faults.",
+       flags=[F("SKIP", 0, 1, "skip", "NullRendering: the buffer is not fetched or executed")],
+       checks=[C("nesting"), C("align", "addr", "length"), C("range", "addr", "length"),
+               C("window", "addr", "length")]),
+    Op("FENCE", 0x02, [W("addr", "address", kind="addr"), W("value", "value", fmt="dec")],
+       "Write value to address once every earlier write of this ring is in memory.",
+       flags=[F("IRQ", 0, 1, "irq", "raise DMA_COMPLETED for this node once the value is visible")],
+       checks=[C("align", "addr"), C("range", "addr", 4), C("window", "addr", 4)]),
+    Op("WRITE_DATA", 0x03, [W("addr", "address", kind="addr"), W("data", "data...", kind="rest")],
+       "Write the inline data words to consecutive words at address.",
+       checks=[C("align", "addr"), C("range", "addr", "payload"), C("window", "addr", "payload")],
+       min_count=2),
+    Op("WAIT_MEM", 0x04,
+       [W("addr", "address", kind="addr"), W("mask", "mask", default=0xFFFFFFFF),
+        W("ref", "reference", fmt="dec", default=0)],
+       "Poll the word at address until (word & mask) FUNC reference holds.",
+       flags=[F("FUNC", 0, 3, "func", "compare function (WAIT_FUNC_*)", names=_WAIT_FUNC_NAMES)],
+       checks=[C("flag_max", "FUNC", 6), C("align", "addr"), C("range", "addr", 4),
+               C("window", "addr", 4)]),
+    Op("WAIT_VSYNC", 0x05, [W("source", "display source", kind="source", fmt="dec")],
+       "Wait for the next start of vertical blanking of the source.",
+       checks=[C("source", "source")]),
+    Op("WAIT_SCANLINE", 0x06,
+       [W("source", "display source", kind="source", fmt="dec"),
+        W("lines", "first line [15:0], last line [31:16]", kind="lines", fmt="dec")],
+       "Wait while the source's beam is on a line in [first, last].",
+       checks=[C("source", "source")]),
+    Op("FILL", 0x07,
+       [W("dst", "destination", kind="addr"), W("pitch", "pitch", kind="u16", fmt="dec"),
+        W("width", "width in bytes", kind="u16", fmt="dec"), W("height", "height", kind="u16", fmt="dec"),
+        W("pattern", "pattern")],
+       "Fill a byte-granular rectangle with the 32-bit pattern (byte i of a row "
+       "takes byte (address+i)%4 of the pattern).",
+       checks=[C("max", "pitch", _DIM), C("max", "width", _DIM), C("max", "height", _DIM),
+               C("pitch", "pitch", "width", "height"), C("empty", "width", "height"),
+               C("range", "dst", ("rect", "pitch", "width", "height")),
+               C("window", "dst", ("rect", "pitch", "width", "height"))]),
+    Op("COPY", 0x08,
+       [W("dst", "destination", kind="addr"), W("dst_pitch", "destination pitch", kind="u16", fmt="dec"),
+        W("src", "source", kind="addr"), W("src_pitch", "source pitch", kind="u16", fmt="dec"),
+        W("width", "width in bytes", kind="u16", fmt="dec"), W("height", "height", kind="u16", fmt="dec")],
+       "Copy a byte-granular rectangle; overlapping rectangles copy as if through a temporary.",
+       checks=[C("max", "dst_pitch", _DIM), C("max", "src_pitch", _DIM), C("max", "width", _DIM),
+               C("max", "height", _DIM), C("pitch", "dst_pitch", "width", "height"),
+               C("pitch", "src_pitch", "width", "height"), C("empty", "width", "height"),
+               C("range", "dst", ("rect", "dst_pitch", "width", "height")),
+               C("window", "dst", ("rect", "dst_pitch", "width", "height")),
+               C("range", "src", ("rect", "src_pitch", "width", "height")),
+               C("window", "src", ("rect", "src_pitch", "width", "height"))]),
+    Op("FLIP", 0x09,
+       [W("source", "display source", kind="source", fmt="dec"), W("addr", "address", kind="addr"),
+        W("interval", "interval (FLIP_INTERVAL_*)", fmt="dec", default=1, max=5, names=_INTERVAL_NAMES)],
+       "Make address the source's scanout buffer at vblank (or at once for IMMEDIATE).",
+       flags=[F("NO_WAIT", 0, 1, "nowait", "queue the flip and go on (FlipWithNoWait)")],
+       checks=[C("source", "source"), C("max", "interval", 5), C("align", "addr"),
+               C("range", "addr", 4), C("window", "addr", 4)]),
+    Op("CONTEXT", 0x0A,
+       [W("id", "context id (0 = null context)", fmt="dec"), W("base", "window base", kind="addr"),
+        W("size", "window size in bytes", kind="len")],
+       "Switch context after draining. Only allowed in the ring itself.",
+       checks=[C("privileged"), C("align", "base", "size", when="id"),
+               C("range", "base", "size", when="id")]),
+    Op("TIMESTAMP", 0x0B, [W("addr", "address (two words: cycle counter low, high)", kind="addr")],
+       "Write the 64-bit cycle counter once earlier writes are in memory.",
+       checks=[C("align", "addr"), C("range", "addr", 8), C("window", "addr", 8)]),
 ]
+
+# Fault raised by each kind of check.
+CHECK_FAULTS = {
+    "nesting": "NESTING", "privileged": "PRIVILEGED", "flag_max": "BAD_PARAM", "max": "BAD_PARAM",
+    "source": "BAD_PARAM", "pitch": "BAD_PARAM", "empty": "NONE", "align": "MISALIGNED",
+    "range": "OUT_OF_RANGE", "window": "CONTEXT_WINDOW",
+}
 
 # WAIT_MEM compare functions (FLAGS[2:0]).  GEQ_WRAP compares 32-bit fence
 # ids with wrap-around: (int32_t)(value - reference) >= 0.
@@ -80,6 +183,7 @@ LIMITS = [
     ("MAX_NODES", 4, "most rings a build can have"),
     ("MAX_SOURCES", 2, "most display sources a build can have"),
 ]
+LIMIT_VALUES = {name: value for name, value, doc in LIMITS}
 
 # ---------------------------------------------------------------- faults
 FAULTS = [
@@ -96,6 +200,146 @@ FAULTS = [
     ("BAD_PARAM", 10, "parameter out of range (source, interval, compare function, pitch)"),
     ("PRIVILEGED", 11, "CONTEXT packet outside the ring"),
     ("UNSUPPORTED", 12, "packet not implemented by this build"),
+]
+
+# ---------------------------------------------------------------- library error codes
+# The library's negative return codes: name (SGPU_ERROR_<name>), value, what
+# it means in the header, and the message sgpu_strerror() gives.  The
+# PACKET_* codes are the faults validation finds before the hardware would.
+ERRORS = [
+    ('SUCCESS', 0, '',
+     'success'),
+    # general
+    ('INVALID_PARAM', -1, 'NULL pointer or argument out of range',
+     'invalid parameter (NULL pointer or value out of range)'),
+    ('NO_MEM', -2, 'host memory allocation failed',
+     'out of host memory'),
+    ('INVALID_URI', -3, 'device URI malformed or unknown option',
+     'invalid device URI'),
+    ('NOT_SUPPORTED', -4, 'transport or feature not built yet',
+     'not supported (transport or feature not built yet)'),
+    ('IO', -5, 'transport failed (no answer, link error)',
+     'transport I/O error (device did not answer)'),
+    ('NO_DEVICE', -6, 'no sgpu answered (wrong ID register)',
+     'no sgpu device found (bad ID register)'),
+    ('TIMEOUT', -7, 'timeout elapsed (simulated time on sim)',
+     'timed out'),
+    ('INVALID_SEGMENT', -8, 'segment id not 0, 1 or 2',
+     'invalid segment id (must be 0, 1 or 2)'),
+    ('OUT_OF_GPU_MEMORY', -9, 'no free range of that size in the segment',
+     'not enough free memory in the segment'),
+    ('INVALID_ADDRESS', -10, 'address range not inside a segment/allocation',
+     'address range outside the segment or allocation'),
+    ('INVALID_ALIGNMENT', -11, 'alignment not a power of two (or too large)',
+     'alignment is not a power of two'),
+    ('NOT_ALLOCATED', -12, 'sgpu_free of an address that is not allocated',
+     'address was not allocated by sgpu_alloc'),
+    ('INVALID_NODE', -13, 'node ordinal >= number of nodes',
+     'node ordinal out of range'),
+    ('INVALID_SOURCE', -14, 'display source >= number of sources',
+     'display source out of range'),
+    ('INVALID_MODE', -15, 'display mode not possible (size, format, pitch)',
+     'display mode not supported'),
+    ('INVALID_CONTEXT', -16, 'NULL or foreign context handle',
+     'invalid context handle'),
+    ('INVALID_WINDOW', -17, 'context window outside GPU memory or misaligned',
+     'context window outside GPU memory or misaligned'),
+    ('NODE_FAULTED', -18, 'node stopped on a fault; sgpu_reset_from_timeout()',
+     'node is stopped on a fault (call sgpu_reset_from_timeout)'),
+    ('FENCE_NOT_SUBMITTED', -19, 'wait for a fence id never submitted',
+     'fence id was never submitted on that node'),
+    ('DISPLAY_DISABLED', -20, 'capture from a source whose display is off',
+     'display source is disabled'),
+    ('CMDBUF_OVERFLOW', -21, 'command-buffer builder ran out of capacity',
+     'command buffer capacity exceeded'),
+    ('CMDBUF_PARAM', -22, "builder argument out of its field's range",
+     'command buffer packet argument does not fit its field'),
+    ('PNG', -23, 'PNG file could not be written',
+     'PNG file could not be written'),
+    ('BUSY', -24, 'context still has work, or resource in use',
+     'resource busy'),
+    # sgpu_submit_command field rules, one code per rule
+    ('SUBMIT_NULL_CONTEXT', -40, 'context NULL without Paging',
+     'submit: context is NULL without the Paging flag'),
+    ('SUBMIT_SEGMENT_ID', -41, 'dma_buffer_segment_id not 0/1/2',
+     'submit: dma_buffer_segment_id is not 0, 1 or 2'),
+    ('SUBMIT_BUFFER_ADDRESS', -42, 'buffer [address, +size) not in that segment',
+     'submit: DMA buffer address/size not inside the given segment'),
+    ('SUBMIT_OFFSET_RANGE', -43, 'start/end offset beyond dma_buffer_size',
+     'submit: submission offsets beyond dma_buffer_size'),
+    ('SUBMIT_OFFSET_ALIGN', -44, 'start/end offset/address not 4-byte aligned',
+     'submit: DMA buffer address or offsets not 4-byte aligned'),
+    ('SUBMIT_OFFSET_ORDER', -45, 'start offset > end offset',
+     'submit: submission start offset after end offset'),
+    ('SUBMIT_PRIVATE_DATA_RANGE', -46, 'private data slice outside its buffer / NULL',
+     'submit: private data slice outside its buffer (or NULL buffer)'),
+    ('SUBMIT_PRIVATE_DATA_START', -47, 'private start offset != 0 without Paging',
+     'submit: private data start offset must be 0 unless Paging'),
+    ('SUBMIT_SOURCE_WITHOUT_FLIP', -48, 'vidpn_source_id != 0 without Flip flags',
+     'submit: vidpn_source_id set without Flip/FlipWithNoWait'),
+    ('SUBMIT_SOURCE_RANGE', -49, 'vidpn_source_id >= number of sources',
+     'submit: vidpn_source_id >= number of sources'),
+    ('SUBMIT_INTERVAL_RANGE', -50, 'flip_interval > 5',
+     'submit: flip_interval is not 0..5'),
+    ('SUBMIT_INTERVAL_WITHOUT_FLIP', -51, 'flip_interval != 0 without Flip',
+     'submit: flip_interval set without Flip'),
+    ('SUBMIT_RESERVED_FLAGS', -52, 'reserved flag bits set',
+     'submit: reserved flag bits are set'),
+    ('SUBMIT_FLAG_CONFLICT', -53, 'Flip+FlipWithNoWait, ContextSwitch+flip',
+     'submit: conflicting flags'),
+    ('SUBMIT_ENGINE_ORDINAL', -54, 'engine_ordinal != 0',
+     'submit: engine_ordinal must be 0'),
+    ('SUBMIT_VIRTUAL_ADDRESS', -55, 'dma_buffer_virtual_address != 0',
+     'submit: dma_buffer_virtual_address must be 0'),
+    ('SUBMIT_NODE_RANGE', -56, 'node_ordinal >= number of nodes',
+     'submit: node_ordinal >= number of nodes'),
+    ('SUBMIT_NODE_MISMATCH', -57, "node_ordinal != the context's node",
+     "submit: node_ordinal differs from the context's node"),
+    ('SUBMIT_CONTEXT_SWITCH_LENGTH', -58, 'ContextSwitch with a non-empty range',
+     'submit: ContextSwitch needs a zero-length submission range'),
+    ('SUBMIT_FENCE_ORDER', -59, 'submission_fence_id does not advance',
+     'submit: submission_fence_id does not advance'),
+    ('SUBMIT_FLIP_MISSING', -60, 'Flip submission without a FLIP packet',
+     'submit: flip submission contains no FLIP packet'),
+    ('SUBMIT_FLIP_MISMATCH', -61, 'FLIP packet disagrees with source/interval/no-wait',
+     'submit: FLIP packet disagrees with vidpn_source_id/flip_interval/no-wait'),
+    ('SUBMIT_UNEXPECTED_FLIP', -62, 'FLIP packet in a non-flip submission',
+     'submit: FLIP packet in a non-flip submission'),
+    ('SUBMIT_TOO_LARGE', -63, 'segment-0 range larger than the staging area',
+     'submit: segment-0 range larger than the staging area'),
+    ('SUBMIT_CONTEXT_DEVICE', -64, 'context belongs to another device',
+     'submit: context belongs to another device'),
+    # packet walk: what the hardware would fault on (FAULT_* of sgpu_hw.h)
+    # sgpu_validate_submit_command rules
+    ('VALIDATE_CONTEXT_COUNT', -100, 'context_count 0 or > SGPU_MAX_BROADCAST_CONTEXT',
+     'validate: context_count is not 1..64'),
+    ('VALIDATE_CONTEXT_HANDLE', -101, 'NULL or foreign handle in context[]',
+     'validate: NULL or foreign context handle'),
+    ('VALIDATE_RESERVED_FLAGS', -102, 'reserved validate flag bits set',
+     'validate: reserved flag bits are set'),
+    ('VALIDATE_COMMAND_RANGE', -103, 'commands + command_length not in GPU memory',
+     'validate: command buffer outside GPU memory'),
+    ('VALIDATE_COMMAND_ALIGN', -104, 'commands or command_length not 4-aligned',
+     'validate: command buffer address/length not 4-aligned'),
+    ('VALIDATE_PRIVATE_DATA', -105, 'private_driver_data NULL with a size',
+     'validate: private_driver_data is NULL but has a size'),
+    ('VALIDATE_UMD_PRIVATE_SIZE', -106, 'umd_private_data_size > private_driver_data_size',
+     'validate: umd_private_data_size > private_driver_data_size'),
+    ('VALIDATE_FENCE_PASSED', -107, 'hw_queue_progress_fence_id already passed',
+     'validate: hw_queue_progress_fence_id has already passed (buffer ran before)'),
+]
+# Validation's error for each fault it can predict: SGPU_ERROR_PACKET_<fault>.
+PACKET_ERRORS = [
+    ("ILLEGAL_OPCODE", -80, "packet: illegal opcode"),
+    ("BAD_HEADER", -81, "packet: bad header (type or reserved flag bits)"),
+    ("BAD_COUNT", -82, "packet: wrong payload count for the opcode"),
+    ("OVERRUN", -83, "packet: runs past the end of its buffer"),
+    ("MISALIGNED", -84, "packet: address or length not 4-byte aligned"),
+    ("OUT_OF_RANGE", -85, "packet: address range outside GPU memory"),
+    ("CONTEXT_WINDOW", -86, "packet: access outside the context's window"),
+    ("NESTING", -87, "packet: INDIRECT nested too deep"),
+    ("BAD_PARAM", -88, "packet: parameter out of range"),
+    ("PRIVILEGED", -89, "packet: CONTEXT packet outside the ring"),
 ]
 
 # ---------------------------------------------------------------- interrupts

@@ -41,86 +41,14 @@ extern "C" {
 #endif
 
 /* ------------------------------------------------------------ errors */
-typedef enum sgpu_error {
-  SGPU_SUCCESS = 0,
-  /* general */
-  SGPU_ERROR_INVALID_PARAM = -1,    /* NULL pointer or argument out of range */
-  SGPU_ERROR_NO_MEM = -2,           /* host memory allocation failed */
-  SGPU_ERROR_INVALID_URI = -3,      /* device URI malformed or unknown option */
-  SGPU_ERROR_NOT_SUPPORTED = -4,    /* transport or feature not built yet */
-  SGPU_ERROR_IO = -5,               /* transport failed (no answer, link error) */
-  SGPU_ERROR_NO_DEVICE = -6,        /* no sgpu answered (wrong ID register) */
-  SGPU_ERROR_TIMEOUT = -7,          /* timeout elapsed (simulated time on sim) */
-  SGPU_ERROR_INVALID_SEGMENT = -8,  /* segment id not 0, 1 or 2 */
-  SGPU_ERROR_OUT_OF_GPU_MEMORY = -9,/* no free range of that size in the segment */
-  SGPU_ERROR_INVALID_ADDRESS = -10, /* address range not inside a segment/allocation */
-  SGPU_ERROR_INVALID_ALIGNMENT = -11,/* alignment not a power of two (or too large) */
-  SGPU_ERROR_NOT_ALLOCATED = -12,   /* sgpu_free of an address that is not allocated */
-  SGPU_ERROR_INVALID_NODE = -13,    /* node ordinal >= number of nodes */
-  SGPU_ERROR_INVALID_SOURCE = -14,  /* display source >= number of sources */
-  SGPU_ERROR_INVALID_MODE = -15,    /* display mode not possible (size, format, pitch) */
-  SGPU_ERROR_INVALID_CONTEXT = -16, /* NULL or foreign context handle */
-  SGPU_ERROR_INVALID_WINDOW = -17,  /* context window outside GPU memory or misaligned */
-  SGPU_ERROR_NODE_FAULTED = -18,    /* node stopped on a fault; sgpu_reset_from_timeout() */
-  SGPU_ERROR_FENCE_NOT_SUBMITTED = -19, /* wait for a fence id never submitted */
-  SGPU_ERROR_DISPLAY_DISABLED = -20,/* capture from a source whose display is off */
-  SGPU_ERROR_CMDBUF_OVERFLOW = -21, /* command-buffer builder ran out of capacity */
-  SGPU_ERROR_CMDBUF_PARAM = -22,    /* builder argument out of its field's range */
-  SGPU_ERROR_PNG = -23,             /* PNG file could not be written */
-  SGPU_ERROR_BUSY = -24,            /* context still has work, or resource in use */
-
-  /* sgpu_submit_command field rules (DESIGN section 3), one code per rule */
-  SGPU_ERROR_SUBMIT_NULL_CONTEXT = -40,       /* context NULL without Paging */
-  SGPU_ERROR_SUBMIT_SEGMENT_ID = -41,         /* dma_buffer_segment_id not 0/1/2 */
-  SGPU_ERROR_SUBMIT_BUFFER_ADDRESS = -42,     /* buffer [address, +size) not in that segment */
-  SGPU_ERROR_SUBMIT_OFFSET_RANGE = -43,       /* start/end offset beyond dma_buffer_size */
-  SGPU_ERROR_SUBMIT_OFFSET_ALIGN = -44,       /* start/end offset/address not 4-byte aligned */
-  SGPU_ERROR_SUBMIT_OFFSET_ORDER = -45,       /* start offset > end offset */
-  SGPU_ERROR_SUBMIT_PRIVATE_DATA_RANGE = -46, /* private data slice outside its buffer / NULL */
-  SGPU_ERROR_SUBMIT_PRIVATE_DATA_START = -47, /* private start offset != 0 without Paging */
-  SGPU_ERROR_SUBMIT_SOURCE_WITHOUT_FLIP = -48,/* vidpn_source_id != 0 without Flip flags */
-  SGPU_ERROR_SUBMIT_SOURCE_RANGE = -49,       /* vidpn_source_id >= number of sources */
-  SGPU_ERROR_SUBMIT_INTERVAL_RANGE = -50,     /* flip_interval > 5 */
-  SGPU_ERROR_SUBMIT_INTERVAL_WITHOUT_FLIP = -51, /* flip_interval != 0 without Flip */
-  SGPU_ERROR_SUBMIT_RESERVED_FLAGS = -52,     /* reserved flag bits set */
-  SGPU_ERROR_SUBMIT_FLAG_CONFLICT = -53,      /* Flip+FlipWithNoWait, ContextSwitch+flip */
-  SGPU_ERROR_SUBMIT_ENGINE_ORDINAL = -54,     /* engine_ordinal != 0 */
-  SGPU_ERROR_SUBMIT_VIRTUAL_ADDRESS = -55,    /* dma_buffer_virtual_address != 0 */
-  SGPU_ERROR_SUBMIT_NODE_RANGE = -56,         /* node_ordinal >= number of nodes */
-  SGPU_ERROR_SUBMIT_NODE_MISMATCH = -57,      /* node_ordinal != the context's node */
-  SGPU_ERROR_SUBMIT_CONTEXT_SWITCH_LENGTH = -58, /* ContextSwitch with a non-empty range */
-  SGPU_ERROR_SUBMIT_FENCE_ORDER = -59,        /* submission_fence_id does not advance */
-  SGPU_ERROR_SUBMIT_FLIP_MISSING = -60,       /* Flip submission without a FLIP packet */
-  SGPU_ERROR_SUBMIT_FLIP_MISMATCH = -61,      /* FLIP packet disagrees with source/interval/no-wait */
-  SGPU_ERROR_SUBMIT_UNEXPECTED_FLIP = -62,    /* FLIP packet in a non-flip submission */
-  SGPU_ERROR_SUBMIT_TOO_LARGE = -63,          /* segment-0 range larger than the staging area */
-  SGPU_ERROR_SUBMIT_CONTEXT_DEVICE = -64,     /* context belongs to another device */
-
-  /* packet walk: what the hardware would fault on (FAULT_* of sgpu_hw.h) */
-  SGPU_ERROR_PACKET_ILLEGAL_OPCODE = -80,
-  SGPU_ERROR_PACKET_BAD_HEADER = -81,
-  SGPU_ERROR_PACKET_BAD_COUNT = -82,
-  SGPU_ERROR_PACKET_OVERRUN = -83,
-  SGPU_ERROR_PACKET_MISALIGNED = -84,
-  SGPU_ERROR_PACKET_OUT_OF_RANGE = -85,
-  SGPU_ERROR_PACKET_CONTEXT_WINDOW = -86,
-  SGPU_ERROR_PACKET_NESTING = -87,
-  SGPU_ERROR_PACKET_BAD_PARAM = -88,
-  SGPU_ERROR_PACKET_PRIVILEGED = -89,
-
-  /* sgpu_validate_submit_command rules */
-  SGPU_ERROR_VALIDATE_CONTEXT_COUNT = -100,   /* context_count 0 or > SGPU_MAX_BROADCAST_CONTEXT */
-  SGPU_ERROR_VALIDATE_CONTEXT_HANDLE = -101,  /* NULL or foreign handle in context[] */
-  SGPU_ERROR_VALIDATE_RESERVED_FLAGS = -102,  /* reserved validate flag bits set */
-  SGPU_ERROR_VALIDATE_COMMAND_RANGE = -103,   /* commands + command_length not in GPU memory */
-  SGPU_ERROR_VALIDATE_COMMAND_ALIGN = -104,   /* commands or command_length not 4-aligned */
-  SGPU_ERROR_VALIDATE_PRIVATE_DATA = -105,    /* private_driver_data NULL with a size */
-  SGPU_ERROR_VALIDATE_UMD_PRIVATE_SIZE = -106,/* umd_private_data_size > private_driver_data_size */
-  SGPU_ERROR_VALIDATE_FENCE_PASSED = -107     /* hw_queue_progress_fence_id already passed */
-} sgpu_error;
+/* enum sgpu_error (SGPU_SUCCESS, SGPU_ERROR_*) is generated from the interface
+ * spec into sgpu_hw.h: negative codes, each with its own message. */
 
 /* Static one-line description of any code (library and assembler codes). */
 const char *sgpu_strerror(int code);
+/* Name of a hardware fault code (SGPU_FAULT_*, FAULT_REASON): "OUT_OF_RANGE", ...;
+ * "UNKNOWN" for a code the interface does not define. */
+const char *sgpu_fault_name(uint32_t fault);
 
 /* ------------------------------------------------------------ device */
 typedef struct sgpu_device sgpu_device;

@@ -5,90 +5,15 @@
 #include <string.h>
 
 #include "internal.h"
+#include "packet_check.h"
 
 /* ------------------------------------------------------------ errors */
 /* Provided by asm.c (the assembler) when it is linked in. */
 extern const char *sgpu_asm_strerror(int code) __attribute__((weak));
 
 const char *sgpu_strerror(int code) {
-  switch ((sgpu_error)code) {
-  case SGPU_SUCCESS: return "success";
-  case SGPU_ERROR_INVALID_PARAM: return "invalid parameter (NULL pointer or value out of range)";
-  case SGPU_ERROR_NO_MEM: return "out of host memory";
-  case SGPU_ERROR_INVALID_URI: return "invalid device URI";
-  case SGPU_ERROR_NOT_SUPPORTED: return "not supported (transport or feature not built yet)";
-  case SGPU_ERROR_IO: return "transport I/O error (device did not answer)";
-  case SGPU_ERROR_NO_DEVICE: return "no sgpu device found (bad ID register)";
-  case SGPU_ERROR_TIMEOUT: return "timed out";
-  case SGPU_ERROR_INVALID_SEGMENT: return "invalid segment id (must be 0, 1 or 2)";
-  case SGPU_ERROR_OUT_OF_GPU_MEMORY: return "not enough free memory in the segment";
-  case SGPU_ERROR_INVALID_ADDRESS: return "address range outside the segment or allocation";
-  case SGPU_ERROR_INVALID_ALIGNMENT: return "alignment is not a power of two";
-  case SGPU_ERROR_NOT_ALLOCATED: return "address was not allocated by sgpu_alloc";
-  case SGPU_ERROR_INVALID_NODE: return "node ordinal out of range";
-  case SGPU_ERROR_INVALID_SOURCE: return "display source out of range";
-  case SGPU_ERROR_INVALID_MODE: return "display mode not supported";
-  case SGPU_ERROR_INVALID_CONTEXT: return "invalid context handle";
-  case SGPU_ERROR_INVALID_WINDOW: return "context window outside GPU memory or misaligned";
-  case SGPU_ERROR_NODE_FAULTED: return "node is stopped on a fault (call sgpu_reset_from_timeout)";
-  case SGPU_ERROR_FENCE_NOT_SUBMITTED: return "fence id was never submitted on that node";
-  case SGPU_ERROR_DISPLAY_DISABLED: return "display source is disabled";
-  case SGPU_ERROR_CMDBUF_OVERFLOW: return "command buffer capacity exceeded";
-  case SGPU_ERROR_CMDBUF_PARAM: return "command buffer packet argument does not fit its field";
-  case SGPU_ERROR_PNG: return "PNG file could not be written";
-  case SGPU_ERROR_BUSY: return "resource busy";
-  case SGPU_ERROR_SUBMIT_NULL_CONTEXT: return "submit: context is NULL without the Paging flag";
-  case SGPU_ERROR_SUBMIT_SEGMENT_ID: return "submit: dma_buffer_segment_id is not 0, 1 or 2";
-  case SGPU_ERROR_SUBMIT_BUFFER_ADDRESS:
-    return "submit: DMA buffer address/size not inside the given segment";
-  case SGPU_ERROR_SUBMIT_OFFSET_RANGE: return "submit: submission offsets beyond dma_buffer_size";
-  case SGPU_ERROR_SUBMIT_OFFSET_ALIGN: return "submit: DMA buffer address or offsets not 4-byte aligned";
-  case SGPU_ERROR_SUBMIT_OFFSET_ORDER: return "submit: submission start offset after end offset";
-  case SGPU_ERROR_SUBMIT_PRIVATE_DATA_RANGE:
-    return "submit: private data slice outside its buffer (or NULL buffer)";
-  case SGPU_ERROR_SUBMIT_PRIVATE_DATA_START:
-    return "submit: private data start offset must be 0 unless Paging";
-  case SGPU_ERROR_SUBMIT_SOURCE_WITHOUT_FLIP:
-    return "submit: vidpn_source_id set without Flip/FlipWithNoWait";
-  case SGPU_ERROR_SUBMIT_SOURCE_RANGE: return "submit: vidpn_source_id >= number of sources";
-  case SGPU_ERROR_SUBMIT_INTERVAL_RANGE: return "submit: flip_interval is not 0..5";
-  case SGPU_ERROR_SUBMIT_INTERVAL_WITHOUT_FLIP: return "submit: flip_interval set without Flip";
-  case SGPU_ERROR_SUBMIT_RESERVED_FLAGS: return "submit: reserved flag bits are set";
-  case SGPU_ERROR_SUBMIT_FLAG_CONFLICT: return "submit: conflicting flags";
-  case SGPU_ERROR_SUBMIT_ENGINE_ORDINAL: return "submit: engine_ordinal must be 0";
-  case SGPU_ERROR_SUBMIT_VIRTUAL_ADDRESS: return "submit: dma_buffer_virtual_address must be 0";
-  case SGPU_ERROR_SUBMIT_NODE_RANGE: return "submit: node_ordinal >= number of nodes";
-  case SGPU_ERROR_SUBMIT_NODE_MISMATCH: return "submit: node_ordinal differs from the context's node";
-  case SGPU_ERROR_SUBMIT_CONTEXT_SWITCH_LENGTH:
-    return "submit: ContextSwitch needs a zero-length submission range";
-  case SGPU_ERROR_SUBMIT_FENCE_ORDER: return "submit: submission_fence_id does not advance";
-  case SGPU_ERROR_SUBMIT_FLIP_MISSING: return "submit: flip submission contains no FLIP packet";
-  case SGPU_ERROR_SUBMIT_FLIP_MISMATCH:
-    return "submit: FLIP packet disagrees with vidpn_source_id/flip_interval/no-wait";
-  case SGPU_ERROR_SUBMIT_UNEXPECTED_FLIP: return "submit: FLIP packet in a non-flip submission";
-  case SGPU_ERROR_SUBMIT_TOO_LARGE: return "submit: segment-0 range larger than the staging area";
-  case SGPU_ERROR_SUBMIT_CONTEXT_DEVICE: return "submit: context belongs to another device";
-  case SGPU_ERROR_PACKET_ILLEGAL_OPCODE: return "packet: illegal opcode";
-  case SGPU_ERROR_PACKET_BAD_HEADER: return "packet: bad header (type or reserved flag bits)";
-  case SGPU_ERROR_PACKET_BAD_COUNT: return "packet: wrong payload count for the opcode";
-  case SGPU_ERROR_PACKET_OVERRUN: return "packet: runs past the end of its buffer";
-  case SGPU_ERROR_PACKET_MISALIGNED: return "packet: address or length not 4-byte aligned";
-  case SGPU_ERROR_PACKET_OUT_OF_RANGE: return "packet: address range outside GPU memory";
-  case SGPU_ERROR_PACKET_CONTEXT_WINDOW: return "packet: access outside the context's window";
-  case SGPU_ERROR_PACKET_NESTING: return "packet: INDIRECT nested too deep";
-  case SGPU_ERROR_PACKET_BAD_PARAM: return "packet: parameter out of range";
-  case SGPU_ERROR_PACKET_PRIVILEGED: return "packet: CONTEXT packet outside the ring";
-  case SGPU_ERROR_VALIDATE_CONTEXT_COUNT: return "validate: context_count is not 1..64";
-  case SGPU_ERROR_VALIDATE_CONTEXT_HANDLE: return "validate: NULL or foreign context handle";
-  case SGPU_ERROR_VALIDATE_RESERVED_FLAGS: return "validate: reserved flag bits are set";
-  case SGPU_ERROR_VALIDATE_COMMAND_RANGE: return "validate: command buffer outside GPU memory";
-  case SGPU_ERROR_VALIDATE_COMMAND_ALIGN: return "validate: command buffer address/length not 4-aligned";
-  case SGPU_ERROR_VALIDATE_PRIVATE_DATA: return "validate: private_driver_data is NULL but has a size";
-  case SGPU_ERROR_VALIDATE_UMD_PRIVATE_SIZE:
-    return "validate: umd_private_data_size > private_driver_data_size";
-  case SGPU_ERROR_VALIDATE_FENCE_PASSED:
-    return "validate: hw_queue_progress_fence_id has already passed (buffer ran before)";
-  }
+  const char *m = sgpu__error_message(code);
+  if (m) return m;
   if (code <= -200 && code > -300) {
     if (sgpu_asm_strerror) return sgpu_asm_strerror(code);
     return "assembler error";

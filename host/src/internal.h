@@ -150,12 +150,13 @@ int sgpu__wait_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t 
 /* submit.c: the packet walker shared by submit and validate. */
 typedef struct sgpu_walk {
   sgpu_device *dev;
-  uint32_t win_base, win_size;
+  int windowed;         /* a non-null context: its window applies */
+  uint64_t win_base, win_end;
   int flip_mode;        /* 0 no FLIP allowed, 1 Flip, 2 FlipWithNoWait, 3 anything */
   uint32_t source, interval;
   uint32_t flips;
 } sgpu_walk;
 int sgpu__walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t report_base,
-               const char *what, int depth);
+               const char *what, uint32_t level);
 
 #endif

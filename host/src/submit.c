@@ -1,177 +1,64 @@
 /* submit.c — the packet walker, sgpu_submit_command and
- * sgpu_validate_submit_command (DESIGN section 3). */
+ * sgpu_validate_submit_command. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "internal.h"
+#include "packet_check.h"
 
 /* ------------------------------------------------------------ packet walk */
-/* Flag bits each opcode defines (others must be 0). */
-static const uint8_t op_flags[SGPU_OP_COUNT_OF_OPCODES] = {
-    [SGPU_OP_INDIRECT] = SGPU_INDIRECT_FLAG_SKIP,
-    [SGPU_OP_FENCE] = SGPU_FENCE_FLAG_IRQ,
-    [SGPU_OP_WAIT_MEM] = SGPU_WAIT_FUNC_MASK,
-    [SGPU_OP_FLIP] = SGPU_FLIP_FLAG_NO_WAIT,
-};
-/* Fixed payload counts; 0xFFFF = variable (minimum in op_min). */
-static const uint16_t op_count[SGPU_OP_COUNT_OF_OPCODES] = {
-    [SGPU_OP_NOP] = 0xFFFF,
-    [SGPU_OP_INDIRECT] = SGPU_OP_INDIRECT_COUNT,
-    [SGPU_OP_FENCE] = SGPU_OP_FENCE_COUNT,
-    [SGPU_OP_WRITE_DATA] = 0xFFFF,
-    [SGPU_OP_WAIT_MEM] = SGPU_OP_WAIT_MEM_COUNT,
-    [SGPU_OP_WAIT_VSYNC] = SGPU_OP_WAIT_VSYNC_COUNT,
-    [SGPU_OP_WAIT_SCANLINE] = SGPU_OP_WAIT_SCANLINE_COUNT,
-    [SGPU_OP_FILL] = SGPU_OP_FILL_COUNT,
-    [SGPU_OP_COPY] = SGPU_OP_COPY_COUNT,
-    [SGPU_OP_FLIP] = SGPU_OP_FLIP_COUNT,
-    [SGPU_OP_CONTEXT] = SGPU_OP_CONTEXT_COUNT,
-    [SGPU_OP_TIMESTAMP] = SGPU_OP_TIMESTAMP_COUNT,
-};
-static const uint16_t op_min[SGPU_OP_COUNT_OF_OPCODES] = {
-    [SGPU_OP_NOP] = SGPU_OP_NOP_MIN_COUNT,
-    [SGPU_OP_WRITE_DATA] = SGPU_OP_WRITE_DATA_MIN_COUNT,
-};
-static const char *const op_name[SGPU_OP_COUNT_OF_OPCODES] = {
-    "NOP", "INDIRECT", "FENCE", "WRITE_DATA", "WAIT_MEM", "WAIT_VSYNC",
-    "WAIT_SCANLINE", "FILL", "COPY", "FLIP", "CONTEXT", "TIMESTAMP",
-};
-
-#define WFAIL(code, ...)                                                                \
-  do {                                                                                   \
-    char d_[320];                                                                        \
-    snprintf(d_, sizeof d_, __VA_ARGS__);                                                \
-    return sgpu__fail(w->dev, code, "%s 0x%llx (%s): %s", what,                          \
-                      (unsigned long long)(report_base + 4ull * i), name, d_);           \
+/* Walk a buffer's packets as the hardware will: the shared packet checker
+ * decides whether and why each would fault; on top of that the library
+ * holds FLIP packets to the submission's flip flags. */
+#define WFAIL(code, ...)                                                                   \
+  do {                                                                                    \
+    char d_[320];                                                                         \
+    snprintf(d_, sizeof d_, __VA_ARGS__);                                                 \
+    return sgpu__fail(w->dev, code, "%s 0x%llx: %s", what,                                \
+                      (unsigned long long)(report_base + 4ull * i), d_);                 \
   } while (0)
 
-/* Check a memory range [a, a+len) a packet touches. */
-static int check_range(const sgpu_walk *w, uint64_t a, uint64_t len) {
-  if (a + len > w->dev->mem_size) return SGPU_ERROR_PACKET_OUT_OF_RANGE;
-  if (a < w->win_base || a + len > (uint64_t)w->win_base + w->win_size)
-    return SGPU_ERROR_PACKET_CONTEXT_WINDOW;
+static int check_flip(const sgpu_walk *w, const uint32_t *pkt, uint32_t i, uint64_t report_base,
+                      const char *what) {
+  uint32_t source = pkt[1], interval = pkt[3];
+  int nowait = (SGPU_PKT_GET(FLAGS, pkt[0]) & SGPU_FLIP_FLAG_NO_WAIT) != 0;
+  if (w->flip_mode == 0)
+    WFAIL(SGPU_ERROR_SUBMIT_UNEXPECTED_FLIP, "FLIP in a submission without Flip/FlipWithNoWait");
+  if (w->flip_mode == 1 && (source != w->source || interval != w->interval || nowait))
+    WFAIL(SGPU_ERROR_SUBMIT_FLIP_MISMATCH,
+          "FLIP source %u interval %u%s, submission says source %u interval %u (Flip)", source,
+          interval, nowait ? " no-wait" : "", w->source, w->interval);
+  if (w->flip_mode == 2 && (source != w->source || !nowait))
+    WFAIL(SGPU_ERROR_SUBMIT_FLIP_MISMATCH, "FLIP source %u%s, submission says source %u with FlipWithNoWait",
+          source, nowait ? " no-wait" : " (waiting)", w->source);
   return 0;
 }
 
-static int check_rect(const sgpu_walk *w, uint32_t a, uint32_t pitch, uint32_t width,
-                      uint32_t height) {
-  if (width > SGPU_MAX_BLIT_DIM || height > SGPU_MAX_BLIT_DIM || pitch > SGPU_MAX_BLIT_DIM)
-    return SGPU_ERROR_PACKET_BAD_PARAM;
-  if (width == 0 || height == 0) return 0;
-  if (pitch < width && height > 1) return SGPU_ERROR_PACKET_BAD_PARAM;
-  return check_range(w, a, (uint64_t)pitch * (height - 1) + width);
-}
-
 int sgpu__walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t report_base,
-               const char *what, int depth) {
+               const char *what, uint32_t level) {
+  sgpu_pkt_env env = {w->dev->mem_size, w->dev->sources, level, w->windowed, w->win_base, w->win_end};
   uint32_t i = 0;
   while (i < nwords) {
-    uint32_t h = words[i];
-    uint32_t op = SGPU_PKT_GET(OPCODE, h), fl = SGPU_PKT_GET(FLAGS, h);
-    uint32_t cnt = SGPU_PKT_GET(COUNT, h);
-    const char *name = op < SGPU_OP_COUNT_OF_OPCODES ? op_name[op] : "?";
-    if (SGPU_PKT_GET(TYPE, h) != SGPU_PKT_TYPE3)
-      WFAIL(SGPU_ERROR_PACKET_BAD_HEADER, "header 0x%08x has type %u, not 3", h,
-            SGPU_PKT_GET(TYPE, h));
-    if (op >= SGPU_OP_COUNT_OF_OPCODES)
-      WFAIL(SGPU_ERROR_PACKET_ILLEGAL_OPCODE, "opcode 0x%02x is not defined", op);
-    if (fl & ~(uint32_t)op_flags[op])
-      WFAIL(SGPU_ERROR_PACKET_BAD_HEADER, "reserved flag bits 0x%02x set", fl & ~(uint32_t)op_flags[op]);
-    if (op_count[op] != 0xFFFF ? cnt != op_count[op] : cnt < op_min[op])
-      WFAIL(SGPU_ERROR_PACKET_BAD_COUNT, "payload count %u, expected %s%u", cnt,
-            op_count[op] != 0xFFFF ? "" : "at least ",
-            op_count[op] != 0xFFFF ? op_count[op] : op_min[op]);
-    if ((uint64_t)i + 1 + cnt > nwords)
-      WFAIL(SGPU_ERROR_PACKET_OVERRUN, "%u payload words run past the end (%u words left)", cnt,
-            nwords - i - 1);
-    const uint32_t *p = &words[i + 1];
-    int r = 0;
-    switch (op) {
-    case SGPU_OP_NOP: break;
-    case SGPU_OP_INDIRECT:
-      if ((p[0] | p[1]) & 3)
-        WFAIL(SGPU_ERROR_PACKET_MISALIGNED, "buffer 0x%x length %u not 4-byte aligned", p[0], p[1]);
-      if ((r = check_range(w, p[0], p[1])))
-        WFAIL(r, "buffer 0x%x+%u outside %s", p[0], p[1],
-              r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "GPU memory" : "the context window");
-      if (depth >= (int)SGPU_MAX_IB_DEPTH)
-        WFAIL(SGPU_ERROR_PACKET_NESTING, "INDIRECT would nest %d buffers deep (at most %u)",
-              depth + 1, SGPU_MAX_IB_DEPTH);
-      if (!(fl & SGPU_INDIRECT_FLAG_SKIP) && p[1]) {
-        uint32_t *nb = malloc(p[1]);
-        if (!nb) return sgpu__fail(w->dev, SGPU_ERROR_NO_MEM, "out of memory reading an IB");
-        r = w->dev->tr->ops->mem_read(w->dev->tr, p[0], nb, p[1]);
-        if (r == 0) r = sgpu__walk(w, nb, p[1] / 4, p[0], "nested IB packet at address", depth + 1);
-        else r = sgpu__fail(w->dev, r, "reading nested buffer 0x%x+%u failed", p[0], p[1]);
-        free(nb);
-        if (r) return r;
-      }
-      break;
-    case SGPU_OP_FENCE:
-    case SGPU_OP_WAIT_MEM:
-    case SGPU_OP_TIMESTAMP:
-    case SGPU_OP_WRITE_DATA: {
-      uint64_t len = op == SGPU_OP_TIMESTAMP ? 8 : op == SGPU_OP_WRITE_DATA ? 4ull * (cnt - 1) : 4;
-      if (p[0] & 3) WFAIL(SGPU_ERROR_PACKET_MISALIGNED, "address 0x%x not 4-byte aligned", p[0]);
-      if ((r = check_range(w, p[0], len)))
-        WFAIL(r, "address range 0x%x+%llu outside %s", p[0], (unsigned long long)len,
-              r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "GPU memory" : "the context window");
-      if (op == SGPU_OP_WAIT_MEM && (fl & SGPU_WAIT_FUNC_MASK) > SGPU_WAIT_FUNC_GEQ_WRAP)
-        WFAIL(SGPU_ERROR_PACKET_BAD_PARAM, "compare function %u is not 0..%u",
-              fl & SGPU_WAIT_FUNC_MASK, SGPU_WAIT_FUNC_GEQ_WRAP);
-      break;
-    }
-    case SGPU_OP_WAIT_VSYNC:
-    case SGPU_OP_WAIT_SCANLINE:
-      if (p[0] >= w->dev->sources)
-        WFAIL(SGPU_ERROR_PACKET_BAD_PARAM, "display source %u does not exist (%u sources)", p[0],
-              w->dev->sources);
-      break;
-    case SGPU_OP_FILL:
-      if ((r = check_rect(w, p[0], p[1], p[2], p[3])))
-        WFAIL(r, "rectangle dst 0x%x pitch %u width %u height %u is %s", p[0], p[1], p[2], p[3],
-              r == SGPU_ERROR_PACKET_BAD_PARAM ? "malformed (pitch < width or > 65535)"
-              : r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "outside GPU memory"
-                                                    : "outside the context window");
-      break;
-    case SGPU_OP_COPY:
-      if ((r = check_rect(w, p[0], p[1], p[4], p[5])))
-        WFAIL(r, "destination 0x%x pitch %u width %u height %u is %s", p[0], p[1], p[4], p[5],
-              r == SGPU_ERROR_PACKET_BAD_PARAM ? "malformed (pitch < width or > 65535)"
-              : r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "outside GPU memory"
-                                                    : "outside the context window");
-      if ((r = check_rect(w, p[2], p[3], p[4], p[5])))
-        WFAIL(r, "source 0x%x pitch %u width %u height %u is %s", p[2], p[3], p[4], p[5],
-              r == SGPU_ERROR_PACKET_BAD_PARAM ? "malformed (pitch < width or > 65535)"
-              : r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "outside GPU memory"
-                                                    : "outside the context window");
-      break;
-    case SGPU_OP_FLIP:
-      if (p[0] >= w->dev->sources)
-        WFAIL(SGPU_ERROR_PACKET_BAD_PARAM, "display source %u does not exist (%u sources)", p[0],
-              w->dev->sources);
-      if (p[2] > SGPU_HW_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING)
-        WFAIL(SGPU_ERROR_PACKET_BAD_PARAM, "flip interval %u is not 0..5", p[2]);
-      if (p[1] & 3) WFAIL(SGPU_ERROR_PACKET_MISALIGNED, "flip address 0x%x not 4-byte aligned", p[1]);
-      if ((r = check_range(w, p[1], 4)))
-        WFAIL(r, "flip address 0x%x outside %s", p[1],
-              r == SGPU_ERROR_PACKET_OUT_OF_RANGE ? "GPU memory" : "the context window");
-      if (w->flip_mode == 0)
-        WFAIL(SGPU_ERROR_SUBMIT_UNEXPECTED_FLIP, "FLIP in a submission without Flip/FlipWithNoWait");
-      if (w->flip_mode == 1 && (p[0] != w->source || p[2] != w->interval || (fl & SGPU_FLIP_FLAG_NO_WAIT)))
-        WFAIL(SGPU_ERROR_SUBMIT_FLIP_MISMATCH,
-              "FLIP source %u interval %u%s, submission says source %u interval %u (Flip)", p[0],
-              p[2], (fl & SGPU_FLIP_FLAG_NO_WAIT) ? " no-wait" : "", w->source, w->interval);
-      if (w->flip_mode == 2 && (p[0] != w->source || !(fl & SGPU_FLIP_FLAG_NO_WAIT)))
-        WFAIL(SGPU_ERROR_SUBMIT_FLIP_MISMATCH,
-              "FLIP source %u%s, submission says source %u with FlipWithNoWait", p[0],
-              (fl & SGPU_FLIP_FLAG_NO_WAIT) ? " no-wait" : " (waiting)", w->source);
+    const uint32_t *pkt = &words[i];
+    char why[256];
+    uint32_t fault = sgpu__check_packet(&env, pkt, nwords - i, why, sizeof why);
+    if (fault != SGPU_FAULT_NONE) WFAIL(sgpu__error_of_fault(fault), "%s", why);
+    uint32_t op = SGPU_PKT_GET(OPCODE, pkt[0]), cnt = SGPU_PKT_GET(COUNT, pkt[0]);
+    if (op == SGPU_OP_FLIP) {
+      int r = check_flip(w, pkt, i, report_base, what);
+      if (r) return r;
       w->flips++;
-      break;
-    case SGPU_OP_CONTEXT:
-      WFAIL(SGPU_ERROR_PACKET_PRIVILEGED, "CONTEXT is only allowed in the ring");
-    default: break;
+    }
+    if (op == SGPU_OP_INDIRECT && !(SGPU_PKT_GET(FLAGS, pkt[0]) & SGPU_INDIRECT_FLAG_SKIP) && pkt[2]) {
+      uint32_t addr = pkt[1], len = pkt[2];
+      uint32_t *nb = malloc(len);
+      if (!nb) return sgpu__fail(w->dev, SGPU_ERROR_NO_MEM, "out of memory reading an IB");
+      int r = w->dev->tr->ops->mem_read(w->dev->tr, addr, nb, len);
+      if (r == 0) r = sgpu__walk(w, nb, len / 4, addr, "nested IB packet at address", level + 1);
+      else r = sgpu__fail(w->dev, r, "reading nested buffer 0x%x+%u failed", addr, len);
+      free(nb);
+      if (r) return r;
     }
     i += 1 + cnt;
   }
@@ -179,7 +66,7 @@ int sgpu__walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t re
 }
 
 /* ------------------------------------------------------------ submit */
-/* Field checks of DESIGN section 3, one code per rule, first broken wins. */
+/* Field checks of sgpu_submit_command_args, one code per rule, first broken wins. */
 static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgpu_context **ctxp) {
   sgpu_submit_flags f = a->flags;
   if (f.value & SGPU_SUBMIT_RESERVED_MASK)
@@ -339,8 +226,9 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   /* Walk the packets exactly as the hardware will check them. */
   sgpu_walk w;
   w.dev = dev;
+  w.windowed = c && !f.context_switch;
   w.win_base = c ? c->win_base : 0;
-  w.win_size = c ? c->win_size : dev->mem_size;
+  w.win_end = c ? (uint64_t)c->win_base + c->win_size : dev->mem_size;
   w.flip_mode = f.flip ? 1 : f.flip_with_no_wait ? 2 : 0;
   w.source = a->vidpn_source_id;
   w.interval = a->flip_interval;
@@ -511,7 +399,7 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
     for (uint32_t j = 0; j < i && !seen; j++)
       seen = a->context[j]->win_base == c->win_base && a->context[j]->win_size == c->win_size;
     if (seen) continue;
-    sgpu_walk w = {dev, c->win_base, c->win_size, 3, 0, 0, 0};
+    sgpu_walk w = {dev, 1, c->win_base, (uint64_t)c->win_base + c->win_size, 3, 0, 0, 0};
     if ((r = sgpu__walk(&w, words, a->command_length / 4, a->commands, "command buffer packet at address", 1)))
       goto out;
   }

@@ -175,7 +175,7 @@ static const rule_case cases[] = {
     {"WRITE_DATA outside the window", SGPU_ERROR_PACKET_CONTEXT_WINDOW, {H(WRITE_DATA, 2, 0), T, 1}, 3, m_windowed,
      "window"},
     {"WAIT_VSYNC of source 9", SGPU_ERROR_PACKET_BAD_PARAM, {H(WAIT_VSYNC, 1, 0), 9}, 2, NULL, "source 9"},
-    {"WAIT_MEM function 7", SGPU_ERROR_PACKET_BAD_PARAM, {H(WAIT_MEM, 3, 7), T, 1, 1}, 4, NULL, "function 7"},
+    {"WAIT_MEM function 7", SGPU_ERROR_PACKET_BAD_PARAM, {H(WAIT_MEM, 3, 7), T, 1, 1}, 4, NULL, "func 7"},
     {"FILL pitch < width", SGPU_ERROR_PACKET_BAD_PARAM, {H(FILL, 5, 0), T, 8, 16, 2, 0}, 6, NULL, "pitch"},
     {"CONTEXT in a buffer", SGPU_ERROR_PACKET_PRIVILEGED, {H(CONTEXT, 3, 0), 0, 0, 0x1000}, 4, NULL, "ring"},
 };

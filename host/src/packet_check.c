@@ -1,0 +1,168 @@
+/* packet_check.c — whether and why a packet faults, driven by the check
+ * tables generated from tools/hwspec.py (see packet_check.h). */
+#include <stdarg.h>
+#include <stdio.h>
+
+/* This file holds the generated tables' data (see sgpu_hw_tables.h). */
+#define SGPU_HW_TABLES_DATA
+#include "packet_check.h"
+
+const sgpu_hw_op *sgpu__op_info(uint32_t opcode) {
+  return opcode < SGPU_OP_COUNT_OF_OPCODES ? &sgpu_hw_ops[opcode] : NULL;
+}
+
+const char *sgpu_fault_name(uint32_t fault) {
+  return fault < SGPU_FAULT_COUNT ? sgpu_hw_fault_names[fault] : "UNKNOWN";
+}
+
+const char *sgpu__fault_doc(uint32_t fault) {
+  return fault < SGPU_FAULT_COUNT ? sgpu_hw_fault_docs[fault] : "fault code not defined";
+}
+
+const char *sgpu__error_message(int code) {
+  for (size_t i = 0; i < sizeof sgpu_hw_errors / sizeof sgpu_hw_errors[0]; i++)
+    if (sgpu_hw_errors[i].code == code) return sgpu_hw_errors[i].message;
+  return NULL;
+}
+
+int sgpu__error_of_fault(uint32_t fault) {
+  for (size_t i = 0; i < sizeof sgpu_hw_fault_errors / sizeof sgpu_hw_fault_errors[0]; i++)
+    if (sgpu_hw_fault_errors[i].fault == fault) return sgpu_hw_fault_errors[i].code;
+  return SGPU_ERROR_INVALID_PARAM;
+}
+
+const sgpu_hw_reg *sgpu__reg_table(size_t *count) {
+  *count = sizeof sgpu_hw_regs / sizeof sgpu_hw_regs[0];
+  return sgpu_hw_regs;
+}
+
+static uint32_t fail(uint32_t fault, char *why, size_t why_size, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static uint32_t fail(uint32_t fault, char *why, size_t why_size, const char *fmt, ...) {
+  if (why && why_size) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(why, why_size, fmt, ap);
+    va_end(ap);
+  }
+  return fault;
+}
+
+uint32_t sgpu__check_header(uint32_t h, uint64_t avail_words, char *why, size_t why_size) {
+  uint32_t op = SGPU_PKT_GET(OPCODE, h), fl = SGPU_PKT_GET(FLAGS, h), cnt = SGPU_PKT_GET(COUNT, h);
+  if (SGPU_PKT_GET(TYPE, h) != SGPU_PKT_TYPE3)
+    return fail(SGPU_FAULT_BAD_HEADER, why, why_size, "header 0x%08x has type %u, not %u", h,
+                SGPU_PKT_GET(TYPE, h), SGPU_PKT_TYPE3);
+  const sgpu_hw_op *o = sgpu__op_info(op);
+  if (!o) return fail(SGPU_FAULT_ILLEGAL_OPCODE, why, why_size, "opcode 0x%02x is not defined", op);
+  if (fl & ~(uint32_t)o->flag_mask)
+    return fail(SGPU_FAULT_BAD_HEADER, why, why_size, "%s: reserved flag bits 0x%02x set", o->name,
+                fl & ~(uint32_t)o->flag_mask);
+  if (o->variable ? cnt < o->count : cnt != o->count)
+    return fail(SGPU_FAULT_BAD_COUNT, why, why_size, "%s: payload count %u, expected %s%u", o->name,
+                cnt, o->variable ? "at least " : "", o->count);
+  if ((uint64_t)cnt + 1 > avail_words)
+    return fail(SGPU_FAULT_OVERRUN, why, why_size,
+                "%s: %u payload words run past the end of the buffer (%llu left)", o->name, cnt,
+                (unsigned long long)(avail_words ? avail_words - 1 : 0));
+  return SGPU_FAULT_NONE;
+}
+
+/* Length in bytes of the range a range/window check covers. */
+static uint64_t check_len(const sgpu_hw_check *c, const uint32_t *p, uint32_t cnt) {
+  switch (c->len) {
+  case SGPU_LEN_CONST: return c->k;
+  case SGPU_LEN_WORD: return p[c->word[1]];
+  case SGPU_LEN_PAYLOAD: return 4ull * (cnt - 1);
+  case SGPU_LEN_RECT: return (uint64_t)p[c->word[1]] * (p[c->word[3]] - 1) + p[c->word[2]];
+  default: return 0;
+  }
+}
+
+uint32_t sgpu__check_payload(const sgpu_pkt_env *env, const uint32_t *pkt, char *why,
+                             size_t why_size) {
+  uint32_t h = pkt[0];
+  const sgpu_hw_op *o = sgpu__op_info(SGPU_PKT_GET(OPCODE, h));
+  if (!o) return fail(SGPU_FAULT_ILLEGAL_OPCODE, why, why_size, "opcode is not defined");
+  const uint32_t *p = pkt + 1;
+  uint32_t cnt = SGPU_PKT_GET(COUNT, h);
+  for (uint32_t i = 0; i < o->nchecks; i++) {
+    const sgpu_hw_check *c = &o->checks[i];
+    if (c->when >= 0 && p[c->when] == 0) continue;
+    const char *w0 = c->nwords ? o->words[c->word[0]].asm_name : "";
+    uint32_t v0 = c->nwords ? p[c->word[0]] : 0;
+    switch (c->kind) {
+    case SGPU_CHECK_NESTING:
+      if (env->level >= SGPU_MAX_IB_DEPTH)
+        return fail(c->fault, why, why_size, "%s would nest %u buffers deep (at most %u)", o->name,
+                    env->level + 1, SGPU_MAX_IB_DEPTH);
+      break;
+    case SGPU_CHECK_PRIVILEGED:
+      if (env->level > 0)
+        return fail(c->fault, why, why_size, "%s is only allowed in the ring itself", o->name);
+      break;
+    case SGPU_CHECK_FLAG_MAX: {
+      uint32_t shift = c->k & 0xFF, max = c->k >> 8;
+      const sgpu_hw_flag *f = NULL;
+      for (uint32_t k = 0; k < o->nflags; k++)
+        if (o->flags[k].lsb == shift) f = &o->flags[k];
+      uint32_t v = (SGPU_PKT_GET(FLAGS, h) >> shift) & (f ? (1u << f->width) - 1 : 0xFFu);
+      if (v > max)
+        return fail(c->fault, why, why_size, "%s: %s %u is not 0..%u", o->name,
+                    f ? f->asm_name : "flag", v, max);
+      break;
+    }
+    case SGPU_CHECK_MAX:
+      if (v0 > c->k)
+        return fail(c->fault, why, why_size, "%s: %s %u is above %u", o->name, w0, v0, c->k);
+      break;
+    case SGPU_CHECK_SOURCE:
+      if (v0 >= env->sources)
+        return fail(c->fault, why, why_size, "%s: display source %u does not exist (%u sources)",
+                    o->name, v0, env->sources);
+      break;
+    case SGPU_CHECK_PITCH: {
+      uint32_t pitch = v0, width = p[c->word[1]], height = p[c->word[2]];
+      if (height > 1 && pitch < width)
+        return fail(c->fault, why, why_size, "%s: %s %u is below the width %u (height %u)", o->name,
+                    w0, pitch, width, height);
+      break;
+    }
+    case SGPU_CHECK_EMPTY:
+      for (uint32_t k = 0; k < c->nwords; k++)
+        if (p[c->word[k]] == 0) return SGPU_FAULT_NONE;
+      break;
+    case SGPU_CHECK_ALIGN:
+      for (uint32_t k = 0; k < c->nwords; k++)
+        if (p[c->word[k]] & 3u)
+          return fail(c->fault, why, why_size, "%s: %s 0x%x is not 4-byte aligned", o->name,
+                      o->words[c->word[k]].asm_name, p[c->word[k]]);
+      break;
+    case SGPU_CHECK_RANGE: {
+      uint64_t len = check_len(c, p, cnt);
+      if (!sgpu__range_ok(env->mem_size, v0, len))
+        return fail(c->fault, why, why_size, "%s: %s range 0x%x+%llu is outside GPU memory (%llu bytes)",
+                    o->name, w0, v0, (unsigned long long)len, (unsigned long long)env->mem_size);
+      break;
+    }
+    case SGPU_CHECK_WINDOW: {
+      uint64_t len = check_len(c, p, cnt);
+      if (env->level > 0 && env->windowed && (v0 < env->win_base || v0 + len > env->win_end))
+        return fail(c->fault, why, why_size,
+                    "%s: %s range 0x%x+%llu is outside the context window [0x%llx, 0x%llx)", o->name,
+                    w0, v0, (unsigned long long)len, (unsigned long long)env->win_base,
+                    (unsigned long long)env->win_end);
+      break;
+    }
+    default: break;
+    }
+  }
+  return SGPU_FAULT_NONE;
+}
+
+uint32_t sgpu__check_packet(const sgpu_pkt_env *env, const uint32_t *pkt, uint64_t avail_words,
+                            char *why, size_t why_size) {
+  if (avail_words == 0) return fail(SGPU_FAULT_OVERRUN, why, why_size, "no header word left");
+  uint32_t f = sgpu__check_header(pkt[0], avail_words, why, why_size);
+  return f != SGPU_FAULT_NONE ? f : sgpu__check_payload(env, pkt, why, why_size);
+}

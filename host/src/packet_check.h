@@ -1,0 +1,60 @@
+/* packet_check.h — the one place that decides whether, and why, a packet
+ * faults.  The library's validator and the reference model of the command
+ * processor (tests/model) both call it, so they cannot disagree; the random
+ * differential test holds the RTL to the same answers.
+ *
+ * The checks and their precedence (which fault wins when several apply) come
+ * from tools/hwspec.py through the generated tables in sgpu_hw_tables.h. */
+#ifndef SGPU_PACKET_CHECK_H
+#define SGPU_PACKET_CHECK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Where a packet executes. */
+typedef struct sgpu_pkt_env {
+  uint64_t mem_size;  /* bytes of GPU memory (a power of two) */
+  uint32_t sources;   /* display sources of the build */
+  uint32_t level;     /* 0: the ring itself, 1..SGPU_MAX_IB_DEPTH: inside an INDIRECT buffer */
+  /* The current context's window [win_base, win_end).  It applies only to
+   * packets inside an INDIRECT buffer (level >= 1) of a non-null context. */
+  int windowed;
+  uint64_t win_base, win_end;
+} sgpu_pkt_env;
+
+/* Header checks: type, opcode, flags, count and overrun, in that order.
+ * avail_words counts the words from the header (included) to the end of the
+ * buffer that holds it (the ring: up to WPTR).  Returns SGPU_FAULT_NONE (0)
+ * or the fault; why (may be NULL) gets a one-line reason. */
+uint32_t sgpu__check_header(uint32_t header, uint64_t avail_words, char *why, size_t why_size);
+
+/* Payload checks of a packet whose header passed: pkt[0] is the header,
+ * pkt[1..count] its payload.  Returns SGPU_FAULT_NONE or the fault, in the
+ * precedence the interface spec gives; why gets a one-line reason. */
+uint32_t sgpu__check_payload(const sgpu_pkt_env *env, const uint32_t *pkt, char *why,
+                             size_t why_size);
+
+/* Both, for a packet of which avail_words words are readable at pkt. */
+uint32_t sgpu__check_packet(const sgpu_pkt_env *env, const uint32_t *pkt, uint64_t avail_words,
+                            char *why, size_t why_size);
+
+/* The generated description of an opcode (name, payload words, flags,
+ * checks), NULL for an undefined one. */
+#include "sgpu_hw_tables.h"
+const sgpu_hw_op *sgpu__op_info(uint32_t opcode);
+/* One-line meaning of a fault code. */
+const char *sgpu__fault_doc(uint32_t fault);
+/* sgpu_strerror()'s message of a library code, NULL when it is none. */
+const char *sgpu__error_message(int code);
+/* SGPU_ERROR_PACKET_<fault> for a fault validation predicts. */
+int sgpu__error_of_fault(uint32_t fault);
+/* Every register of the interface. */
+const sgpu_hw_reg *sgpu__reg_table(size_t *count);
+
+/* Is [addr, addr + len) inside memory of mem_size bytes?  An address at or
+ * past the end is outside even with len 0 (the hardware's rule). */
+static inline int sgpu__range_ok(uint64_t mem_size, uint64_t addr, uint64_t len) {
+  return addr < mem_size && addr + len <= mem_size;
+}
+
+#endif
