@@ -3,7 +3,10 @@
 // FLIP, CONTEXT, faults, watchdog and perf counters.
 //
 // Every check of a packet happens after its payload is collected and before
-// its first write, so a faulting packet never writes anything.  The ring has
+// its first write, so a faulting packet never writes anything.  The checks
+// and their order (which fault wins) are the interface spec's
+// (docs/interface.md, "Checks and their precedence"); the library's packet
+// checker reads the same table, and the differential test holds this RTL to it.  The ring has
 // its own fetcher and keeps its next words prefetched while an IB runs, so
 // the FENCE after an IB starts without a refetch.  Both IB levels share the
 // second fetcher; returning from level 2 restarts it at level 1's position.
@@ -209,15 +212,15 @@ module sgpu_cp #(
     h_cnt_ok = 1'b0;
     case (h_op)
       `SGPU_OP_NOP:           h_cnt_ok = 1'b1;
-      `SGPU_OP_INDIRECT:      begin h_flmask = 8'h01; h_cnt_ok = (h_cnt == `SGPU_OP_INDIRECT_COUNT); end
-      `SGPU_OP_FENCE:         begin h_flmask = 8'h01; h_cnt_ok = (h_cnt == `SGPU_OP_FENCE_COUNT); end
+      `SGPU_OP_INDIRECT:      begin h_flmask = `SGPU_OP_INDIRECT_FLAG_MASK; h_cnt_ok = (h_cnt == `SGPU_OP_INDIRECT_COUNT); end
+      `SGPU_OP_FENCE:         begin h_flmask = `SGPU_OP_FENCE_FLAG_MASK; h_cnt_ok = (h_cnt == `SGPU_OP_FENCE_COUNT); end
       `SGPU_OP_WRITE_DATA:    h_cnt_ok = (h_cnt >= `SGPU_OP_WRITE_DATA_MIN_COUNT);
-      `SGPU_OP_WAIT_MEM:      begin h_flmask = 8'h07; h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_MEM_COUNT); end
+      `SGPU_OP_WAIT_MEM:      begin h_flmask = `SGPU_OP_WAIT_MEM_FLAG_MASK; h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_MEM_COUNT); end
       `SGPU_OP_WAIT_VSYNC:    h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_VSYNC_COUNT);
       `SGPU_OP_WAIT_SCANLINE: h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_SCANLINE_COUNT);
       `SGPU_OP_FILL:          h_cnt_ok = (h_cnt == `SGPU_OP_FILL_COUNT);
       `SGPU_OP_COPY:          h_cnt_ok = (h_cnt == `SGPU_OP_COPY_COUNT);
-      `SGPU_OP_FLIP:          begin h_flmask = 8'h01; h_cnt_ok = (h_cnt == `SGPU_OP_FLIP_COUNT); end
+      `SGPU_OP_FLIP:          begin h_flmask = `SGPU_OP_FLIP_FLAG_MASK; h_cnt_ok = (h_cnt == `SGPU_OP_FLIP_COUNT); end
       `SGPU_OP_CONTEXT:       h_cnt_ok = (h_cnt == `SGPU_OP_CONTEXT_COUNT);
       `SGPU_OP_TIMESTAMP:     h_cnt_ok = (h_cnt == `SGPU_OP_TIMESTAMP_COUNT);
       default:                h_op_ok = 1'b0;
@@ -484,7 +487,7 @@ module sgpu_cp #(
               end
             end
           `SGPU_OP_FENCE, `SGPU_OP_WRITE_DATA, `SGPU_OP_WAIT_MEM, `SGPU_OP_TIMESTAMP:
-            if (op == `SGPU_OP_WAIT_MEM && fl[2:0] == 3'd7) fault_d = `SGPU_FAULT_BAD_PARAM;
+            if (op == `SGPU_OP_WAIT_MEM && fl[2:0] > `SGPU_WAIT_MEM_FUNC_MAX) fault_d = `SGPU_FAULT_BAD_PARAM;
             else if (p0_q[1:0] != 2'd0)           fault_d = `SGPU_FAULT_MISALIGNED;
             else if (chk_oor)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
             else if (chk_win)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
@@ -500,7 +503,7 @@ module sgpu_cp #(
             else if (r_width == 16'd0 || r_height == 16'd0) pkt_done = 1'b1;
             else begin mul_start = 1'b1; state_d = S_MUL; end
           `SGPU_OP_FLIP:
-            if (src_bad || p2_q > 32'd5)          fault_d = `SGPU_FAULT_BAD_PARAM;
+            if (src_bad || p2_q > `SGPU_FLIP_INTERVAL_MAX)          fault_d = `SGPU_FAULT_BAD_PARAM;
             else if (p1_q[1:0] != 2'd0)           fault_d = `SGPU_FAULT_MISALIGNED;
             else if (chk_oor)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
             else if (chk_win)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
@@ -765,7 +768,11 @@ module sgpu_cp #(
   assign fault_irq_o = (state_q != S_FAULT) && (state_d == S_FAULT);
 
   // ------------------------------------------------------------ register reads
-  wire [31:0] status = {24'd0, 2'b00, level_q, enable_q, waiting, state_q == S_FAULT, busy};
+  wire [31:0] status = ({31'd0, busy} << `SGPU_STATUS_BUSY_LSB) |
+                       ({31'd0, state_q == S_FAULT} << `SGPU_STATUS_FAULTED_LSB) |
+                       ({31'd0, waiting} << `SGPU_STATUS_WAITING_LSB) |
+                       ({31'd0, enable_q} << `SGPU_STATUS_ENABLED_LSB) |
+                       ({30'd0, level_q} << `SGPU_STATUS_IB_DEPTH_LSB);
   wire [IW:0] wsize = wend_q - wbase_q;
   wire        faulted = (state_q == S_FAULT);
   // One AND-OR read mux: each register's select is decoded once (the FAULT_*

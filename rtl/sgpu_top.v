@@ -52,6 +52,11 @@ module sgpu_top #(
   localparam [31:0] SRC32   = SOURCES;
   localparam [3:0]  NODES4  = NODES32[3:0];
   localparam [3:0]  SRC4    = SRC32[3:0];
+  // CAPS, packed at the interface spec's field positions: 2D engine and
+  // display present, no preemption.
+  localparam [31:0] CAPS = ({28'd0, NODES4} << `SGPU_CAPS_NODES_LSB) |
+                           ({28'd0, SRC4} << `SGPU_CAPS_SOURCES_LSB) |
+                           (32'd1 << `SGPU_CAPS_BLIT_LSB) | (32'd1 << `SGPU_CAPS_DISPLAY_LSB);
 
   wire [M-1:0]    a_valid, a_ready, a_write, a_rsp;
   wire [M*32-1:0] a_addr, a_wdata;
@@ -328,7 +333,7 @@ module sgpu_top #(
       case (roff[5:2])
         R_ID[5:2]:             g_rdata = `SGPU_HW_MAGIC;
         R_VERSION[5:2]:        g_rdata = `SGPU_HW_VERSION;
-        R_CAPS[5:2]:           g_rdata = {21'd0, 1'b0, 1'b1, 1'b1, SRC4, NODES4};
+        R_CAPS[5:2]:           g_rdata = CAPS;
         R_MEM_SIZE[5:2]:       g_rdata = MEM32;
         R_INT_STATUS[5:2]:     g_rdata = int_status_q;
         R_INT_ENABLE[5:2]:     g_rdata = int_enable_q;

@@ -8,9 +8,9 @@
  * With --pattern it first programs source 0 and draws a test pattern through
  * the chip's host port, so the display shows something on its own.
  *
- * Later this program also serves the framed host-bridge protocol over TCP
- * (DESIGN section 7, `tcp:HOST:PORT` device URIs): see serve_tcp() below,
- * the one place where that goes.
+ * Later this program also serves the framed host-bridge protocol of
+ * docs/link-protocol.md over TCP (`tcp:HOST:PORT` device URIs): see
+ * serve_tcp() below, the one place where that goes.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -312,7 +312,7 @@ static void view_close(view *v) {
 }
 
 /* ---------------------------------------------------------------- TCP */
-/* The framed host-bridge protocol of DESIGN section 7 (sync, sequence
+/* The framed host-bridge protocol of docs/link-protocol.md (sync, sequence
  * number, CRC, ack/nak, bursts, event frames) goes here: accept one client
  * on the port, apply its reads and writes with sgpu_sim_reg_* and
  * sgpu_sim_mem_*, run the clock between frames and send interrupt events. */

@@ -301,6 +301,12 @@ def c_header():
     d("#define SGPU_NODE_REG(n, r) (SGPU_NODE_BASE + (uint32_t)(n) * SGPU_NODE_STRIDE + (r))")
     for name, off, acc, doc in S.NODE_REGS:
         d(f"#define SGPU_NREG_{name} 0x{off:02X}u  /* {acc}: {doc} */")
+    for reg, fields in S.REG_FIELDS.items():
+        for f, lsb, w, rng in fields:
+            d(f"#define SGPU_{reg}_{f}_SHIFT {lsb}u  /* {rng} */")
+            d(f"#define SGPU_{reg}_{f}_MASK 0x{((1 << w) - 1) << lsb:08X}u")
+    d("#define SGPU_FIELD_GET(reg_field, v) (((uint32_t)(v) & SGPU_##reg_field##_MASK) >> SGPU_##reg_field##_SHIFT)")
+    d("#define SGPU_FIELD_PUT(reg_field, x) (((uint32_t)(x) << SGPU_##reg_field##_SHIFT) & SGPU_##reg_field##_MASK)")
     for name, bit in S.NODE_CONTROL_BITS:
         d(f"#define SGPU_CONTROL_{name} (1u << {bit})")
     for name, bit in S.NODE_STATUS_BITS:
@@ -374,6 +380,10 @@ def v_include():
     d(f"`define SGPU_NODE_STRIDE 12'h{S.NODE_STRIDE:03X}")
     for name, off, acc, doc in S.NODE_REGS:
         d(f"`define SGPU_NREG_{name} 7'h{off:02X}")
+    for reg, fields in S.REG_FIELDS.items():
+        for f, lsb, w, rng in fields:
+            d(f"`define SGPU_{reg}_{f}_LSB {lsb}")
+            d(f"`define SGPU_{reg}_{f}_W {w}")
     for name, bit in S.NODE_CONTROL_BITS:
         d(f"`define SGPU_CONTROL_{name} {bit}")
     for name, bit in S.NODE_STATUS_BITS:
@@ -520,6 +530,24 @@ def markdown():
     d("|---|---|---|---|")
     for name, off, acc, doc in S.SOURCE_REGS:
         d(f"| +0x{off:02X} | {name} | {acc} | {doc} |")
+    d("")
+    d("### Register fields\n")
+    d("| register | field | bits | range or meaning |")
+    d("|---|---|---|---|")
+    for reg, fields in S.REG_FIELDS.items():
+        for f, lsb, w, rng in fields:
+            bits = f"[{lsb}]" if w == 1 else f"[{lsb + w - 1}:{lsb}]"
+            d(f"| {reg} | {f} | {bits} | {rng} |")
+    d("")
+    d("## Library error codes\n")
+    d("Every function of `libsgpu` returns 0 or one of these; `sgpu_strerror()` gives the message.\n")
+    d("| code | name | message |")
+    d("|---|---|---|")
+    for e in S.ERRORS:
+        cname = "SGPU_SUCCESS" if e[0] == "SUCCESS" else f"SGPU_ERROR_{e[0]}"
+        d(f"| {e[1]} | {cname} | {e[3]} |")
+    for name, val, msg in S.PACKET_ERRORS:
+        d(f"| {val} | SGPU_ERROR_PACKET_{name} | {msg} |")
     d("")
     d("## Display timings\n")
     d("| name | horizontal (active, front porch, sync, back porch) | vertical | sync polarity | pixel clock |")

@@ -425,8 +425,26 @@ NODE_REGS = [
     ("CUR_ADDR", 0x50, "ro", "address of the packet being executed"),
 ]
 
-NODE_CONTROL_BITS = [("ENABLE", 0), ("RESET", 1)]
-NODE_STATUS_BITS = [("BUSY", 0), ("FAULTED", 1), ("WAITING", 2), ("ENABLED", 3)]
+# Register fields: register -> [(field, lsb, width, legal range or meaning)].
+# Generated as SGPU_<REG>_<FIELD>_SHIFT / _MASK (C) and _LSB / _W (Verilog);
+# the RTL packs and the library decodes these registers with them.
+REG_FIELDS = {
+    "VERSION": [("MINOR", 0, 16, "0..65535"), ("MAJOR", 16, 16, "0..65535")],
+    "CAPS": [("NODES", 0, 4, "1..MAX_NODES"), ("SOURCES", 4, 4, "0..MAX_SOURCES"),
+             ("BLIT", 8, 1, "2D engine present"), ("DISPLAY", 9, 1, "display present"),
+             ("PREEMPTION", 10, 1, "preemption supported")],
+    "CONTROL": [("ENABLE", 0, 1, "0/1"), ("RESET", 1, 1, "write 1: reset the node (self-clearing)")],
+    "STATUS": [("BUSY", 0, 1, "0/1"), ("FAULTED", 1, 1, "0/1"), ("WAITING", 2, 1, "0/1"),
+               ("ENABLED", 3, 1, "0/1"), ("IB_DEPTH", 4, 4, f"0..{LIMIT_VALUES['MAX_IB_DEPTH']}")],
+    "RPTR_ADDR": [("ENABLE", 0, 1, "0/1"), ("ADDR", 2, 30, "word address inside memory")],
+    "DISP_CONTROL": [("ENABLE", 0, 1, "0/1"), ("FORMAT", 1, 1, "FORMATS"), ("HREP", 2, 2, "0..3 (log2)"),
+                     ("VREP", 4, 2, "0..3 (log2)"), ("TINY", 6, 1, "0/1")],
+    "DISP_PENDING": [("VALID", 0, 1, "0/1"), ("ADDR", 2, 30, "pending flip address >> 2")],
+    "DISP_SCANLINE": [("LINE", 0, 16, "0 = first active line"), ("IN_VBLANK", 16, 1, "0/1")],
+    "DISP_TIMING": [("WIDTH", 0, 16, "active pixels per line"), ("HEIGHT", 16, 16, "active lines")],
+}
+NODE_CONTROL_BITS = [(n, lsb) for n, lsb, w, r in REG_FIELDS["CONTROL"]]
+NODE_STATUS_BITS = [(n, lsb) for n, lsb, w, r in REG_FIELDS["STATUS"] if w == 1]
 
 SOURCE_BASE = 0x400
 SOURCE_STRIDE = 0x40
@@ -446,7 +464,7 @@ SOURCE_REGS = [
     ("DISP_FLIP_COUNT", 0x20, "ro", "[15:0] flips taken (wraps)"),
 ]
 
-DISP_CONTROL_BITS = [("ENABLE", 0), ("FORMAT", 1), ("HREP", 2), ("VREP", 4), ("TINY", 6)]
+DISP_CONTROL_BITS = [(n, lsb) for n, lsb, w, r in REG_FIELDS["DISP_CONTROL"]]
 FORMATS = [("RGB565", 0), ("RGB332", 1)]
 
 # Display timings: name, h (active, front porch, sync, back porch),

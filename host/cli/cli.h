@@ -115,7 +115,6 @@ int cli_submit_words(cli *c, const char *name, const uint32_t *words, size_t cou
                      const submit_opts *o, uint32_t *fence, uint64_t *cycles);
 /* Print or JSON-emit pending events; returns EXIT_GPU if a fault was seen. */
 int cli_drain_events(cli *c, json *j, const char *key, uint32_t timeout_ms, int max, int *n);
-const char *cli_fault_name(uint32_t reason);
 uint32_t cli_crc32(const uint8_t *data, size_t size);
 
 /* Commands. */

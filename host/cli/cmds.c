@@ -796,30 +796,6 @@ int cmd_ring(cli *c, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- peek / poke */
 
-typedef struct regname {
-  const char *name;
-  uint32_t offset;
-  int group; /* 0 global, 1 node, 2 source */
-} regname;
-
-static const regname regnames[] = {
-#define G(n) {#n, SGPU_REG_##n, 0}
-#define NR(n) {#n, SGPU_NREG_##n, 1}
-#define SR(n) {#n, SGPU_SREG_##n, 2}
-    G(ID), G(VERSION), G(CAPS), G(MEM_SIZE), G(INT_STATUS), G(INT_ENABLE), G(CFG_ERROR),
-    G(CFG_ERROR_ADDR), G(CYCLE_LO), G(CYCLE_HI), G(SEG1_BASE), G(SEG1_SIZE), G(SEG2_BASE),
-    G(SEG2_SIZE), G(SCRATCH),
-    NR(RING_BASE), NR(RING_SIZE), NR(RING_WPTR), NR(RING_RPTR), NR(RPTR_ADDR), NR(CONTROL),
-    NR(STATUS), NR(FAULT_REASON), NR(FAULT_ADDR), NR(FAULT_OPCODE), NR(FAULT_FENCE), NR(WATCHDOG),
-    NR(LAST_FENCE), NR(PERF_BUSY), NR(PERF_STALL), NR(PERF_WORDS), NR(PERF_PACKETS),
-    NR(CONTEXT_ID), NR(WINDOW_BASE), NR(WINDOW_SIZE), NR(CUR_ADDR),
-    SR(DISP_CONTROL), SR(DISP_BASE), SR(DISP_PITCH), SR(DISP_PENDING), SR(DISP_VBLANK_COUNT),
-    SR(DISP_SCANLINE), SR(DISP_UNDERFLOW), SR(DISP_TIMING), SR(DISP_FLIP_COUNT),
-#undef G
-#undef NR
-#undef SR
-};
-
 /* Parse ADDR: memory address or reg:NAME[@INDEX] / reg:0xOFF. */
 static int parse_target(cli *c, const char *s, bool *is_reg, uint64_t *addr) {
   if (strncmp(s, "reg:", 4) == 0) {
@@ -843,21 +819,15 @@ static int parse_target(cli *c, const char *s, bool *is_reg, uint64_t *addr) {
     }
     for (char *p = name; *p; p++)
       if (*p >= 'a' && *p <= 'z') *p = (char)(*p - 'a' + 'A');
-    for (size_t k = 0; k < sizeof regnames / sizeof regnames[0]; k++) {
-      if (strcmp(regnames[k].name, name) != 0) continue;
-      const regname *rn = &regnames[k];
-      if (rn->group == 0) {
-        if (at) return cli_fail(c, EXIT_USAGE, "register %s is global: no @INDEX", rn->name);
-        *addr = rn->offset;
-      } else if (rn->group == 1) {
-        if (index >= SGPU_MAX_NODES)
-          return cli_fail(c, EXIT_USAGE, "node index %u out of range in '%s'", index, s);
-        *addr = SGPU_NODE_REG(index, rn->offset);
-      } else {
-        if (index >= SGPU_MAX_SOURCES)
-          return cli_fail(c, EXIT_USAGE, "source index %u out of range in '%s'", index, s);
-        *addr = SGPU_SOURCE_REG(index, rn->offset);
-      }
+    if (at && sgpu_register_is_global(name))
+      return cli_fail(c, EXIT_USAGE, "register %s is global: no @INDEX", name);
+    int rc = sgpu_register_offset(name, index, &off);
+    if (rc == SGPU_ERROR_INVALID_NODE)
+      return cli_fail(c, EXIT_USAGE, "node index %u out of range in '%s'", index, s);
+    if (rc == SGPU_ERROR_INVALID_SOURCE)
+      return cli_fail(c, EXIT_USAGE, "source index %u out of range in '%s'", index, s);
+    if (rc == 0) {
+      *addr = off;
       return 0;
     }
     return cli_fail(c, EXIT_USAGE, "unknown register '%s' (see sgpu peek --help)", r);
@@ -866,25 +836,6 @@ static int parse_target(cli *c, const char *s, bool *is_reg, uint64_t *addr) {
   if (!cli_parse_u64(s, addr)) return cli_fail(c, EXIT_USAGE, "bad address '%s'", s);
   if (*addr & 3u) return cli_fail(c, EXIT_USAGE, "address '%s' is not 4-byte aligned", s);
   return 0;
-}
-
-static const char *reg_name_of(uint32_t off, char *buf, size_t size) {
-  for (size_t k = 0; k < sizeof regnames / sizeof regnames[0]; k++) {
-    const regname *rn = &regnames[k];
-    if (rn->group == 0 && rn->offset == off) return rn->name;
-    if (rn->group == 1 && off >= SGPU_NODE_BASE && off < SGPU_NODE_BASE + SGPU_MAX_NODES * SGPU_NODE_STRIDE &&
-        (off - SGPU_NODE_BASE) % SGPU_NODE_STRIDE == rn->offset) {
-      snprintf(buf, size, "%s@%u", rn->name, (off - SGPU_NODE_BASE) / SGPU_NODE_STRIDE);
-      return buf;
-    }
-    if (rn->group == 2 && off >= SGPU_SOURCE_BASE &&
-        off < SGPU_SOURCE_BASE + SGPU_MAX_SOURCES * SGPU_SOURCE_STRIDE &&
-        (off - SGPU_SOURCE_BASE) % SGPU_SOURCE_STRIDE == rn->offset) {
-      snprintf(buf, size, "%s@%u", rn->name, (off - SGPU_SOURCE_BASE) / SGPU_SOURCE_STRIDE);
-      return buf;
-    }
-  }
-  return NULL;
 }
 
 static int access_words(cli *c, bool is_reg, uint64_t addr, uint32_t *w, size_t n, bool write) {
@@ -922,7 +873,7 @@ static void print_words(cli *c, bool is_reg, uint64_t addr, const uint32_t *w, s
       json_arr(&j, "names");
       for (size_t k = 0; k < n; k++) {
         char buf[64];
-        const char *nm = reg_name_of((uint32_t)(addr + 4 * k), buf, sizeof buf);
+        const char *nm = sgpu_register_name((uint32_t)(addr + 4 * k), buf, sizeof buf);
         json_str(&j, NULL, nm ? nm : "");
       }
       json_end_arr(&j);
@@ -935,7 +886,7 @@ static void print_words(cli *c, bool is_reg, uint64_t addr, const uint32_t *w, s
     uint64_t a = addr + 4 * k;
     if (is_reg) {
       char buf[64];
-      const char *nm = reg_name_of((uint32_t)a, buf, sizeof buf);
+      const char *nm = sgpu_register_name((uint32_t)a, buf, sizeof buf);
       fprintf(c->out, "reg:0x%03llx %-20s 0x%08x\n", (unsigned long long)a, nm ? nm : "", w[k]);
     } else {
       fprintf(c->out, "0x%08llx: 0x%08x\n", (unsigned long long)a, w[k]);

@@ -147,7 +147,7 @@ static void usage(FILE *f) {
         "  2  bad input file: unreadable, bad assembly (FILE:LINE:COLUMN named), bad binary\n"
         "  3  device error: cannot open the device, transport or library failure\n"
         "  4  GPU fault or timeout: a submission faulted or its fence did not arrive\n"
-        "  5  submission rejected by the library's validation (DESIGN section 3 rules)\n",
+        "  5  submission rejected by the library's validation (the submission rules in sgpu.h)\n",
         f);
 }
 

@@ -550,25 +550,6 @@ int cli_submit_file(cli *c, const char *path, const submit_opts *o, uint32_t *fe
 
 /* ---------------------------------------------------------------- events */
 
-static const struct {
-  const char *name;
-  uint32_t value;
-} fault_names[] = {
-#define F(n) {#n, SGPU_FAULT_##n}
-    F(NONE), F(ILLEGAL_OPCODE), F(BAD_HEADER), F(BAD_COUNT), F(OVERRUN), F(MISALIGNED),
-    F(OUT_OF_RANGE), F(CONTEXT_WINDOW), F(NESTING), F(TIMEOUT), F(BAD_PARAM), F(PRIVILEGED),
-    F(UNSUPPORTED),
-#undef F
-};
-_Static_assert(sizeof fault_names / sizeof fault_names[0] == SGPU_FAULT_COUNT,
-               "fault name table out of step with tools/hwspec.py FAULTS");
-
-const char *cli_fault_name(uint32_t reason) {
-  for (size_t i = 0; i < sizeof fault_names / sizeof fault_names[0]; i++)
-    if (fault_names[i].value == reason) return fault_names[i].name;
-  return "UNKNOWN";
-}
-
 static const char *event_name(uint32_t t) {
   switch (t) {
   case SGPU_EVENT_DMA_COMPLETED: return "DMA_COMPLETED";
@@ -620,7 +601,7 @@ int cli_drain_events(cli *c, json *j, const char *key, uint32_t timeout_ms, int 
         if (ev.type != SGPU_EVENT_DMA_COMPLETED)
           json_u64(j, "last_completed_fence", ev.last_completed_fence_id);
         if (ev.type == SGPU_EVENT_DMA_FAULTED) {
-          json_str(j, "reason", cli_fault_name(ev.fault_reason));
+          json_str(j, "reason", sgpu_fault_name(ev.fault_reason));
           json_u64(j, "reason_code", ev.fault_reason);
           json_u64(j, "address", ev.fault_address);
           json_u64(j, "header", ev.fault_opcode);
@@ -637,7 +618,7 @@ int cli_drain_events(cli *c, json *j, const char *key, uint32_t timeout_ms, int 
       else if (ev.type == SGPU_EVENT_DMA_FAULTED)
         fprintf(f, " node=%u fence=%u reason=%s address=0x%08x header=0x%08x last_completed=%u\n"
                    "  faulting packet: %s\n",
-                ev.node_ordinal, ev.fence_id, cli_fault_name(ev.fault_reason), ev.fault_address,
+                ev.node_ordinal, ev.fence_id, sgpu_fault_name(ev.fault_reason), ev.fault_address,
                 ev.fault_opcode, ev.last_completed_fence_id, packet);
       else
         fprintf(f, " node=%u fence=%u flags=0x%x\n", ev.node_ordinal, ev.fence_id, ev.flags);

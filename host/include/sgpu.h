@@ -50,6 +50,16 @@ const char *sgpu_strerror(int code);
  * "UNKNOWN" for a code the interface does not define. */
 const char *sgpu_fault_name(uint32_t fault);
 
+/* Registers by name, as docs/interface.md lists them (case-insensitive):
+ * the host offset of NAME for node or source `index` (0 for a global one).
+ * SGPU_ERROR_INVALID_ADDRESS for an unknown name, INVALID_NODE/SOURCE for
+ * an index out of range, INVALID_PARAM for an index on a global register. */
+int sgpu_register_offset(const char *name, uint32_t index, uint32_t *offset);
+/* 1 when NAME is a global register (no index). */
+int sgpu_register_is_global(const char *name);
+/* NAME or NAME@INDEX of a host register offset (buf holds the latter), NULL if none. */
+const char *sgpu_register_name(uint32_t offset, char *buf, size_t size);
+
 /* ------------------------------------------------------------ device */
 typedef struct sgpu_device sgpu_device;
 typedef struct sgpu_context sgpu_context;

@@ -270,8 +270,8 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   if ((r = sgpu__reg_read(dev, SGPU_REG_VERSION, &dev->version))) return r;
   if ((r = sgpu__reg_read(dev, SGPU_REG_CAPS, &dev->caps))) return r;
   if ((r = sgpu__reg_read(dev, SGPU_REG_MEM_SIZE, &dev->mem_size))) return r;
-  dev->nodes = dev->caps & 0xFu;
-  dev->sources = (dev->caps >> 4) & 0xFu;
+  dev->nodes = SGPU_FIELD_GET(CAPS_NODES, dev->caps);
+  dev->sources = SGPU_FIELD_GET(CAPS_SOURCES, dev->caps);
   if (dev->nodes == 0 || dev->nodes > SGPU_MAX_NODES || dev->sources > SGPU_MAX_SOURCES ||
       dev->mem_size < 16384)
     return sgpu__fail(dev, SGPU_ERROR_NO_DEVICE,
@@ -386,15 +386,15 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   if (!dev || !info) return SGPU_ERROR_INVALID_PARAM;
   memset(info, 0, sizeof *info);
   snprintf(info->transport, sizeof info->transport, "%s", dev->tr->ops->name);
-  info->hw_version_major = dev->version >> 16;
-  info->hw_version_minor = dev->version & 0xFFFFu;
+  info->hw_version_major = SGPU_FIELD_GET(VERSION_MAJOR, dev->version);
+  info->hw_version_minor = SGPU_FIELD_GET(VERSION_MINOR, dev->version);
   info->firmware_version = 0;
   info->caps = dev->caps;
   info->node_count = dev->nodes;
   info->source_count = dev->sources;
-  info->has_2d = (dev->caps >> 8) & 1u;
-  info->has_display = (dev->caps >> 9) & 1u;
-  info->has_preemption = (dev->caps >> 10) & 1u;
+  info->has_2d = SGPU_FIELD_GET(CAPS_BLIT, dev->caps);
+  info->has_display = SGPU_FIELD_GET(CAPS_DISPLAY, dev->caps);
+  info->has_preemption = SGPU_FIELD_GET(CAPS_PREEMPTION, dev->caps);
   info->mem_size = dev->mem_size;
   info->clock_hz = SGPU_NOMINAL_CLOCK_HZ;
   sgpu__lock(dev);

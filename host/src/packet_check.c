@@ -3,38 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-/* This file holds the generated tables' data (see sgpu_hw_tables.h). */
-#define SGPU_HW_TABLES_DATA
 #include "packet_check.h"
-
-const sgpu_hw_op *sgpu__op_info(uint32_t opcode) {
-  return opcode < SGPU_OP_COUNT_OF_OPCODES ? &sgpu_hw_ops[opcode] : NULL;
-}
-
-const char *sgpu_fault_name(uint32_t fault) {
-  return fault < SGPU_FAULT_COUNT ? sgpu_hw_fault_names[fault] : "UNKNOWN";
-}
-
-const char *sgpu__fault_doc(uint32_t fault) {
-  return fault < SGPU_FAULT_COUNT ? sgpu_hw_fault_docs[fault] : "fault code not defined";
-}
-
-const char *sgpu__error_message(int code) {
-  for (size_t i = 0; i < sizeof sgpu_hw_errors / sizeof sgpu_hw_errors[0]; i++)
-    if (sgpu_hw_errors[i].code == code) return sgpu_hw_errors[i].message;
-  return NULL;
-}
-
-int sgpu__error_of_fault(uint32_t fault) {
-  for (size_t i = 0; i < sizeof sgpu_hw_fault_errors / sizeof sgpu_hw_fault_errors[0]; i++)
-    if (sgpu_hw_fault_errors[i].fault == fault) return sgpu_hw_fault_errors[i].code;
-  return SGPU_ERROR_INVALID_PARAM;
-}
-
-const sgpu_hw_reg *sgpu__reg_table(size_t *count) {
-  *count = sizeof sgpu_hw_regs / sizeof sgpu_hw_regs[0];
-  return sgpu_hw_regs;
-}
 
 static uint32_t fail(uint32_t fault, char *why, size_t why_size, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -48,8 +48,7 @@ const char *sgpu__fault_doc(uint32_t fault);
 const char *sgpu__error_message(int code);
 /* SGPU_ERROR_PACKET_<fault> for a fault validation predicts. */
 int sgpu__error_of_fault(uint32_t fault);
-/* Every register of the interface. */
-const sgpu_hw_reg *sgpu__reg_table(size_t *count);
+
 
 /* Is [addr, addr + len) inside memory of mem_size bytes?  An address at or
  * past the end is outside even with len 0 (the hardware's rule). */

@@ -1,0 +1,78 @@
+/* hwinfo.c — the generated interface tables (sgpu_hw_tables.h) and their
+ * accessors: packets, fault names, error messages, registers. */
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+/* The one file that holds the tables' data. */
+#define SGPU_HW_TABLES_DATA
+#include "packet_check.h"
+#include "sgpu.h"
+
+const sgpu_hw_op *sgpu__op_info(uint32_t opcode) {
+  return opcode < SGPU_OP_COUNT_OF_OPCODES ? &sgpu_hw_ops[opcode] : NULL;
+}
+
+const char *sgpu_fault_name(uint32_t fault) {
+  return fault < SGPU_FAULT_COUNT ? sgpu_hw_fault_names[fault] : "UNKNOWN";
+}
+
+const char *sgpu__fault_doc(uint32_t fault) {
+  return fault < SGPU_FAULT_COUNT ? sgpu_hw_fault_docs[fault] : "fault code not defined";
+}
+
+const char *sgpu__error_message(int code) {
+  for (size_t i = 0; i < sizeof sgpu_hw_errors / sizeof sgpu_hw_errors[0]; i++)
+    if (sgpu_hw_errors[i].code == code) return sgpu_hw_errors[i].message;
+  return NULL;
+}
+
+int sgpu__error_of_fault(uint32_t fault) {
+  for (size_t i = 0; i < sizeof sgpu_hw_fault_errors / sizeof sgpu_hw_fault_errors[0]; i++)
+    if (sgpu_hw_fault_errors[i].fault == fault) return sgpu_hw_fault_errors[i].code;
+  return SGPU_ERROR_INVALID_PARAM;
+}
+
+
+
+int sgpu_register_offset(const char *name, uint32_t index, uint32_t *offset) {
+  if (!name || !offset) return SGPU_ERROR_INVALID_PARAM;
+  for (size_t k = 0; k < sizeof sgpu_hw_regs / sizeof sgpu_hw_regs[0]; k++) {
+    const sgpu_hw_reg *r = &sgpu_hw_regs[k];
+    if (strcasecmp(r->name, name) != 0) continue;
+    if (r->group == 0) {
+      if (index) return SGPU_ERROR_INVALID_PARAM;
+      *offset = r->offset;
+    } else if (r->group == 1) {
+      if (index >= SGPU_MAX_NODES) return SGPU_ERROR_INVALID_NODE;
+      *offset = SGPU_NODE_REG(index, r->offset);
+    } else {
+      if (index >= SGPU_MAX_SOURCES) return SGPU_ERROR_INVALID_SOURCE;
+      *offset = SGPU_SOURCE_REG(index, r->offset);
+    }
+    return 0;
+  }
+  return SGPU_ERROR_INVALID_ADDRESS;
+}
+
+int sgpu_register_is_global(const char *name) {
+  for (size_t k = 0; k < sizeof sgpu_hw_regs / sizeof sgpu_hw_regs[0]; k++)
+    if (name && strcasecmp(sgpu_hw_regs[k].name, name) == 0) return sgpu_hw_regs[k].group == 0;
+  return 0;
+}
+
+const char *sgpu_register_name(uint32_t offset, char *buf, size_t size) {
+  for (size_t k = 0; k < sizeof sgpu_hw_regs / sizeof sgpu_hw_regs[0]; k++) {
+    const sgpu_hw_reg *r = &sgpu_hw_regs[k];
+    uint32_t base = r->group == 1 ? SGPU_NODE_BASE : SGPU_SOURCE_BASE;
+    uint32_t stride = r->group == 1 ? SGPU_NODE_STRIDE : SGPU_SOURCE_STRIDE;
+    uint32_t count = r->group == 1 ? SGPU_MAX_NODES : SGPU_MAX_SOURCES;
+    if (r->group == 0) {
+      if (r->offset == offset) return r->name;
+    } else if (offset >= base && offset < base + count * stride && (offset - base) % stride == r->offset) {
+      snprintf(buf, size, "%s@%u", r->name, (offset - base) / stride);
+      return buf;
+    }
+  }
+  return NULL;
+}
