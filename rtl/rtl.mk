@@ -12,3 +12,39 @@ TESTS += $(RTL_TB_BINS)
 $(BUILD)/tests/rtl/%: tests/rtl/%.v $(RTL_SRCS) $(HW_VH)
 	@mkdir -p $(dir $@)
 	$(IVERILOG) -g2005 -Wall -Wno-timescale -Wno-implicit-dimensions $(RTL_INC) -Itests/rtl -s $* -o $@ $< $(RTL_SRCS)
+
+# The same testbenches under Verilator (--timing), each its own TESTS entry
+# <tb>-verilator, built with line and toggle coverage: the runs feed
+# `make coverage` (tests/coverage) when SGPU_COVERAGE_DIR is set.  The C++
+# is compiled with -O1; the Verilator runtime is compiled once (from a stub
+# model verilated with the same options) and linked into every bench.
+RTL_VL_DIR    := $(BUILD)/tests/rtl-vl
+RTL_VL_BINS   := $(patsubst tests/rtl/%.v,$(RTL_VL_DIR)/%-verilator,$(RTL_TBS))
+RTL_VL_MAIN   := tests/coverage/tb_main.cpp
+RTL_VL_FLAGS  := --cc --exe --timing -Wno-fatal -Wno-lint -Wno-style \
+                 --coverage-line --coverage-toggle --prefix Vtb -CFLAGS -g0
+RTL_VL_VMAKE  := MAKEOVERRIDES= OPT_FAST=-O1 OPT_SLOW=-O1 OPT_GLOBAL=-O1
+RTL_VL_RT     := verilated.o verilated_cov.o verilated_timing.o verilated_threads.o
+RTL_VL_LIBS   := -pthread -latomic
+TESTS += $(RTL_VL_BINS)
+
+$(RTL_VL_DIR)/rt.stamp: $(RTL_VL_MAIN) rtl/rtl.mk
+	+@set -e; d=$(RTL_VL_DIR)/rt; rm -rf $$d; mkdir -p $$d; \
+	echo "VERILATE runtime of the testbenches -> $$d"; \
+	echo 'module tb; initial #1 $$finish; endmodule' >$$d/tb.v; \
+	$(VERILATOR) $(RTL_VL_FLAGS) --top-module tb --Mdir $$d $$d/tb.v $(abspath $(RTL_VL_MAIN)); \
+	$(MAKE) --no-print-directory -s -C $$d -f Vtb.mk $(RTL_VL_VMAKE) $(RTL_VL_RT); \
+	touch $@
+
+$(RTL_VL_DIR)/%-verilator: tests/rtl/%.v $(RTL_SRCS) $(HW_VH) $(wildcard tests/rtl/*.vh) \
+    $(RTL_VL_MAIN) $(RTL_VL_DIR)/rt.stamp
+	+@set -e; d=$(RTL_VL_DIR)/$*.obj; rm -rf $$d; mkdir -p $$d; \
+	echo "VERILATE $* -> $@"; \
+	$(VERILATOR) $(RTL_VL_FLAGS) $(RTL_INC) -Itests/rtl --top-module $* --Mdir $$d \
+	  $< $(RTL_SRCS) $(abspath $(RTL_VL_MAIN)); \
+	$(MAKE) --no-print-directory -s -C $$d -f Vtb.mk $(RTL_VL_VMAKE) Vtb__ALL.a tb_main.o; \
+	$(CXX) -o $@.tmp $$d/tb_main.o $$d/Vtb__ALL.a $(addprefix $(RTL_VL_DIR)/rt/,$(RTL_VL_RT)) $(RTL_VL_LIBS); \
+	mv $@.tmp $@
+
+.PHONY: rtl-verilator
+rtl-verilator: $(RTL_VL_BINS)

@@ -74,4 +74,17 @@ module sgpu_fetch #(
   );
 
   assign word_o = push & ~flush;
+
+`ifdef FORMAL
+  // Formal (tests/formal/fetch.sby, harness formal_fetch): every read in
+  // flight has a FIFO slot waiting, so a response is never lost, and the
+  // responses to drop are a part of those in flight.
+  always @(*) begin
+    if (rst_ni) begin
+      assert({1'b0, infl_q} + {1'b0, fcount} <= DEPTH[CW:0]);
+      assert(drop_q <= infl_q);
+      if (push) assert(fifo_ready);
+    end
+  end
+`endif
 endmodule

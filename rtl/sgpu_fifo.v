@@ -49,4 +49,51 @@ module sgpu_fifo #(
   always @(posedge clk_i) begin
     if (push) mem_q[wptr_q[PW-1:0]] <= in_data_i;
   end
+
+`ifdef FORMAL
+  // Formal model (tests/formal/fifo.sby).  One word, picked at a free
+  // moment as it is pushed, is tracked with the number of words ahead of
+  // it; it must leave exactly when they have gone and with its data, which
+  // proves order and integrity for every word.  Count model: the count moves
+  // by push - pop and never exceeds DEPTH (no overflow); pop only when not
+  // empty (no underflow).
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+
+  (* anyseq *) wire f_pick;
+  reg             f_in_q = 1'b0;       // the tracked word is inside
+  reg [PW:0]      f_ahead_q;
+  reg [WIDTH-1:0] f_word_q;
+  wire [PW:0]     f_pos = rptr_q + f_ahead_q;
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) f_in_q <= 1'b0;
+    else if (clr_i) f_in_q <= 1'b0;
+    else if (f_in_q) begin
+      if (pop && f_ahead_q == {(PW+1){1'b0}}) f_in_q <= 1'b0;
+      else if (pop) f_ahead_q <= f_ahead_q - 1'b1;
+    end else if (push && f_pick) begin
+      f_in_q    <= 1'b1;
+      f_word_q  <= in_data_i;
+      f_ahead_q <= count - {{PW{1'b0}}, pop};
+    end
+  end
+
+  always @(*) begin
+    assert(count <= DEPTH);
+    assert(full == (count == DEPTH));
+    if (f_in_q) begin
+      assert(f_ahead_q < count);
+      assert(mem_q[f_pos[PW-1:0]] == f_word_q);
+      if (f_ahead_q == {(PW+1){1'b0}}) assert(out_valid_o && out_data_o == f_word_q);
+    end
+  end
+  always @(posedge clk_i) begin
+    if (f_past_valid && rst_ni && $past(rst_ni) && !$past(clr_i))
+      assert(count == $past(count) + {{PW{1'b0}}, $past(push)} - {{PW{1'b0}}, $past(pop)});
+    if (f_past_valid && rst_ni && $past(rst_ni) && $past(clr_i))
+      assert(count == {(PW+1){1'b0}});
+    cover(f_in_q && count == DEPTH && f_ahead_q == DEPTH - 1);
+  end
+`endif
 endmodule

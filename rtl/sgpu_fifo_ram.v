@@ -76,4 +76,53 @@ module sgpu_fifo_ram #(
   always @(posedge clk_i) begin
     if (hit && BYPASS != 0) byp_q <= in_data_i;
   end
+
+`ifdef FORMAL
+  // Formal model (tests/formal/fifo.sby), as in sgpu_fifo: a count model
+  // (no overflow, no underflow) and one word, picked at a free moment as it
+  // is pushed, tracked with the number of words ahead of it; it must be the
+  // output exactly when they have gone (order and data).  BYPASS = 0 may
+  // hide a non-empty head for one cycle only.
+  reg f_past_valid = 1'b0;
+  always @(posedge clk_i) f_past_valid <= 1'b1;
+
+  (* anyseq *) wire f_pick;
+  reg             f_in_q = 1'b0;
+  reg [PW:0]      f_ahead_q;
+  reg [WIDTH-1:0] f_word_q;
+  wire [PW:0]     f_pos = rptr_q + f_ahead_q;
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) f_in_q <= 1'b0;
+    else if (clr_i) f_in_q <= 1'b0;
+    else if (f_in_q) begin
+      if (pop && f_ahead_q == {(PW+1){1'b0}}) f_in_q <= 1'b0;
+      else if (pop) f_ahead_q <= f_ahead_q - 1'b1;
+    end else if (push && f_pick) begin
+      f_in_q    <= 1'b1;
+      f_word_q  <= in_data_i;
+      f_ahead_q <= count - {{PW{1'b0}}, pop};
+    end
+  end
+
+  always @(*) begin
+    assert(count <= DEPTH);
+    assert(full == (count == DEPTH));
+    if (f_in_q) begin
+      assert(f_ahead_q < count);
+      assert(mem_q[f_pos[PW-1:0]] == f_word_q);
+      if (f_ahead_q == {(PW+1){1'b0}} && out_valid_o) assert(out_data_o == f_word_q);
+    end
+    if (BYPASS != 0) assert(out_valid_o == !empty);
+  end
+  always @(posedge clk_i) begin
+    if (f_past_valid && rst_ni && $past(rst_ni) && !$past(clr_i)) begin
+      assert(count == $past(count) + {{PW{1'b0}}, $past(push)} - {{PW{1'b0}}, $past(pop)});
+      if ($past(!empty && !out_valid_o)) assert(out_valid_o);
+    end
+    if (f_past_valid && rst_ni && $past(rst_ni) && $past(clr_i))
+      assert(count == {(PW+1){1'b0}});
+    cover(f_in_q && count == DEPTH && f_ahead_q == DEPTH - 1);
+  end
+`endif
 endmodule

@@ -9,6 +9,10 @@
 // Both sit behind the small ModelIf interface; the FST one is used unless a
 // .vcd trace is asked for.  No global mutable state: each sgpu_sim owns its
 // own VerilatedContext.
+//
+// Built with SGPU_SIM_COVERAGE=1 (the coverage variant of sim/sim.mk), the
+// FST model carries Verilator line and toggle coverage counters; each chip
+// writes them when it is destroyed if SGPU_COVERAGE_DIR is set.
 
 #include "sgpu_sim.h"
 
@@ -25,6 +29,14 @@
 #include "verilated.h"
 #include "verilated_fst_c.h"
 #include "verilated_vcd_c.h"
+#if SGPU_SIM_COVERAGE
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+
+#include "verilated_cov.h"
+#endif
 
 #ifndef SGPU_SIM_NODES
 #error "SGPU_SIM_NODES must be defined by the build (sim/sim.mk)"
@@ -70,6 +82,7 @@ class ModelIf {
   virtual bool open_trace(const char *path) = 0;
   virtual void dump(uint64_t time) = 0;
   virtual void final_() = 0;
+  virtual void write_coverage(const char *path) = 0;
 };
 
 template <class M, class T>
@@ -126,6 +139,13 @@ class Model : public ModelIf {
     if (tfp_) tfp_->dump(time);
   }
   void final_() override { m_->final(); }
+  void write_coverage(const char *path) override {
+#if SGPU_SIM_COVERAGE
+    ctx_->coveragep()->write(path);
+#else
+    (void)path;
+#endif
+  }
 
  private:
   std::unique_ptr<VerilatedContext> ctx_;
@@ -395,9 +415,27 @@ sgpu_sim *sgpu_sim_create(const sgpu_sim_config *config) {
   return s.release();
 }
 
+#if SGPU_SIM_COVERAGE
+// <dir>/sim.<pid>.<n>.dat: one file per chip, so that parallel tests and
+// several chips in one process never overwrite each other.  The counter is
+// the one piece of process-wide state, and only names files.
+static void write_coverage(sgpu_sim *sim) {
+  static std::atomic<unsigned> seq{0};
+  const char *dir = std::getenv("SGPU_COVERAGE_DIR");
+  if (!dir || !*dir) return;
+  mkdir(dir, 0777);  // may exist; Verilator aborts if the file cannot be opened
+  const std::string path = std::string(dir) + "/sim." + std::to_string((long)getpid()) + "." +
+                           std::to_string(seq++) + ".dat";
+  sim->model->write_coverage(path.c_str());
+}
+#endif
+
 void sgpu_sim_destroy(sgpu_sim *sim) {
   if (!sim) return;
   sim->model->final_();
+#if SGPU_SIM_COVERAGE
+  write_coverage(sim);
+#endif
   delete sim;
 }
 

@@ -74,6 +74,7 @@ module tb_sgpu_blit;
   reg [7:0]  tmp [0:65535];
 
   integer seed;
+  `include "tb_random.vh"
   integer stall_pct;     // chance per cycle that memory refuses a request
   integer lat_min, lat_max;
   integer cyc;
@@ -168,7 +169,7 @@ module tb_sgpu_blit;
           // The engine may only ask for what its buffer (plus one held word) can take.
           if (outstanding > (sel ? (1 << SMALL_AW) : (1 << u_dut0.BUF_AW)) + 1)
             $fatal(1, "FAIL %0d reads outstanding", outstanding);
-          lat = lat_min + (lat_max > lat_min ? ($unsigned($random(seed)) % (lat_max - lat_min + 1)) : 0);
+          lat = lat_min + (lat_max > lat_min ? ($unsigned(tb_random(0)) % (lat_max - lat_min + 1)) : 0);
           if (cyc + lat > q_last_due) q_last_due = cyc + lat; else q_last_due = q_last_due + 1;
           q_data[q_tail % QN] = mem[req_addr[31:2]];
           q_due[q_tail % QN] = q_last_due;
@@ -183,9 +184,9 @@ module tb_sgpu_blit;
         outstanding = outstanding - 1;
       end else begin
         rsp_valid <= 1'b0;
-        rsp_rdata <= $random(seed);
+        rsp_rdata <= tb_random(0);
       end
-      mem_ready <= (stall_pct == 0) ? 1'b1 : (($unsigned($random(seed)) % 100) >= stall_pct);
+      mem_ready <= (stall_pct == 0) ? 1'b1 : (($unsigned(tb_random(0)) % 100) >= stall_pct);
     end
   end
 
@@ -195,7 +196,7 @@ module tb_sgpu_blit;
   task fill_random;
     begin
       for (i = 0; i < MEMW; i = i + 1) begin
-        mem[i] = $random(seed);
+        mem[i] = tb_random(0);
         for (b = 0; b < 4; b = b + 1) refm[4*i+b] = mem[i][8*b +: 8];
       end
     end
@@ -269,7 +270,7 @@ module tb_sgpu_blit;
 
   function integer rnd(input integer n);  // 0..n-1
     begin
-      rnd = (n <= 1) ? 0 : ($unsigned($random(seed)) % n);
+      rnd = (n <= 1) ? 0 : ($unsigned(tb_random(0)) % n);
     end
   endfunction
 
@@ -338,7 +339,7 @@ module tb_sgpu_blit;
           if (src < 0) src = 0;
           if (src > MEMB - ext_s) src = MEMB - ext_s;
         end
-        pat = $random(seed);
+        pat = tb_random(0);
         cmd_dst = dst; cmd_src = src; cmd_dpitch = dp; cmd_spitch = sp;
         cmd_width = w; cmd_height = h; cmd_pattern = pat;
     end

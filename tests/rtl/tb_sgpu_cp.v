@@ -296,8 +296,8 @@ module tb_sgpu_cp;
   task p_ib(input [31:0] a, input [31:0] len, input [31:0] fence, input skip);
     begin emit(hdr(`SGPU_OP_INDIRECT, {7'd0, skip}, 3)); emit(a); emit(len); emit(fence); end
   endtask
-  task p_wait(input [31:0] a, input [31:0] mask, input [31:0] ref, input [2:0] func);
-    begin emit(hdr(`SGPU_OP_WAIT_MEM, {5'd0, func}, 3)); emit(a); emit(mask); emit(ref); end
+  task p_wait(input [31:0] a, input [31:0] mask, input [31:0] refv, input [2:0] func);
+    begin emit(hdr(`SGPU_OP_WAIT_MEM, {5'd0, func}, 3)); emit(a); emit(mask); emit(refv); end
   endtask
   task check_words(input [31:0] a, input integer n, input [31:0] v, input [255:0] what);
     integer i;
@@ -342,6 +342,7 @@ module tb_sgpu_cp;
     ib_first = cyc;
 
   integer pass, i, j, n, seed, t0, lvl_back;
+  `include "tb_random.vh"
   reg [31:0] v, a, ibA, ibB, ibC;
 
   // ---------------------------------------------------------------- program
@@ -651,14 +652,14 @@ module tb_sgpu_cp;
       pend = 0;
       for (k = 0; k < 256; k = k + 1) begin model[k] = 0; mem.mem[(32'hE000 >> 2) + k] = 0; end
       for (k = 0; k < npk; k = k + 1) begin
-        len = 1 + ($unsigned($random(seed)) % 6);
-        off = $unsigned($random(seed)) % (256 - len);
-        v = $random(seed);
+        len = 1 + ($unsigned(tb_random(0)) % 6);
+        off = $unsigned(tb_random(0)) % (256 - len);
+        v = tb_random(0);
         // never overwrite ring words the engine has not consumed: the packet
         // takes len + 2 ring words, or 4 (the INDIRECT) when it goes via an IB
         rwords = (len + 2 > 4) ? len + 2 : 4;
         if (pend + rwords > RS / 4 - 1) begin run; pend = 0; end
-        if (($unsigned($random(seed)) % 4) == 0) begin
+        if (($unsigned(tb_random(0)) % 4) == 0) begin
           // via an IB
           cur = 32'h6000 + (k % 8) * 64; to_ring = 0; ibA = cur;
           p_wd(32'hE000 + 4 * off, len, v);
@@ -666,7 +667,7 @@ module tb_sgpu_cp;
         end else p_wd(32'hE000 + 4 * off, len, v);
         for (j = 0; j < len; j = j + 1) model[off + j] = v + j;
         pend = pend + rwords;
-        if (($unsigned($random(seed)) % 3) == 0 || k == npk - 1) begin run; pend = 0; end
+        if (($unsigned(tb_random(0)) % 3) == 0 || k == npk - 1) begin run; pend = 0; end
       end
       for (k = 0; k < 256; k = k + 1)
         if (mem.mem[(32'hE000 >> 2) + k] !== model[k]) begin

@@ -59,8 +59,9 @@ module tb_sgpu_display;
     .vid_r_o(vr), .vid_g_o(vg), .vid_b_o(vbl), .vid_hsync_o(vhs), .vid_vsync_o(vvs), .vid_de_o(vde));
 
   integer seed;
+  `include "tb_random.vh"
   function integer urand(input integer n);   // 0 .. n-1
-    begin urand = $unsigned($random(seed)) % n; end
+    begin urand = $unsigned(tb_random(0)) % n; end
   endfunction
 
   // ------------------------------------------------------------ memory
@@ -361,7 +362,7 @@ module tb_sgpu_display;
   initial begin
     seed = 32'h0d15_0001;
     if ($value$plusargs("seed=%d", seed)) ;
-    for (i = 0; i < MEM_WORDS; i = i + 1) mem[i] = $random(seed);
+    for (i = 0; i < MEM_WORDS; i = i + 1) mem[i] = tb_random(0);
     for (b = 0; b < NB; b = b + 1) bufaddr[b] = 32'h1000 + b * 32'h3000;
     repeat (4) @(posedge clk);
     rst_n <= 1'b1;

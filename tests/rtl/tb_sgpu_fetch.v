@@ -25,6 +25,7 @@ module tb_sgpu_fetch;
   // memory: word at address a reads as f(a); fixed latency pipeline
   function [31:0] f(input [31:0] a); f = {a[15:0] ^ 16'hA5A5, a[15:0]}; endfunction
   integer lat = 1, bp = 0, seed, i;
+  `include "tb_random.vh"
   reg pv [0:7]; reg [31:0] pd [0:7];
   integer inflight = 0, maxin = 0;
   initial for (i = 0; i < 8; i = i + 1) pv[i] = 0;
@@ -37,12 +38,12 @@ module tb_sgpu_fetch;
   end
   assign rsp_valid = pv[lat-1];
   assign rsp_rdata = pd[lat-1];
-  always @(negedge clk) req_ready <= (bp == 0) || (($unsigned($random(seed)) % 100) >= bp);
+  always @(negedge clk) req_ready <= (bp == 0) || (($unsigned(tb_random(0)) % 100) >= bp);
 
   // consumer: expects words at base|(exp_off & mask) in order
   reg [AW-1:0] exp_off = 0;
   integer got = 0, rdy_pct = 100;
-  always @(negedge clk) out_ready <= (($unsigned($random(seed)) % 100) < rdy_pct);
+  always @(negedge clk) out_ready <= (($unsigned(tb_random(0)) % 100) < rdy_pct);
   always @(posedge clk) if (rst_n && out_valid && out_ready && !start && !flush) begin
     if (out_data !== f({16'd0, base | exp_off})) begin
       $display("cycle %0d: got %h want %h (off %h)", cyc, out_data, f({16'd0, base | exp_off}), exp_off);
@@ -87,13 +88,13 @@ module tb_sgpu_fetch;
       for (k = 0; k < 300; k = k + 1) begin
         // base/mask/end change together with start (as the CP does)
         @(negedge clk);
-        endp = ($random(seed) & 16'hFFFC);
+        endp = (tb_random(0) & 16'hFFFC);
         if (k % 3 == 0) begin mask = 16'h00FF; base = 16'h4000; endp = endp & mask; end
         else begin mask = 16'hFFFF; base = 0; end
-        start = 1; start_off = $random(seed) & mask & 16'hFFFC;
+        start = 1; start_off = tb_random(0) & mask & 16'hFFFC;
         @(posedge clk); exp_off = start_off;
         @(negedge clk); start = 0;
-        n = $unsigned($random(seed)) % 40;
+        n = $unsigned(tb_random(0)) % 40;
         repeat (n) @(negedge clk);
         if ((k % 5) == 0) begin
           @(negedge clk); flush = 1; @(negedge clk); flush = 0;
@@ -108,7 +109,7 @@ module tb_sgpu_fetch;
     lat = 3; bp = 20; rdy_pct = 70; mask = 16'h003F; base = 16'h2000; endp = 0;
     restart(0); got = 0; words = 0;
     for (k = 0; k < 200; k = k + 1) begin
-      n = 1 + ($unsigned($random(seed)) % 10);
+      n = 1 + ($unsigned(tb_random(0)) % 10);
       while (((endp - exp_off) & mask) != 0) @(negedge clk);
       endp = (endp + 4 * n) & mask;
       words = words + n;

@@ -14,16 +14,17 @@ module tb_sgpu_fifo;
     .count_o(count));
   reg [15:0] q [0:1023];
   integer head = 0, tail = 0, i, seed, pushes = 0, pops = 0, fulls = 0;
+  `include "tb_random.vh"
   initial begin
     if (!$value$plusargs("seed=%d", seed)) seed = 7;
     $display("seed %0d", seed);
     repeat (2) @(negedge clk); rst_n = 1;
     for (i = 0; i < 20000; i = i + 1) begin
       @(negedge clk);
-      in_valid = ($random(seed) & 3) != 0;
-      out_ready = (i < 10000) ? (($random(seed) & 3) == 0) : (($random(seed) & 3) != 0);
-      in_data = $random(seed);
-      clr = (($random(seed) & 1023) == 0);
+      in_valid = (tb_random(0) & 3) != 0;
+      out_ready = (i < 10000) ? ((tb_random(0) & 3) == 0) : ((tb_random(0) & 3) != 0);
+      in_data = tb_random(0);
+      clr = ((tb_random(0) & 1023) == 0);
       #1;
       if (count !== tail - head) $fatal(1, "count %0d, model %0d", count, tail - head);
       if (in_ready !== (tail - head < 8)) $fatal(1, "in_ready wrong");

@@ -16,6 +16,7 @@ module fifo_ram_check #(parameter BYPASS = 1) (input wire clk, input wire rst_n,
     .count_o(count));
   reg [15:0] q [0:1023];
   integer head = 0, tail = 0, i, seed, pushes = 0, pops = 0, fulls = 0, stream = 0;
+  `include "tb_random.vh"
   integer head_pushed_at = -10;   // cycle the current head word was pushed
   reg [31:0] pushed_at [0:1023];
   initial begin
@@ -25,14 +26,14 @@ module fifo_ram_check #(parameter BYPASS = 1) (input wire clk, input wire rst_n,
     for (i = 0; i < 24000; i = i + 1) begin
       @(negedge clk);
       if (i < 20000) begin
-        in_valid = ($random(seed) & 3) != 0;
-        out_ready = (i < 10000) ? (($random(seed) & 3) == 0) : (($random(seed) & 3) != 0);
-        clr = (($random(seed) & 1023) == 0);
+        in_valid = (tb_random(0) & 3) != 0;
+        out_ready = (i < 10000) ? ((tb_random(0) & 3) == 0) : ((tb_random(0) & 3) != 0);
+        clr = ((tb_random(0) & 1023) == 0);
       end else begin
         // streaming: push and pop every cycle
         in_valid = 1; out_ready = 1; clr = (i == 20000);   // from empty
       end
-      in_data = $random(seed);
+      in_data = tb_random(0);
       #1;
       if (count !== tail - head) $fatal(1, "BYPASS %0d: count %0d, model %0d", BYPASS, count, tail - head);
       if (in_ready !== (tail - head < 8)) $fatal(1, "BYPASS %0d: in_ready wrong", BYPASS);

@@ -26,6 +26,7 @@ module tb_sgpu_host_bridge;
   always #5 clk = ~clk;
 
   integer seed = 32'h5eed_0001;
+  `include "tb_random.vh"
 
   // ------------------------------------------------------------ DUT
   reg         line_h2d = 1'b1;
@@ -113,7 +114,7 @@ module tb_sgpu_host_bridge;
         end else begin
           rd_pend  <= 1'b1;
           rd_addr  <= req_addr;
-          rd_delay <= $unsigned($random(seed)) % 4;
+          rd_delay <= $unsigned(tb_random(0)) % 4;
         end
       end
       if (rd_pend) begin
@@ -128,7 +129,7 @@ module tb_sgpu_host_bridge;
           rd_delay <= rd_delay - 1;
         end
       end
-      req_ready <= ready_bias ? ($random(seed) % 8 != 0) : ($random(seed) % 3 == 0);
+      req_ready <= ready_bias ? (tb_random(0) % 8 != 0) : (tb_random(0) % 3 == 0);
     end
   end
 
@@ -371,7 +372,7 @@ module tb_sgpu_host_bridge;
       $fatal(1, "ping info word %h", rxw[0]);
 
     // --- write burst of 16 words
-    for (i = 0; i < 16; i = i + 1) txw[i] = $random(seed);
+    for (i = 0; i < 16; i = i + 1) txw[i] = tb_random(0);
     do_write(8'd2, 32'h40, 16, 8'h00);
     expect_ack(8'd2, 8'd0, 0);
     if (mem_writes != 16) $fatal(1, "write burst applied %0d words", mem_writes);
@@ -385,7 +386,7 @@ module tb_sgpu_host_bridge;
       if (rxw[i] !== txw[i]) $fatal(1, "read word %0d = %h, want %h", i, rxw[i], txw[i]);
 
     // --- full-size burst
-    for (i = 0; i < MAXW; i = i + 1) txw[i] = $random(seed);
+    for (i = 0; i < MAXW; i = i + 1) txw[i] = tb_random(0);
     do_write(8'd4, 32'h400, MAXW, 8'h00);
     expect_ack(8'd4, 8'd0, 0);
     do_read(8'd5, 32'h400, MAXW, 8'h00);
@@ -507,15 +508,15 @@ module tb_sgpu_host_bridge;
     for (i = 0; i < 1024; i = i + 1) shadow[i] = mem[i];
     seqn = 15;
     for (j = 0; j < 60; j = j + 1) begin
-      ready_bias = $random(seed) % 2;
-      n  = 1 + ($unsigned($random(seed)) % 12);
-      if ($random(seed) % 8 == 0) n = MAXW;
-      w0 = $unsigned($random(seed)) % (1024 - n);
+      ready_bias = tb_random(0) % 2;
+      n  = 1 + ($unsigned(tb_random(0)) % 12);
+      if (tb_random(0) % 8 == 0) n = MAXW;
+      w0 = $unsigned(tb_random(0)) % (1024 - n);
       a  = w0 * 4;
-      fl = ($random(seed) % 4 == 0) ? ($random(seed) & 8'h0F) : 8'h00;
+      fl = (tb_random(0) % 4 == 0) ? (tb_random(0) & 8'h0F) : 8'h00;
       if (fl == 8'h0F) fl = 8'h00;
-      for (i = 0; i < n; i = i + 1) txw[i] = $random(seed);
-      if ($random(seed) % 8 == 0 && int_status == 0) set_int(32'h1 << ($unsigned($random(seed)) % 8));
+      for (i = 0; i < n; i = i + 1) txw[i] = tb_random(0);
+      if (tb_random(0) % 8 == 0 && int_status == 0) set_int(32'h1 << ($unsigned(tb_random(0)) % 8));
       ok = 1'b0;
       tries = 0;
       while (!ok) begin
@@ -523,11 +524,11 @@ module tb_sgpu_host_bridge;
         if (tries > 20) $fatal(1, "frame %0d never acknowledged", j);
         if (j % 2 == 0) build_frame(seqn[7:0], `SGPU_LINK_CMD_WRITE, fl, n[15:0], a, n);
         else            build_frame(seqn[7:0], `SGPU_LINK_CMD_READ, 8'h00, n[15:0], a, 0);
-        corrupt = ($random(seed) % 4 == 0);
-        drop = ($random(seed) % 6 == 0);
+        corrupt = (tb_random(0) % 4 == 0);
+        drop = (tb_random(0) % 6 == 0);
         if (corrupt) begin
-          i = 1 + ($unsigned($random(seed)) % (fn - 1));
-          fb[i] = fb[i] ^ (8'h1 << ($unsigned($random(seed)) % 8));
+          i = 1 + ($unsigned(tb_random(0)) % (fn - 1));
+          fb[i] = fb[i] ^ (8'h1 << ($unsigned(tb_random(0)) % 8));
           corrupted = corrupted + 1;
         end
         send_built(fn);
@@ -555,7 +556,7 @@ module tb_sgpu_host_bridge;
         for (i = 0; i < n; i = i + 1)
           if (rxw[i] !== shadow[w0 + i]) $fatal(1, "random read word %0d = %h, want %h", i, rxw[i], shadow[w0 + i]);
       end
-      if (int_status != 0 && $random(seed) % 2 == 0) set_int(32'h0);
+      if (int_status != 0 && tb_random(0) % 2 == 0) set_int(32'h0);
       seqn = (seqn + 1) % 256;
     end
     for (i = 0; i < 1024; i = i + 1)

@@ -24,6 +24,7 @@ module tb_sgpu_mem_arb;
   // memory: reads return ~addr after a random latency, in order
   reg [31:0] mq [0:255]; integer mdue [0:255];
   integer mh = 0, mt = 0, cyc = 0, seed, bp = 0;
+  `include "tb_random.vh"
   integer outstanding = 0, max_out = 0;
   always @(posedge clk) cyc <= cyc + 1;
   always @(posedge clk) begin
@@ -31,11 +32,11 @@ module tb_sgpu_mem_arb;
     if (mh != mt && mdue[mh % 256] <= cyc) begin m_rsp <= 1; m_rdata <= mq[mh % 256]; mh = mh + 1; end
     if (m_valid && m_ready && !m_write) begin
       mq[mt % 256] = ~m_addr;
-      mdue[mt % 256] = ((mt == mh) ? cyc : mdue[(mt - 1) % 256]) + 1 + ($unsigned($random(seed)) % 4);
+      mdue[mt % 256] = ((mt == mh) ? cyc : mdue[(mt - 1) % 256]) + 1 + ($unsigned(tb_random(0)) % 4);
       mt = mt + 1;
     end
   end
-  always @(negedge clk) m_ready <= ($unsigned($random(seed)) % 100) >= bp;
+  always @(negedge clk) m_ready <= ($unsigned(tb_random(0)) % 100) >= bp;
 
   // per master expected response queue
   reg [31:0] eq [0:M-1][0:63];
@@ -70,10 +71,10 @@ module tb_sgpu_mem_arb;
   always @(negedge clk) if (rst_n) begin
     for (k = 0; k < M; k = k + 1) begin
       if (!valid[k] || ready[k]) begin
-        valid[k] = (k < PRIO) ? (($unsigned($random(seed)) % 100) < rate / 4) : (($unsigned($random(seed)) % 100) < rate);
-        write[k] = $random(seed) & 1;
-        addr[k*32 +: 32] = {k[7:0], 14'd0, $random(seed)} & 32'hFF00_FFFC;
-        wdata[k*32 +: 32] = $random(seed);
+        valid[k] = (k < PRIO) ? (($unsigned(tb_random(0)) % 100) < rate / 4) : (($unsigned(tb_random(0)) % 100) < rate);
+        write[k] = tb_random(0) & 1;
+        addr[k*32 +: 32] = {k[7:0], 14'd0, tb_random(0)} & 32'hFF00_FFFC;
+        wdata[k*32 +: 32] = tb_random(0);
       end
     end
   end

@@ -14,15 +14,16 @@ module tb_sgpu_mul16;
   reg [31:0] want;
   integer ovfs = 0;
   integer k, n, seed, worst = 0;
+  `include "tb_random.vh"
   initial begin
     if (!$value$plusargs("seed=%d", seed)) seed = 5;
     repeat (2) @(negedge clk); rst_n = 1;
     for (k = 0; k < 3000; k = k + 1) begin
       a = (k == 0) ? 16'hFFFF : (k == 1) ? 0 : (k == 2) ? 16'h1 : (k == 3) ? 16'h8000 :
-          (k == 4) ? 16'd2 : (k == 5) ? 16'd511 : $random(seed);
+          (k == 4) ? 16'd2 : (k == 5) ? 16'd511 : tb_random(0);
       b = (k == 0) ? 16'hFFFF : (k == 1) ? 16'hFFFF : (k == 2) ? 0 : (k == 3) ? 16'd4 :
-          (k == 4) ? 16'hFFFF : (k == 5) ? 16'd257 : $random(seed);
-      if (k >= 6 && k % 3 == 0) b = b >> ($unsigned($random(seed)) % 16);  // small products too
+          (k == 4) ? 16'hFFFF : (k == 5) ? 16'd257 : tb_random(0);
+      if (k >= 6 && k % 3 == 0) b = b >> ($unsigned(tb_random(0)) % 16);  // small products too
       @(negedge clk); start = 1; @(negedge clk); start = 0; n = 1;
       while (busy) begin @(negedge clk); n = n + 1; end
       want = a * b;

@@ -19,6 +19,7 @@ module tb_sgpu_ram_2p;
   reg          valid_q;       // shadow entry of the last read was written
   reg          written [0:(1<<AW)-1];
   integer i, seed, reads;
+  `include "tb_random.vh"
   initial begin
     seed = 7; reads = 0; valid_q = 0;
     for (i = 0; i < (1<<AW); i = i + 1) written[i] = 0;
@@ -27,11 +28,11 @@ module tb_sgpu_ram_2p;
       // check the read issued at the previous edge (or the held value)
       if (valid_q && rdata !== expect_q)
         $fatal(1, "read mismatch: got %h expected %h", rdata, expect_q);
-      we = ($random(seed) & 1);
-      waddr = $random(seed);
-      wdata = $random(seed);
-      re = ($random(seed) & 1);
-      raddr = $random(seed);
+      we = (tb_random(0) & 1);
+      waddr = tb_random(0);
+      wdata = tb_random(0);
+      re = (tb_random(0) & 1);
+      raddr = tb_random(0);
       // a read and a write to the same address in one cycle: read-old is not
       // promised, so keep them apart
       if (we && re && waddr == raddr) re = 0;

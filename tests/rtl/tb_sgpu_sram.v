@@ -14,6 +14,7 @@ module tb_sgpu_sram;
   always #5 clk = ~clk;
 
   integer seed = 32'h05A4_0001;
+  `include "tb_random.vh"
 
   reg         valid [0:1];
   reg         write [0:1];
@@ -77,7 +78,7 @@ module tb_sgpu_sram;
     #1 rst_n = 1'b1;
     // fill both memories (whole words) so the shadows are defined
     for (i = 0; i < 32768; i = i + 1) begin
-      w = $random(seed);
+      w = tb_random(0);
       shadow1[i] = w;
       if (i < 256) shadow0[i] = ~w;
       drive(1, 1'b1, 1'b1, i * 4, w, 4'hF);
@@ -90,18 +91,18 @@ module tb_sgpu_sram;
     // random traffic
     for (i = 0; i < 40000; i = i + 1) begin
       for (u = 0; u < 2; u = u + 1) begin
-        valid[u] = ($random(seed) % 4 != 0);
-        write[u] = $random(seed) % 2;
-        wdata[u] = $random(seed);
-        wstrb[u] = $random(seed);
+        valid[u] = (tb_random(0) % 4 != 0);
+        write[u] = tb_random(0) % 2;
+        wdata[u] = tb_random(0);
+        wstrb[u] = tb_random(0);
         if (u == 0) begin
           // addresses beyond 1 KiB wrap; bits [1:0] stay 0
-          addr[0] = {$random(seed)} & 32'h0000_0FFC;
+          addr[0] = {tb_random(0)} & 32'h0000_0FFC;
           wa = addr[0][9:2];
           if (valid[0] && write[0]) shadow0[wa] = merge(shadow0[wa], wdata[0], wstrb[0]);
           pend_d[0] = shadow0[wa];
         end else begin
-          addr[1] = {$random(seed)} & 32'h0001_FFFC;
+          addr[1] = {tb_random(0)} & 32'h0001_FFFC;
           wa = addr[1][16:2];
           if (valid[1] && write[1]) shadow1[wa] = merge(shadow1[wa], wdata[1], wstrb[1]);
           pend_d[1] = shadow1[wa];

@@ -23,6 +23,7 @@ module tb_sgpu_uart_tx;
     .data_i(data), .tx_o(tx), .busy_o(busy));
 
   integer seed = 32'h0A47_0002;
+  `include "tb_random.vh"
   reg [7:0] expq [0:1023];
   integer   exp_wr = 0, exp_rd = 0;
 
@@ -60,13 +61,13 @@ module tb_sgpu_uart_tx;
     repeat (5) @(posedge clk);
     if (tx !== 1'b1 || !ready) $fatal(1, "not idle after reset");
     for (i = 0; i < 300; i = i + 1) begin
-      gap = ($random(seed) % 2 == 0) ? 0 : $unsigned($random(seed)) % (CPB * 15);
+      gap = (tb_random(0) % 2 == 0) ? 0 : $unsigned(tb_random(0)) % (CPB * 15);
       repeat (gap) @(posedge clk);
       // drive between edges: the byte is taken at the first rising edge
       // that sees valid and ready
       @(negedge clk);
       valid = 1'b1;
-      data  = $random(seed);
+      data  = tb_random(0);
       while (!ready) @(negedge clk);
       expq[exp_wr % 1024] = data;
       exp_wr = exp_wr + 1;

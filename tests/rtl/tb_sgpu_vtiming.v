@@ -35,6 +35,7 @@ module tb_sgpu_vtiming;
   integer checked;           // enabled clocks compared
   integer vb_strobes;
   integer seed;
+  `include "tb_random.vh"
   // measurements from the outputs alone
   integer hs_low, de_run, since_de_end, line_len, hs_period_ok, lines_in_frame, vs_low_lines;
   integer prev_hs, prev_vs, prev_de, frames_measured;
@@ -112,7 +113,7 @@ module tb_sgpu_vtiming;
     reg exp_vb;
     begin
       for (i = 0; i < n; i = i + 1) begin
-        pix_en = ($unsigned($random(seed)) % 100) < pct_en;
+        pix_en = ($unsigned(tb_random(0)) % 100) < pct_en;
         #1;
         check_and_step;
         @(posedge clk); #1;
