@@ -84,6 +84,64 @@ def c_errors():
 SEP = "\n  "
 
 
+def asm_tables():
+    """The assembler's operand tables (host/src/asm.c includes them)."""
+    o = []
+    d = o.append
+    named = {}
+    dim = S.LIMIT_VALUES["MAX_BLIT_DIM"]
+
+    def values(names):
+        if not names:
+            return "NULL"
+        key = tuple(names)
+        if key not in named:
+            named[key] = f"sgpu_hw_asm_values_{len(named)}"
+            d(f"static const sgpu_hw_named_value {named[key]}[] = {{"
+              + ", ".join(f'{{"{n}", {i}}}' for i, n in enumerate(names)) + ", {NULL, 0}};")
+        return named[key]
+
+    for op in S.OPCODES:
+        ops = []
+        bound = {c["args"][0]: c["args"][1] for c in op["checks"] if c["check"] in ("max", "flag_max")}
+        for i, p in enumerate(op["payload"]):
+            fmt = "SGPU_ASM_FMT_HEX" if p["fmt"] == "hex" else "SGPU_ASM_FMT_DEC"
+            if p["kind"] == "rest":
+                ops.append(f'{{"{p["asm"]}", NULL, SGPU_ASM_K_REST, {i}, SGPU_ASM_FMT_HEX, 0, 0, 0, 0, NULL}}')
+            elif p["kind"] == "lines":
+                for half, k in (("first", "LO16"), ("last", "HI16")):
+                    ops.append(f'{{"{half}", NULL, SGPU_ASM_K_{k}, {i}, {fmt}, 0, 0, 0xFFFFu, 0, NULL}}')
+            else:
+                mx = p["max"] or bound.get(p["asm"]) or 0
+                if p["kind"] == "source":
+                    mx = S.LIMIT_VALUES["MAX_SOURCES"] - 1
+                if p["kind"] == "u16":
+                    mx = dim
+                opt = 0 if p["default"] is None else 1
+                ops.append(f'{{"{p["asm"]}", NULL, SGPU_ASM_K_WORD, {i}, {fmt}, {opt}, '
+                           f'0x{p["default"] or 0:X}u, {mx}u, 0, {values(p["names"])}}}')
+        for f in op["flags"]:
+            alias = f'"{f["alias"]}"' if f["alias"] else "NULL"
+            mask = ((1 << f["width"]) - 1) << f["lsb"]
+            if f["width"] == 1:
+                ops.append(f'{{"{f["asm"]}", {alias}, SGPU_ASM_K_FLAG, 0, SGPU_ASM_FMT_DEC, 1, 0, 1u, '
+                           f'0x{mask:02X}u, NULL}}')
+            else:
+                mx = bound.get(f["name"], (1 << f["width"]) - 1)
+                ops.append(f'{{"{f["asm"]}", {alias}, SGPU_ASM_K_FUNC, 0, SGPU_ASM_FMT_DEC, 1, 0, {mx}u, '
+                           f'0x{mask:02X}u, {values(f["names"])}}}')
+        d(f"static const sgpu_hw_asm_operand sgpu_hw_asm_ops_{op['name'].lower()}[] = {{" + SEP
+          + ("," + SEP).join(ops) + "};")
+    d("static const sgpu_hw_asm_opcode sgpu_hw_asm_opcodes[] = {")
+    for op in S.OPCODES:
+        n = op["name"].lower()
+        d(f'  {{"{n}", "{op["name"]}", SGPU_OP_{op["name"]}, {op["min_count"]}u, '
+          f'{1 if op["count"] is None else 0}, sgpu_hw_asm_ops_{n}, '
+          f'sizeof sgpu_hw_asm_ops_{n} / sizeof sgpu_hw_asm_ops_{n}[0]}},')
+    d("};")
+    return o
+
+
 def c_tables():
     """Tables the library, assembler, disassembler and CLI share (internal header)."""
     o = [f"/* {BANNER} */", "#ifndef SGPU_HW_TABLES_H", "#define SGPU_HW_TABLES_H", "",
@@ -134,6 +192,43 @@ def c_tables():
     d("typedef struct sgpu_hw_error { int code; const char *name, *message; } sgpu_hw_error;")
     d("/* Registers: group 0 global, 1 per node, 2 per display source. */")
     d("typedef struct sgpu_hw_reg { const char *name; uint32_t offset; uint8_t group; const char *access; } sgpu_hw_reg;")
+    d("")
+    d("")
+    d("/* The assembler's operand syntax, derived from the payload words and flags. */")
+    d("enum sgpu_hw_asm_kind {")
+    d("  SGPU_ASM_K_WORD,  /* one payload word */")
+    d("  SGPU_ASM_K_LO16,  /* bits [15:0] of a payload word */")
+    d("  SGPU_ASM_K_HI16,  /* bits [31:16] of a payload word */")
+    d("  SGPU_ASM_K_FLAG,  /* one bit of the header FLAGS field (a keyword) */")
+    d("  SGPU_ASM_K_FUNC,  /* a multi-bit field of FLAGS (NAME=VALUE) */")
+    d("  SGPU_ASM_K_REST,  /* all remaining payload words (variable-length packets) */")
+    d("};")
+    d("enum sgpu_hw_asm_fmt { SGPU_ASM_FMT_HEX, SGPU_ASM_FMT_DEC };")
+    d("typedef struct sgpu_hw_named_value { const char *name; uint32_t value; } sgpu_hw_named_value;")
+    d("typedef struct sgpu_hw_asm_operand {")
+    d("  const char *name;")
+    d("  const char *alias;          /* second accepted spelling, or NULL */")
+    d("  unsigned char kind;         /* enum sgpu_hw_asm_kind */")
+    d("  unsigned char word;         /* payload word index */")
+    d("  unsigned char fmt;          /* enum sgpu_hw_asm_fmt */")
+    d("  unsigned char optional;     /* has a default and prints as name=value */")
+    d("  uint32_t def;               /* default value of an optional operand */")
+    d("  uint32_t max;               /* largest value (0 = no limit beyond the field) */")
+    d("  uint32_t bit;               /* K_FLAG: the flag bit; K_FUNC: the field mask */")
+    d("  const sgpu_hw_named_value *values; /* names accepted for the value, NULL-terminated */")
+    d("} sgpu_hw_asm_operand;")
+    d("typedef struct sgpu_hw_asm_opcode {")
+    d("  const char *name;   /* lower-case mnemonic */")
+    d("  const char *upper;  /* as in SGPU_OP_<upper> */")
+    d("  uint32_t opcode;")
+    d("  uint32_t count;     /* fixed payload count, or the minimum when variable */")
+    d("  int variable;")
+    d("  const sgpu_hw_asm_operand *ops;")
+    d("  size_t nops;")
+    d("} sgpu_hw_asm_opcode;")
+    d("#ifdef SGPU_HW_ASM_TABLES")
+    o.extend(asm_tables())
+    d("#endif")
     d("")
     d("/* The data: defined in the one file that defines SGPU_HW_TABLES_DATA")
     d(" * (host/src/packet_check.c), which gives the others accessors. */")

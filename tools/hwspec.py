@@ -37,7 +37,9 @@ PACKET_TYPE = 3
 #   fmt "hex"/"dec" (how the disassembler prints it), default (the operand is
 #   optional in assembly and prints as name=value), max (assembler's bound),
 #   names (symbolic values the assembler accepts).
-# A flag field is F(name, lsb, width, asm_name, doc[, names]).
+# A flag field is F(name, lsb, width, asm_name, doc[, names][, alias]); in
+# assembly a 1-bit flag is a keyword, a wider one NAME=VALUE.  Operands are
+# written in assembly in the order: payload words, then flags.
 #
 # checks: the order in which the hardware tests a packet; the first that
 # fails is the fault reported (the precedence).  The header checks come
@@ -63,8 +65,8 @@ def W(asm, doc, kind="value", fmt="hex", default=None, max=None, names=None):
     return dict(asm=asm, doc=doc, kind=kind, fmt=fmt, default=default, max=max, names=names)
 
 
-def F(name, lsb, width, asm, doc, names=None):
-    return dict(name=name, lsb=lsb, width=width, asm=asm, doc=doc, names=names)
+def F(name, lsb, width, asm, doc, names=None, alias=None):
+    return dict(name=name, lsb=lsb, width=width, asm=asm, doc=doc, names=names, alias=alias)
 
 
 def C(*args, when=None):
@@ -143,7 +145,7 @@ OPCODES = [
        [W("source", "display source", kind="source", fmt="dec"), W("addr", "address", kind="addr"),
         W("interval", "interval (FLIP_INTERVAL_*)", fmt="dec", default=1, max=5, names=_INTERVAL_NAMES)],
        "Make address the source's scanout buffer at vblank (or at once for IMMEDIATE).",
-       flags=[F("NO_WAIT", 0, 1, "nowait", "queue the flip and go on (FlipWithNoWait)")],
+       flags=[F("NO_WAIT", 0, 1, "nowait", "queue the flip and go on (FlipWithNoWait)", alias="no_wait")],
        checks=[C("source", "source"), C("max", "interval", 5), C("align", "addr"),
                C("range", "addr", 4), C("window", "addr", 4)]),
     Op("CONTEXT", 0x0A,

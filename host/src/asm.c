@@ -1,9 +1,8 @@
 /* asm.c — sgpu command-stream assembler and disassembler.
  *
- * The opcode, flag and value tables below take every number from the
- * generated sgpu_hw.h (SGPU_OP_*, SGPU_*_FLAG_*, SGPU_WAIT_FUNC_*,
- * SGPU_HW_FLIP_INTERVAL_*, SGPU_MAX_*); only the spelling of operand names is
- * written here.  The disassembler checks each line it prints by assembling it
+ * The opcode and operand tables (names, payload words, flags, defaults,
+ * bounds, symbolic values) are generated from tools/hwspec.py into
+ * sgpu_hw_tables.h.  The disassembler checks each line it prints by assembling it
  * again and falls back to `.word` when that would not give the same words,
  * which makes asm(disasm(words)) == words hold for any input by construction.
  */
@@ -18,126 +17,30 @@
 #include "sgpu_hw.h"
 
 /* ------------------------------------------------------------------ tables */
+/* The opcode and operand tables are generated from the interface spec
+ * (tools/hwspec.py: payload words, flag fields, defaults, bounds, names). */
+#define SGPU_HW_ASM_TABLES
+#include "sgpu_hw_tables.h"
 
 enum kind {
-  K_WORD,  /* one payload word */
-  K_LO16,  /* bits [15:0] of a payload word */
-  K_HI16,  /* bits [31:16] of a payload word */
-  K_FLAG,  /* one bit of the header FLAGS field */
-  K_FUNC,  /* WAIT_MEM compare function in FLAGS */
-  K_REST,  /* all remaining payload words (variable-length packets) */
+  K_WORD = SGPU_ASM_K_WORD,
+  K_LO16 = SGPU_ASM_K_LO16,
+  K_HI16 = SGPU_ASM_K_HI16,
+  K_FLAG = SGPU_ASM_K_FLAG,
+  K_FUNC = SGPU_ASM_K_FUNC,
+  K_REST = SGPU_ASM_K_REST,
 };
-enum fmt { FMT_HEX, FMT_DEC };
-
-typedef struct named_value {
-  const char *name;
-  uint32_t value;
-} named_value;
-
-typedef struct operand_spec {
-  const char *name;
-  const char *alias;          /* second accepted spelling, or NULL */
-  unsigned char kind;         /* enum kind */
-  unsigned char word;         /* payload word index */
-  unsigned char fmt;          /* enum fmt */
-  unsigned char optional;     /* has a default and prints as name=value */
-  uint32_t def;               /* default value of an optional operand */
-  uint32_t max;               /* largest value (0 = no limit beyond the field) */
-  uint32_t bit;               /* K_FLAG: the flag bit; K_FUNC: the field mask */
-  const named_value *values;  /* names accepted for the value, NULL-terminated */
-} operand_spec;
-
-typedef struct opcode_spec {
-  const char *name;   /* lower-case mnemonic */
-  const char *upper;  /* the hwspec name, as in SGPU_OP_<upper> */
-  uint32_t opcode;
-  uint32_t count;     /* fixed payload count, or the minimum when variable */
-  bool variable;
-  const operand_spec *ops;
-  size_t nops;
-} opcode_spec;
-
-static const named_value wait_funcs[] = {
-    {"eq", SGPU_WAIT_FUNC_EQ}, {"ne", SGPU_WAIT_FUNC_NE}, {"lt", SGPU_WAIT_FUNC_LT},
-    {"le", SGPU_WAIT_FUNC_LE}, {"gt", SGPU_WAIT_FUNC_GT}, {"ge", SGPU_WAIT_FUNC_GE},
-    {"geq_wrap", SGPU_WAIT_FUNC_GEQ_WRAP}, {NULL, 0},
-};
-#define WAIT_FUNC_MAX SGPU_WAIT_FUNC_GEQ_WRAP
-
-static const named_value flip_intervals[] = {
-    {"immediate", SGPU_HW_FLIP_INTERVAL_IMMEDIATE},
-    {"one", SGPU_HW_FLIP_INTERVAL_ONE},
-    {"two", SGPU_HW_FLIP_INTERVAL_TWO},
-    {"three", SGPU_HW_FLIP_INTERVAL_THREE},
-    {"four", SGPU_HW_FLIP_INTERVAL_FOUR},
-    {"immediate_allow_tearing", SGPU_HW_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING},
-    {NULL, 0},
-};
-#define FLIP_INTERVAL_MAX SGPU_HW_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING
-#define SOURCE_MAX (SGPU_MAX_SOURCES - 1u)
-
-/* Shorthands for the operand tables. */
-#define W(n, w, f) {n, NULL, K_WORD, w, f, 0, 0, 0, 0, NULL}
-#define WMAX(n, w, f, m) {n, NULL, K_WORD, w, f, 0, 0, m, 0, NULL}
-#define WOPT(n, w, f, d) {n, NULL, K_WORD, w, f, 1, d, 0, 0, NULL}
-#define FLAG(n, a, b) {n, a, K_FLAG, 0, FMT_DEC, 1, 0, 1, b, NULL}
-#define REST(n, w) {n, NULL, K_REST, w, FMT_HEX, 0, 0, 0, 0, NULL}
-
-static const operand_spec ops_nop[] = {REST("data", 0)};
-static const operand_spec ops_indirect[] = {
-    W("addr", 0, FMT_HEX), W("length", 1, FMT_DEC), WOPT("fence", 2, FMT_DEC, 0),
-    FLAG("skip", NULL, SGPU_INDIRECT_FLAG_SKIP)};
-static const operand_spec ops_fence[] = {
-    W("addr", 0, FMT_HEX), W("value", 1, FMT_DEC), FLAG("irq", NULL, SGPU_FENCE_FLAG_IRQ)};
-static const operand_spec ops_write_data[] = {W("addr", 0, FMT_HEX), REST("data", 1)};
-static const operand_spec ops_wait_mem[] = {
-    W("addr", 0, FMT_HEX), WOPT("mask", 1, FMT_HEX, 0xFFFFFFFFu), WOPT("ref", 2, FMT_DEC, 0),
-    {"func", NULL, K_FUNC, 0, FMT_DEC, 1, SGPU_WAIT_FUNC_EQ, WAIT_FUNC_MAX,
-     SGPU_WAIT_FUNC_MASK * SGPU_WAIT_MEM_FLAG_FUNC, wait_funcs}};
-static const operand_spec ops_wait_vsync[] = {WMAX("source", 0, FMT_DEC, SOURCE_MAX)};
-static const operand_spec ops_wait_scanline[] = {
-    WMAX("source", 0, FMT_DEC, SOURCE_MAX),
-    {"first", NULL, K_LO16, 1, FMT_DEC, 0, 0, 0xFFFFu, 0, NULL},
-    {"last", NULL, K_HI16, 1, FMT_DEC, 0, 0, 0xFFFFu, 0, NULL}};
-static const operand_spec ops_fill[] = {
-    W("dst", 0, FMT_HEX), WMAX("pitch", 1, FMT_DEC, SGPU_MAX_BLIT_DIM),
-    WMAX("width", 2, FMT_DEC, SGPU_MAX_BLIT_DIM), WMAX("height", 3, FMT_DEC, SGPU_MAX_BLIT_DIM),
-    W("pattern", 4, FMT_HEX)};
-static const operand_spec ops_copy[] = {
-    W("dst", 0, FMT_HEX), WMAX("dst_pitch", 1, FMT_DEC, SGPU_MAX_BLIT_DIM),
-    W("src", 2, FMT_HEX), WMAX("src_pitch", 3, FMT_DEC, SGPU_MAX_BLIT_DIM),
-    WMAX("width", 4, FMT_DEC, SGPU_MAX_BLIT_DIM), WMAX("height", 5, FMT_DEC, SGPU_MAX_BLIT_DIM)};
-static const operand_spec ops_flip[] = {
-    WMAX("source", 0, FMT_DEC, SOURCE_MAX), W("addr", 1, FMT_HEX),
-    {"interval", NULL, K_WORD, 2, FMT_DEC, 1, SGPU_HW_FLIP_INTERVAL_ONE, FLIP_INTERVAL_MAX, 0,
-     flip_intervals},
-    FLAG("nowait", "no_wait", SGPU_FLIP_FLAG_NO_WAIT)};
-static const operand_spec ops_context[] = {
-    W("id", 0, FMT_DEC), W("base", 1, FMT_HEX), W("size", 2, FMT_HEX)};
-static const operand_spec ops_timestamp[] = {W("addr", 0, FMT_HEX)};
+enum fmt { FMT_HEX = SGPU_ASM_FMT_HEX, FMT_DEC = SGPU_ASM_FMT_DEC };
+typedef sgpu_hw_named_value named_value;
+typedef sgpu_hw_asm_operand operand_spec;
+typedef sgpu_hw_asm_opcode opcode_spec;
+#define opcodes sgpu_hw_asm_opcodes
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-#define FIXED(NAME, lower, ops) \
-  {lower, #NAME, SGPU_OP_##NAME, SGPU_OP_##NAME##_COUNT, false, ops, N(ops)}
-#define VARIABLE(NAME, lower, ops) \
-  {lower, #NAME, SGPU_OP_##NAME, SGPU_OP_##NAME##_MIN_COUNT, true, ops, N(ops)}
+_Static_assert(N(sgpu_hw_asm_opcodes) == SGPU_OP_COUNT_OF_OPCODES, "one assembler entry per opcode");
 
-static const opcode_spec opcodes[] = {
-    VARIABLE(NOP, "nop", ops_nop),
-    FIXED(INDIRECT, "indirect", ops_indirect),
-    FIXED(FENCE, "fence", ops_fence),
-    VARIABLE(WRITE_DATA, "write_data", ops_write_data),
-    FIXED(WAIT_MEM, "wait_mem", ops_wait_mem),
-    FIXED(WAIT_VSYNC, "wait_vsync", ops_wait_vsync),
-    FIXED(WAIT_SCANLINE, "wait_scanline", ops_wait_scanline),
-    FIXED(FILL, "fill", ops_fill),
-    FIXED(COPY, "copy", ops_copy),
-    FIXED(FLIP, "flip", ops_flip),
-    FIXED(CONTEXT, "context", ops_context),
-    FIXED(TIMESTAMP, "timestamp", ops_timestamp),
-};
-_Static_assert(N(opcodes) == SGPU_OP_COUNT_OF_OPCODES,
-               "assembler table out of step with tools/hwspec.py OPCODES");
+/* Lowest set bit of a flag field's mask: the field's shift. */
+static uint32_t field_unit(uint32_t mask) { return mask & (~mask + 1u); }
 
 #define MAX_PAYLOAD SGPU_PKT_COUNT_MASK
 
@@ -732,7 +635,7 @@ static int instruction(assembler *a, const opcode_spec *o) {
   for (size_t i = 0; i < o->nops; i++) {
     const operand_spec *sp = &o->ops[i];
     if (sp->optional && sp->kind == K_WORD) payload[sp->word] = sp->def;
-    else if (sp->kind == K_FUNC) flags |= sp->def * SGPU_WAIT_MEM_FLAG_FUNC;
+    else if (sp->kind == K_FUNC) flags |= sp->def * field_unit(sp->bit);
   }
 
   bool first = true;
@@ -781,7 +684,7 @@ static int instruction(assembler *a, const opcode_spec *o) {
     case K_LO16: payload[sp->word] = (payload[sp->word] & 0xFFFF0000u) | (v & 0xFFFFu); break;
     case K_HI16: payload[sp->word] = (payload[sp->word] & 0xFFFFu) | (v << 16); break;
     case K_FLAG: flags = v ? (flags | sp->bit) : (flags & ~sp->bit); break;
-    case K_FUNC: flags = (flags & ~sp->bit) | ((v * SGPU_WAIT_MEM_FLAG_FUNC) & sp->bit); break;
+    case K_FUNC: flags = (flags & ~sp->bit) | ((v * field_unit(sp->bit)) & sp->bit); break;
     default: break;
     }
     if ((rc = expect_end_or_comma(a))) return rc;
@@ -1082,7 +985,7 @@ static bool decode_packet(const uint32_t *w, size_t avail, strbuf *b, size_t *us
         first = false;
       }
       continue;
-    case K_FUNC: v = (flags & sp->bit) / SGPU_WAIT_MEM_FLAG_FUNC; break;
+    case K_FUNC: v = (flags & sp->bit) / field_unit(sp->bit); break;
     case K_REST:
       for (uint32_t k = sp->word; k < count; k++) {
         sb_printf(b, "%s0x%x", first ? " " : ", ", p[k]);
