@@ -84,6 +84,70 @@ def c_errors():
 SEP = "\n  "
 
 
+def check_code():
+    """The checks as straight-line C (host/src/packet_check.c includes it):
+    the index + 1 of the first check a packet fails, 0 when it passes."""
+    o = ["/* Index + 1 (in sgpu_hw_ops[op].checks) of the first check the packet",
+         " * fails, 0 when it passes.  p: payload, cnt: payload count, flags: header",
+         " * FLAGS; the header checks have passed. */",
+         "static inline int sgpu_hw_failing_check(uint32_t op, uint32_t flags, uint32_t cnt, const uint32_t *p,",
+         "                                        uint32_t level, int windowed, uint64_t mem, uint32_t sources,",
+         "                                        uint64_t win_base, uint64_t win_end) {",
+         "  (void)flags; (void)cnt; (void)sources; (void)win_base; (void)win_end; (void)windowed; (void)mem;",
+         "  switch (op) {"]
+    d = o.append
+
+    def length(op, spec):
+        if isinstance(spec, int):
+            return f"{spec}ull"
+        if spec == "payload":
+            return "4ull * (cnt - 1u)"
+        if isinstance(spec, tuple):
+            pi, wi, hi = (payload_index(op, w) for w in spec[1:])
+            return f"((uint64_t)p[{pi}] * (p[{hi}] - 1u) + p[{wi}])"
+        return f"(uint64_t)p[{payload_index(op, spec)}]"
+
+    for op in S.OPCODES:
+        if not op["checks"]:
+            continue
+        d(f"  case 0x{op['value']:02X}: /* {op['name']} */")
+        for i, c in enumerate(op["checks"]):
+            k, a = c["check"], c["args"]
+            if k == "nesting":
+                cond = f"level >= {S.LIMIT_VALUES['MAX_IB_DEPTH']}u"
+            elif k == "privileged":
+                cond = "level > 0u"
+            elif k == "flag_max":
+                f = next(f for f in op["flags"] if f["name"] == a[0])
+                cond = f"((flags >> {f['lsb']}) & 0x{(1 << f['width']) - 1:X}u) > {a[1]}u"
+            elif k == "max":
+                cond = f"p[{payload_index(op, a[0])}] > {a[1]}u"
+            elif k == "source":
+                cond = f"p[{payload_index(op, a[0])}] >= sources"
+            elif k == "pitch":
+                pi, wi, hi = (payload_index(op, w) for w in a)
+                cond = f"p[{hi}] > 1u && p[{pi}] < p[{wi}]"
+            elif k == "empty":
+                cond = " || ".join(f"p[{payload_index(op, w)}] == 0u" for w in a)
+            elif k == "align":
+                cond = "(" + " | ".join(f"p[{payload_index(op, w)}]" for w in a) + ") & 3u"
+            elif k == "range":
+                ai = payload_index(op, a[0])
+                cond = f"!((uint64_t)p[{ai}] < mem && (uint64_t)p[{ai}] + {length(op, a[1])} <= mem)"
+            else:  # window
+                ai = payload_index(op, a[0])
+                cond = (f"level > 0u && windowed && ((uint64_t)p[{ai}] < win_base || "
+                        f"(uint64_t)p[{ai}] + {length(op, a[1])} > win_end)")
+            if c["when"]:
+                cond = f"p[{payload_index(op, c['when'])}] != 0u && ({cond})"
+            d(f"    if ({cond}) return {0 if k == 'empty' else i + 1};")
+        d("    return 0;")
+    d("  default: return 0;")
+    d("  }")
+    d("}")
+    return o
+
+
 def asm_tables():
     """The assembler's operand tables (host/src/asm.c includes them)."""
     o = []
@@ -193,6 +257,8 @@ def c_tables():
     d("/* Registers: group 0 global, 1 per node, 2 per display source. */")
     d("typedef struct sgpu_hw_reg { const char *name; uint32_t offset; uint8_t group; const char *access; } sgpu_hw_reg;")
     d("")
+    d("/* Indexed by opcode value (defined in host/src/hwinfo.c). */")
+    d("extern const sgpu_hw_op sgpu_hw_ops[SGPU_OP_COUNT_OF_OPCODES];")
     d("")
     d("/* The assembler's operand syntax, derived from the payload words and flags. */")
     d("enum sgpu_hw_asm_kind {")
@@ -226,6 +292,9 @@ def c_tables():
     d("  const sgpu_hw_asm_operand *ops;")
     d("  size_t nops;")
     d("} sgpu_hw_asm_opcode;")
+    d("#ifdef SGPU_HW_CHECK_CODE")
+    o.extend(check_code())
+    d("#endif")
     d("#ifdef SGPU_HW_ASM_TABLES")
     o.extend(asm_tables())
     d("#endif")
@@ -289,7 +358,7 @@ def c_tables():
             d(f"static const sgpu_hw_check sgpu_hw_checks_{n}[] = {{" + SEP + ("," + SEP).join(cs) + "};")
     d("")
     d("/* Indexed by opcode value (opcodes are 0..SGPU_OP_COUNT_OF_OPCODES-1). */")
-    d("static const sgpu_hw_op sgpu_hw_ops[SGPU_OP_COUNT_OF_OPCODES] = {")
+    d("const sgpu_hw_op sgpu_hw_ops[SGPU_OP_COUNT_OF_OPCODES] = {")
     for i, o2 in enumerate(S.OPCODES):
         if o2["value"] != i:
             raise SystemExit("hwspec: opcodes must be numbered 0, 1, 2, ... in order")

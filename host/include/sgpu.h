@@ -221,6 +221,15 @@ typedef struct sgpu_submit_command_args {
 
 int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *args);
 
+/* Both sgpu_submit_command and sgpu_validate_submit_command check every packet
+ * (nested INDIRECT buffers included) exactly as the hardware will, with the
+ * same checks in the same order (docs/interface.md, "Checks and their
+ * precedence"), so what they accept does not fault on the chip.  They read
+ * command buffers in GPU memory from the library's own copy of what it wrote
+ * with sgpu_write (or read with sgpu_read); only words it never saw are read
+ * back from the device (counted in sgpu_stats.readback_bytes).  A buffer the
+ * GPU itself rewrote after the library wrote it: sgpu_read it first. */
+
 /* DXGKARG_VALIDATESUBMITCOMMAND */
 #define SGPU_MAX_BROADCAST_CONTEXT 64u
 
@@ -310,6 +319,9 @@ typedef struct sgpu_stats {
   uint64_t ring_waits;       /* times a submission waited for ring/staging room */
   uint64_t events_lost;      /* events dropped because the queue was full */
   uint64_t resets;
+  /* bytes validation had to read back from GPU memory because the library
+   * never wrote or read them (it keeps a copy of what it did) */
+  uint64_t readback_bytes;
 } sgpu_stats;
 int sgpu_get_stats(sgpu_device *dev, sgpu_stats *stats);
 

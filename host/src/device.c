@@ -192,6 +192,7 @@ static int mem_access(sgpu_device *dev, uint64_t address, void *rdata, const voi
   if (r)
     return sgpu__fail(dev, r, "GPU memory %s of 0x%llx+%u failed", rdata ? "read" : "write",
                       (unsigned long long)address, size);
+  sgpu__shadow_note(dev, (uint32_t)address, rdata ? rdata : wdata, size);
   return 0;
 }
 
@@ -255,6 +256,7 @@ static void free_device(sgpu_device *dev) {
   }
   for (uint32_t n = 0; n < SGPU_MAX_NODES; n++) free(dev->node[n].q);
   free(dev->evq);
+  sgpu__shadow_free(dev);
   if (dev->tr) dev->tr->ops->close(dev->tr);
   pthread_mutex_destroy(&dev->lock);
   free(dev);

@@ -111,6 +111,12 @@ typedef struct sgpu_capture_state {
   uint32_t next_base;
 } sgpu_capture_state;
 
+/* shadow.c: the library's write-through copy of GPU memory. */
+typedef struct sgpu_shadow {
+  uint8_t *bytes;   /* mem_size bytes, allocated on first use */
+  uint32_t *known;  /* one bit per word: bytes holds what the memory holds */
+} sgpu_shadow;
+
 struct sgpu_device {
   pthread_mutex_t lock;
   sgpu_transport *tr;
@@ -126,6 +132,7 @@ struct sgpu_device {
   uint32_t next_ctx_id;
   sgpu_stats stats;
   sgpu_capture_state capture[SGPU_MAX_SOURCES];
+  sgpu_shadow shadow;
 };
 
 /* device.c */
@@ -139,6 +146,14 @@ sgpu_block *sgpu__host_block(sgpu_device *dev, uint64_t addr, uint64_t size);
 int sgpu__program_node(sgpu_device *dev, uint32_t n);
 static inline void sgpu__lock(sgpu_device *dev) { pthread_mutex_lock(&dev->lock); }
 static inline void sgpu__unlock(sgpu_device *dev) { pthread_mutex_unlock(&dev->lock); }
+
+/* shadow.c */
+void sgpu__shadow_note(sgpu_device *dev, uint32_t address, const void *data, uint32_t size);
+/* Whole words at a word-aligned address, from the shadow where known, else
+ * read from the device first; *view points into the shadow and stays valid
+ * until the next write or read through the library. */
+int sgpu__shadow_view(sgpu_device *dev, uint32_t address, uint32_t size, const uint32_t **view);
+void sgpu__shadow_free(sgpu_device *dev);
 
 /* events.c */
 int sgpu__service_irq(sgpu_device *dev);

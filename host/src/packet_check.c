@@ -1,8 +1,11 @@
-/* packet_check.c — whether and why a packet faults, driven by the check
- * tables generated from tools/hwspec.py (see packet_check.h). */
+/* packet_check.c — whether and why a packet faults, from the checks
+ * generated out of tools/hwspec.py (see packet_check.h). */
 #include <stdarg.h>
 #include <stdio.h>
 
+/* The decisions are generated straight-line code (sgpu_hw_failing_check);
+ * this file adds the header checks and the messages. */
+#define SGPU_HW_CHECK_CODE
 #include "packet_check.h"
 
 static uint32_t fail(uint32_t fault, char *why, size_t why_size, const char *fmt, ...)
@@ -22,8 +25,9 @@ uint32_t sgpu__check_header(uint32_t h, uint64_t avail_words, char *why, size_t 
   if (SGPU_PKT_GET(TYPE, h) != SGPU_PKT_TYPE3)
     return fail(SGPU_FAULT_BAD_HEADER, why, why_size, "header 0x%08x has type %u, not %u", h,
                 SGPU_PKT_GET(TYPE, h), SGPU_PKT_TYPE3);
-  const sgpu_hw_op *o = sgpu__op_info(op);
-  if (!o) return fail(SGPU_FAULT_ILLEGAL_OPCODE, why, why_size, "opcode 0x%02x is not defined", op);
+  if (op >= SGPU_OP_COUNT_OF_OPCODES)
+    return fail(SGPU_FAULT_ILLEGAL_OPCODE, why, why_size, "opcode 0x%02x is not defined", op);
+  const sgpu_hw_op *o = &sgpu_hw_ops[op];
   if (fl & ~(uint32_t)o->flag_mask)
     return fail(SGPU_FAULT_BAD_HEADER, why, why_size, "%s: reserved flag bits 0x%02x set", o->name,
                 fl & ~(uint32_t)o->flag_mask);
@@ -48,85 +52,75 @@ static uint64_t check_len(const sgpu_hw_check *c, const uint32_t *p, uint32_t cn
   }
 }
 
+/* The one-line reason of a check that failed (the generated code decided). */
+static void describe(const sgpu_pkt_env *env, const sgpu_hw_op *o, const sgpu_hw_check *c,
+                     const uint32_t *pkt, char *why, size_t why_size) {
+  const uint32_t *p = pkt + 1;
+  uint32_t cnt = SGPU_PKT_GET(COUNT, pkt[0]), v0 = p[c->word[0]];
+  const char *w0 = o->words[c->word[0]].asm_name;
+  switch (c->kind) {
+  case SGPU_CHECK_NESTING:
+    fail(0, why, why_size, "%s would nest %u buffers deep (at most %u)", o->name, env->level + 1,
+         SGPU_MAX_IB_DEPTH);
+    break;
+  case SGPU_CHECK_PRIVILEGED:
+    fail(0, why, why_size, "%s is only allowed in the ring itself", o->name);
+    break;
+  case SGPU_CHECK_FLAG_MAX: {
+    uint32_t shift = c->k & 0xFF;
+    const sgpu_hw_flag *f = &o->flags[0];
+    for (uint32_t k = 0; k < o->nflags; k++)
+      if (o->flags[k].lsb == shift) f = &o->flags[k];
+    fail(0, why, why_size, "%s: %s %u is not 0..%u", o->name, f->asm_name,
+         (SGPU_PKT_GET(FLAGS, pkt[0]) >> shift) & ((1u << f->width) - 1), c->k >> 8);
+    break;
+  }
+  case SGPU_CHECK_MAX:
+    fail(0, why, why_size, "%s: %s %u is above %u", o->name, w0, v0, c->k);
+    break;
+  case SGPU_CHECK_SOURCE:
+    fail(0, why, why_size, "%s: display source %u does not exist (%u sources)", o->name, v0,
+         env->sources);
+    break;
+  case SGPU_CHECK_PITCH:
+    fail(0, why, why_size, "%s: %s %u is below the width %u (height %u)", o->name, w0, v0,
+         p[c->word[1]], p[c->word[2]]);
+    break;
+  case SGPU_CHECK_ALIGN: {
+    uint32_t k = 0;
+    while (k + 1 < c->nwords && !(p[c->word[k]] & 3u)) k++;
+    fail(0, why, why_size, "%s: %s 0x%x is not 4-byte aligned", o->name,
+         o->words[c->word[k]].asm_name, p[c->word[k]]);
+    break;
+  }
+  case SGPU_CHECK_RANGE:
+    fail(0, why, why_size, "%s: %s range 0x%x+%llu is outside GPU memory (%llu bytes)", o->name, w0,
+         v0, (unsigned long long)check_len(c, p, cnt), (unsigned long long)env->mem_size);
+    break;
+  case SGPU_CHECK_WINDOW:
+    fail(0, why, why_size, "%s: %s range 0x%x+%llu is outside the context window [0x%llx, 0x%llx)",
+         o->name, w0, v0, (unsigned long long)check_len(c, p, cnt),
+         (unsigned long long)env->win_base, (unsigned long long)env->win_end);
+    break;
+  default:
+    fail(0, why, why_size, "%s: check %u failed", o->name, c->kind);
+    break;
+  }
+}
+
 uint32_t sgpu__check_payload(const sgpu_pkt_env *env, const uint32_t *pkt, char *why,
                              size_t why_size) {
-  uint32_t h = pkt[0];
-  const sgpu_hw_op *o = sgpu__op_info(SGPU_PKT_GET(OPCODE, h));
-  if (!o) return fail(SGPU_FAULT_ILLEGAL_OPCODE, why, why_size, "opcode is not defined");
-  const uint32_t *p = pkt + 1;
-  uint32_t cnt = SGPU_PKT_GET(COUNT, h);
-  for (uint32_t i = 0; i < o->nchecks; i++) {
-    const sgpu_hw_check *c = &o->checks[i];
-    if (c->when >= 0 && p[c->when] == 0) continue;
-    const char *w0 = c->nwords ? o->words[c->word[0]].asm_name : "";
-    uint32_t v0 = c->nwords ? p[c->word[0]] : 0;
-    switch (c->kind) {
-    case SGPU_CHECK_NESTING:
-      if (env->level >= SGPU_MAX_IB_DEPTH)
-        return fail(c->fault, why, why_size, "%s would nest %u buffers deep (at most %u)", o->name,
-                    env->level + 1, SGPU_MAX_IB_DEPTH);
-      break;
-    case SGPU_CHECK_PRIVILEGED:
-      if (env->level > 0)
-        return fail(c->fault, why, why_size, "%s is only allowed in the ring itself", o->name);
-      break;
-    case SGPU_CHECK_FLAG_MAX: {
-      uint32_t shift = c->k & 0xFF, max = c->k >> 8;
-      const sgpu_hw_flag *f = NULL;
-      for (uint32_t k = 0; k < o->nflags; k++)
-        if (o->flags[k].lsb == shift) f = &o->flags[k];
-      uint32_t v = (SGPU_PKT_GET(FLAGS, h) >> shift) & (f ? (1u << f->width) - 1 : 0xFFu);
-      if (v > max)
-        return fail(c->fault, why, why_size, "%s: %s %u is not 0..%u", o->name,
-                    f ? f->asm_name : "flag", v, max);
-      break;
-    }
-    case SGPU_CHECK_MAX:
-      if (v0 > c->k)
-        return fail(c->fault, why, why_size, "%s: %s %u is above %u", o->name, w0, v0, c->k);
-      break;
-    case SGPU_CHECK_SOURCE:
-      if (v0 >= env->sources)
-        return fail(c->fault, why, why_size, "%s: display source %u does not exist (%u sources)",
-                    o->name, v0, env->sources);
-      break;
-    case SGPU_CHECK_PITCH: {
-      uint32_t pitch = v0, width = p[c->word[1]], height = p[c->word[2]];
-      if (height > 1 && pitch < width)
-        return fail(c->fault, why, why_size, "%s: %s %u is below the width %u (height %u)", o->name,
-                    w0, pitch, width, height);
-      break;
-    }
-    case SGPU_CHECK_EMPTY:
-      for (uint32_t k = 0; k < c->nwords; k++)
-        if (p[c->word[k]] == 0) return SGPU_FAULT_NONE;
-      break;
-    case SGPU_CHECK_ALIGN:
-      for (uint32_t k = 0; k < c->nwords; k++)
-        if (p[c->word[k]] & 3u)
-          return fail(c->fault, why, why_size, "%s: %s 0x%x is not 4-byte aligned", o->name,
-                      o->words[c->word[k]].asm_name, p[c->word[k]]);
-      break;
-    case SGPU_CHECK_RANGE: {
-      uint64_t len = check_len(c, p, cnt);
-      if (!sgpu__range_ok(env->mem_size, v0, len))
-        return fail(c->fault, why, why_size, "%s: %s range 0x%x+%llu is outside GPU memory (%llu bytes)",
-                    o->name, w0, v0, (unsigned long long)len, (unsigned long long)env->mem_size);
-      break;
-    }
-    case SGPU_CHECK_WINDOW: {
-      uint64_t len = check_len(c, p, cnt);
-      if (env->level > 0 && env->windowed && (v0 < env->win_base || v0 + len > env->win_end))
-        return fail(c->fault, why, why_size,
-                    "%s: %s range 0x%x+%llu is outside the context window [0x%llx, 0x%llx)", o->name,
-                    w0, v0, (unsigned long long)len, (unsigned long long)env->win_base,
-                    (unsigned long long)env->win_end);
-      break;
-    }
-    default: break;
-    }
-  }
-  return SGPU_FAULT_NONE;
+  uint32_t op = SGPU_PKT_GET(OPCODE, pkt[0]);
+  if (op >= SGPU_OP_COUNT_OF_OPCODES)
+    return fail(SGPU_FAULT_ILLEGAL_OPCODE, why, why_size, "opcode 0x%02x is not defined", op);
+  int i = sgpu_hw_failing_check(op, SGPU_PKT_GET(FLAGS, pkt[0]), SGPU_PKT_GET(COUNT, pkt[0]), pkt + 1,
+                                env->level, env->windowed, env->mem_size, env->sources, env->win_base,
+                                env->win_end);
+  if (i == 0) return SGPU_FAULT_NONE;
+  const sgpu_hw_op *o = &sgpu_hw_ops[op];
+  const sgpu_hw_check *c = &o->checks[i - 1];
+  if (why && why_size) describe(env, o, c, pkt, why, why_size);
+  return c->fault;
 }
 
 uint32_t sgpu__check_packet(const sgpu_pkt_env *env, const uint32_t *pkt, uint64_t avail_words,

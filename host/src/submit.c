@@ -52,12 +52,10 @@ int sgpu__walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t re
     }
     if (op == SGPU_OP_INDIRECT && !(SGPU_PKT_GET(FLAGS, pkt[0]) & SGPU_INDIRECT_FLAG_SKIP) && pkt[2]) {
       uint32_t addr = pkt[1], len = pkt[2];
-      uint32_t *nb = malloc(len);
-      if (!nb) return sgpu__fail(w->dev, SGPU_ERROR_NO_MEM, "out of memory reading an IB");
-      int r = w->dev->tr->ops->mem_read(w->dev->tr, addr, nb, len);
+      const uint32_t *nb;
+      int r = sgpu__shadow_view(w->dev, addr, len, &nb);
       if (r == 0) r = sgpu__walk(w, nb, len / 4, addr, "nested IB packet at address", level + 1);
       else r = sgpu__fail(w->dev, r, "reading nested buffer 0x%x+%u failed", addr, len);
-      free(nb);
       if (r) return r;
     }
     i += 1 + cnt;
@@ -171,7 +169,6 @@ static int push_pending(sgpu_device *dev, sgpu_node *nd, const sgpu_pending *p) 
   return 0;
 }
 
-#define STACK_WORDS 256
 
 int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
@@ -194,9 +191,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   uint32_t so = a->dma_buffer_submission_start_offset;
   uint32_t len = a->dma_buffer_submission_end_offset - so;
   uint32_t nwords = len / 4;
-  uint32_t stack[STACK_WORDS];
-  uint32_t *words = stack;
-  const uint32_t *src;
+  const uint32_t *src = NULL;
   sgpu_block *hb = NULL;
   if (a->dma_buffer_segment_id == SGPU_SEGMENT_SYSTEM) {
     hb = sgpu__host_block(dev, a->dma_buffer_physical_address, a->dma_buffer_size);
@@ -208,19 +203,10 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
       goto out;
     }
   } else {
-    if (nwords > STACK_WORDS) {
-      words = malloc(len);
-      if (!words) {
-        r = sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory reading %u bytes", len);
-        goto out;
-      }
-    }
-    if (len &&
-        (r = dev->tr->ops->mem_read(dev->tr, (uint32_t)a->dma_buffer_physical_address + so, words, len))) {
+    if (len && (r = sgpu__shadow_view(dev, (uint32_t)a->dma_buffer_physical_address + so, len, &src))) {
       r = sgpu__fail(dev, r, "reading the DMA buffer from GPU memory failed");
-      goto out_free;
+      goto out;
     }
-    src = words;
   }
 
   /* Walk the packets exactly as the hardware will check them. */
@@ -233,12 +219,12 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   w.source = a->vidpn_source_id;
   w.interval = a->flip_interval;
   w.flips = 0;
-  if ((r = sgpu__walk(&w, src, nwords, so, "DMA buffer packet at offset", 1))) goto out_free;
+  if ((r = sgpu__walk(&w, src, nwords, so, "DMA buffer packet at offset", 1))) goto out;
   if (w.flip_mode && !w.flips) {
     r = sgpu__fail(dev, SGPU_ERROR_SUBMIT_FLIP_MISSING,
                    "%s submission: no FLIP packet in buffer range [%u, %u)",
                    f.flip ? "Flip" : "FlipWithNoWait", so, a->dma_buffer_submission_end_offset);
-    goto out_free;
+    goto out;
   }
 
   /* Ring packets. */
@@ -256,13 +242,13 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   uint32_t stage_off = 0;
   uint32_t ib_addr = (uint32_t)a->dma_buffer_physical_address + so;
   uint32_t stage_bytes = hb && len ? len : 0;
-  if ((r = sgpu__wait_room(dev, n, (k + 7) * 4, stage_bytes, &stage_off))) goto out_free;
+  if ((r = sgpu__wait_room(dev, n, (k + 7) * 4, stage_bytes, &stage_off))) goto out;
   if (stage_bytes) {
     ib_addr = nd->stage_base + stage_off;
     r = dev->tr->ops->mem_write(dev->tr, ib_addr, src, len);
     if (r) {
       r = sgpu__fail(dev, r, "staging %u bytes into the aperture failed", len);
-      goto out_free;
+      goto out;
     }
     nd->stage_head = stage_off + len;
     nd->stage_live++;
@@ -302,7 +288,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
                 a->dma_buffer_private_data_submission_start_offset;
   p.staged = stage_bytes ? 1 : 0;
   p.stage_end = nd->stage_head;
-  if ((r = push_pending(dev, nd, &p))) goto out_free;
+  if ((r = push_pending(dev, nd, &p))) goto out;
   nd->submitted64 = p.fence64;
   nd->cur_ctx_id = ctx_id;
   nd->ctx_known = 1;
@@ -324,11 +310,9 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
     dev->stats.virtual_machine_data += f.virtual_machine_data;
   }
   r = 0;
-  goto out_free;
+  goto out;
 ring_fail:
   r = sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n);
-out_free:
-  if (words != stack) free(words);
 out:
   sgpu__unlock(dev);
   return r;
@@ -367,7 +351,7 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
                       a->command_length, dev->mem_size);
   sgpu__lock(dev);
   int r = 0;
-  uint32_t *words = NULL;
+  const uint32_t *words = NULL;
   if (a->hw_queue_progress_fence_id) {
     for (uint32_t i = 0; i < a->context_count; i++) {
       uint32_t n = a->context[i]->node;
@@ -382,12 +366,7 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
     }
   }
   if (a->command_length) {
-    words = malloc(a->command_length);
-    if (!words) {
-      r = sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for %u bytes", a->command_length);
-      goto out;
-    }
-    r = dev->tr->ops->mem_read(dev->tr, (uint32_t)a->commands, words, a->command_length);
+    r = sgpu__shadow_view(dev, (uint32_t)a->commands, a->command_length, &words);
     if (r) {
       r = sgpu__fail(dev, r, "reading the command buffer failed");
       goto out;
@@ -404,7 +383,6 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
       goto out;
   }
 out:
-  free(words);
   sgpu__unlock(dev);
   return r;
 }
