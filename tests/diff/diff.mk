@@ -1,0 +1,40 @@
+# diff fragment: random differential testing of the RTL against the reference
+# model (tests/model), and the "validation is exact" test.
+#
+#   make test              runs $(BUILD)/tests/diff/diff_seeds.sh (2000 fixed seeds)
+#                          and $(BUILD)/tests/diff/test_validate_exact
+#   make soak SEEDS=N      N random seeds (the base seed is printed)
+#   build/tests/diff/sgpu_diff --seed S --verbose   one seed, with listing and traces
+
+DIFF_DIR        := $(BUILD)/tests/diff
+DIFF_BIN        := $(DIFF_DIR)/sgpu_diff
+DIFF_MODEL_OBJ  := $(BUILD)/tests/model/sgpu_ref.o
+DIFF_GEN_OBJ    := $(DIFF_DIR)/diff_gen.o
+DIFF_HDRS       := tests/diff/diff_gen.h tests/model/sgpu_ref.h tests/chip/chip_util.h sim/sgpu_sim.h \
+                   host/src/packet_check.h $(HOST_HDRS)
+DIFF_SEEDS      ?= 2000
+SEEDS           ?= 10000
+
+$(DIFF_DIR)/%.o: tests/diff/%.c $(DIFF_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(MODEL_CFLAGS) -c -o $@ $<
+
+$(DIFF_BIN): $(DIFF_DIR)/sgpu_diff.o $(DIFF_GEN_OBJ) $(DIFF_MODEL_OBJ) $(CHIP_UTIL_OBJ) $(HOST_ASAN_OBJS) $(SIM_LIB)
+	$(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(HOST_LDLIBS)
+
+$(DIFF_DIR)/test_validate_exact: $(DIFF_DIR)/test_validate_exact.o $(DIFF_GEN_OBJ) $(CHIP_UTIL_OBJ) \
+    $(HOST_ASAN_OBJS) $(SIM_LIB)
+	$(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(HOST_LDLIBS)
+
+# The make-test entry: a fixed set of seeds.
+$(DIFF_DIR)/diff_seeds.sh: $(DIFF_BIN) tests/diff/diff.mk
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nexec %s --seeds %s --base 1 "$$@"\n' '$(abspath $(DIFF_BIN))' '$(DIFF_SEEDS)' >$@
+	chmod +x $@
+
+TESTS += $(DIFF_DIR)/diff_seeds.sh $(DIFF_DIR)/test_validate_exact
+
+.PHONY: soak diff
+diff: $(DIFF_BIN) $(DIFF_DIR)/test_validate_exact
+soak: $(DIFF_BIN)
+	$(DIFF_BIN) --random --seeds $(SEEDS)

@@ -1,0 +1,133 @@
+/* sgpu_ref.h — reference model of the sgpu command processor: an executable
+ * specification of docs/interface.md, written from the interface contract and
+ * not from the RTL.
+ *
+ * What it models, per node: the ring (RING_BASE / RING_SIZE, the RING_WPTR
+ * doorbell, RING_RPTR and its write-back to RPTR_ADDR after each ring packet),
+ * INDIRECT buffers nested up to SGPU_MAX_IB_DEPTH (SKIP = not fetched), the
+ * memory effect of every packet, WAIT_MEM / WAIT_SCANLINE outcomes, CONTEXT
+ * windows, faults with the FAULT_* registers (reason, header address, header
+ * word, fence in flight), the DMA_COMPLETED / DMA_FAULTED interrupt bits, and
+ * per display source the flips at frame granularity.
+ *
+ * Whether (and why) a packet faults is not decided here: the model calls the
+ * library's packet checker (host/src/packet_check.h), the same code the
+ * validator uses.
+ *
+ * Time.  The model has no clock.  A doorbell runs the node at once until its
+ * ring is empty, it faults, or it reaches a wait that can never end:
+ *   a WAIT_MEM whose condition is false when reached (the model assumes no
+ *   other agent writes the word while the node waits: nodes of one test do
+ *   not share memory they wait on).
+ * With WATCHDOG != 0 such a wait ends in a TIMEOUT fault at the wait packet;
+ * with WATCHDOG == 0 the node stays waiting (STATUS.WAITING) until RESET.
+ * Every other wait ends; WAIT_SCANLINE too, whatever its range: the beam is
+ * on a line (DISP_SCANLINE[15:0], 0 = first active line) only outside
+ * vertical blanking (DISP_SCANLINE[16]), so the wait ends by the next vblank.  Display waits advance a per-source vblank counter
+ * that is a lower bound of the vblanks the chip must have seen.
+ *
+ * Chip-defined values.  TIMESTAMP writes the cycle counter, which the model
+ * cannot know: it marks those 8 bytes chip-defined (sgpu_ref_chip_defined) and
+ * logs the address; a later write makes bytes defined again, COPY carries the
+ * mark along.  Comparisons check chip-defined words as a nondecreasing
+ * sequence in program order instead of exact values.  A WAIT_MEM that reads a
+ * chip-defined byte has no defined outcome: the model counts it in
+ * sgpu_ref_stats.indeterminate (a generator must avoid it) and treats the
+ * wait as satisfied.
+ *
+ * Flips.  FLIP with interval 1..4 is taken at the first vblank at least
+ * `interval` vblanks after the previous flip of that source and after the
+ * flip was queued; IMMEDIATE (0) and IMMEDIATE_ALLOW_TEARING (5) are taken at
+ * once.  A waiting FLIP holds the node until taken; NO_WAIT queues it; a FLIP
+ * while one is queued first waits for the queued one.  RESET of a node does
+ * not cancel a queued flip.  sgpu_ref_display_settle() takes the queued flips
+ * (the state after enough frames have passed).
+ */
+#ifndef SGPU_REF_H
+#define SGPU_REF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sgpu_hw.h"
+
+typedef struct sgpu_ref sgpu_ref;
+
+typedef struct sgpu_ref_config {
+  uint32_t mem_bytes;       /* GPU memory, a power of two */
+  uint32_t nodes;           /* 1..SGPU_MAX_NODES */
+  uint32_t sources;         /* 0..SGPU_MAX_SOURCES */
+} sgpu_ref_config;
+
+/* A fault as the FAULT_* registers report it. */
+typedef struct sgpu_ref_fault {
+  uint32_t node;
+  uint32_t reason;  /* SGPU_FAULT_* */
+  uint32_t addr;    /* byte address of the faulting packet's header */
+  uint32_t header;  /* the header word */
+  uint32_t fence;   /* fence in flight: that of the last ring-level INDIRECT */
+} sgpu_ref_fault;
+
+/* A FENCE write, in program order. */
+typedef struct sgpu_ref_fence {
+  uint32_t node, addr, value, irq;
+} sgpu_ref_fence;
+
+/* A flip taken by a display source. */
+typedef struct sgpu_ref_flip {
+  uint32_t node, source, addr, interval, no_wait;
+  int64_t vblank; /* shown from this vblank on (lower bound, counted from sgpu_ref_create) */
+} sgpu_ref_flip;
+
+typedef struct sgpu_ref_stats {
+  uint64_t packets[SGPU_OP_COUNT_OF_OPCODES + 1]; /* packets reached, by opcode; [COUNT] = undefined opcodes */
+  uint64_t faults[SGPU_FAULT_COUNT];              /* faults by reason */
+  uint64_t indeterminate;                         /* WAIT_MEM on chip-defined bytes */
+  uint64_t ib_entered;                            /* INDIRECT buffers executed */
+  uint64_t ib_skipped;                            /* INDIRECT with SKIP */
+  uint64_t max_depth;                             /* deepest IB level executed */
+} sgpu_ref_stats;
+
+sgpu_ref *sgpu_ref_create(const sgpu_ref_config *config);
+void sgpu_ref_destroy(sgpu_ref *ref);
+
+/* Memory: the model's image, mem_bytes long (direct access allowed). */
+uint8_t *sgpu_ref_memory(sgpu_ref *ref);
+/* Nonzero for bytes whose value is chip-defined (TIMESTAMP), NULL = none yet. */
+const uint8_t *sgpu_ref_chip_defined(const sgpu_ref *ref);
+/* Backdoor copies; -1 when the range leaves memory. */
+int sgpu_ref_mem_write(sgpu_ref *ref, uint32_t addr, const void *data, uint32_t size);
+int sgpu_ref_mem_read(const sgpu_ref *ref, uint32_t addr, void *data, uint32_t size);
+
+/* Registers at the chip's offsets (SGPU_REG_*, SGPU_NODE_REG(), SGPU_SOURCE_REG()).
+ * Modelled: INT_STATUS (w1c), INT_ENABLE, MEM_SIZE, CFG_ERROR (w1c) for the
+ * node registers' rules; per node RING_BASE, RING_SIZE, RING_WPTR, RING_RPTR,
+ * RPTR_ADDR, CONTROL, STATUS, FAULT_*, WATCHDOG, LAST_FENCE, CONTEXT_ID,
+ * WINDOW_BASE, WINDOW_SIZE; per source DISP_BASE, DISP_PENDING and
+ * DISP_FLIP_COUNT.  A host write of DISP_BASE takes effect at once in the model.
+ * Return 0, or -1 for an offset the model does not define (nothing changes).
+ * A RING_WPTR write (doorbell) to an enabled, unfaulted node runs it. */
+int sgpu_ref_reg_write(sgpu_ref *ref, uint32_t offset, uint32_t value);
+int sgpu_ref_reg_read(sgpu_ref *ref, uint32_t offset, uint32_t *value);
+
+/* Take every queued flip (as after enough vblanks). */
+void sgpu_ref_display_settle(sgpu_ref *ref);
+/* Lower bound of the vblanks source s has gone through since create. */
+int64_t sgpu_ref_vblanks(const sgpu_ref *ref, uint32_t source);
+
+/* Logs, in program order since create. */
+size_t sgpu_ref_faults(const sgpu_ref *ref, const sgpu_ref_fault **faults);
+size_t sgpu_ref_fences(const sgpu_ref *ref, const sgpu_ref_fence **fences);
+size_t sgpu_ref_timestamps(const sgpu_ref *ref, const uint32_t **addrs);
+size_t sgpu_ref_flips(const sgpu_ref *ref, const sgpu_ref_flip **flips);
+const sgpu_ref_stats *sgpu_ref_get_stats(const sgpu_ref *ref);
+
+/* Print every packet the model executes (address, words, outcome); NULL = off. */
+void sgpu_ref_trace(sgpu_ref *ref, FILE *out);
+
+/* Names for messages ("FILL", "OUT_OF_RANGE"); "?" when unknown. */
+const char *sgpu_ref_opcode_name(uint32_t opcode);
+const char *sgpu_ref_fault_name(uint32_t reason);
+
+#endif
