@@ -5,8 +5,12 @@
  *     WAIT_MEM on the engine's own earlier writes, FENCEs on both nodes, FILL
  *     and COPY when CAPS reports a 2D engine, ring wrap-around) runs on
  *     zero-wait memory and then with stall_percent 30..50 and read latency
- *     1..4 under several seeds.  The final memory images must be identical;
- *     the cycle counts differ.
+ *     1..4 under several seeds.  The reference model of the command
+ *     processor (tests/model/sgpu_ref.c) is the oracle: it gets the same
+ *     memory writes, ring programming and doorbells, and under every stall
+ *     setting the chip's final memory image must equal the model's (the two
+ *     nodes write disjoint memory, so the model may run each submission at
+ *     its doorbell).  The cycle counts differ.
  *  2. INDIRECT streaming: a 2 KiB IB of NOP packets on zero-wait memory;
  *     words per cycle from the memory log (IB words / cycles from the first
  *     to the last IB read accept, inclusive) must be >= 0.95.
@@ -16,6 +20,7 @@
 #include <string.h>
 
 #include "chip_util.h"
+#include "sgpu_ref.h"
 
 #define RING0 0x00010000u
 #define RING1 0x00012000u
@@ -98,16 +103,66 @@ static void free_workload(workload *w) {
   chip_buf_free(&w->ibs);
 }
 
-/* Run the workload; returns cycles; *image gets a copy of all of memory. */
-static uint64_t run_workload(const workload *w, const sgpu_sim_config *cfg, uint8_t *image) {
+static void ref_wr(sgpu_ref *ref, uint32_t offset, uint32_t value) {
+  CHIP_CHECK(sgpu_ref_reg_write(ref, offset, value) == 0, "model register 0x%03x", offset);
+}
+
+static void ref_mem(sgpu_ref *ref, uint32_t addr, const void *data, uint32_t size) {
+  CHIP_CHECK(sgpu_ref_mem_write(ref, addr, data, size) == 0, "model memory 0x%08x", addr);
+}
+
+/* The model's side of chip_ring_init: the same node registers. */
+static void ref_ring_init(sgpu_ref *ref, uint32_t node, uint32_t base, uint32_t size) {
+  ref_wr(ref, SGPU_NODE_REG(node, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
+  ref_wr(ref, SGPU_NODE_REG(node, SGPU_NREG_CONTROL), 0);
+  uint8_t *zero = calloc(size, 1);
+  CHIP_CHECK(zero != NULL, "out of memory");
+  ref_mem(ref, base, zero, size);
+  free(zero);
+  ref_wr(ref, SGPU_NODE_REG(node, SGPU_NREG_RING_BASE), base);
+  ref_wr(ref, SGPU_NODE_REG(node, SGPU_NREG_RING_SIZE), size);
+  ref_wr(ref, SGPU_NODE_REG(node, SGPU_NREG_WATCHDOG), 100000);
+  ref_wr(ref, SGPU_NODE_REG(node, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE);
+}
+
+/* chip_submit on the chip and the same ring words and doorbell on the model
+ * (which runs the submission at once). */
+static void submit_both(chip_ring *r, sgpu_ref *ref, const chip_buf *b) {
+  uint32_t wptr = r->wptr;
+  chip_submit(r, b);
+  for (size_t i = 0; i < b->n; i++) {
+    ref_mem(ref, r->base + wptr, &b->w[i], 4);
+    wptr = (wptr + 4) & (r->size - 1);
+  }
+  CHIP_EQ(wptr, r->wptr, "ring write pointer");
+  ref_wr(ref, SGPU_NODE_REG(r->node, SGPU_NREG_RING_WPTR), wptr);
+  uint32_t st = 0;
+  CHIP_CHECK(sgpu_ref_reg_read(ref, SGPU_NODE_REG(r->node, SGPU_NREG_STATUS), &st) == 0, "model STATUS");
+  CHIP_CHECK(!(st & SGPU_STATUS_FAULTED), "the model faults on the workload (node %u)", r->node);
+}
+
+/* Run the workload on the chip and on the reference model; the chip's final
+ * memory must equal the model's.  Returns cycles. */
+static uint64_t run_workload(const workload *w, const sgpu_sim_config *cfg, const char *what) {
   sgpu_sim *sim = chip_create(cfg);
+  const uint32_t mem = sgpu_sim_mem_bytes(sim);
+  sgpu_ref_config rc = {mem, sgpu_sim_nodes(sim), sgpu_sim_sources(sim)};
+  sgpu_ref *ref = sgpu_ref_create(&rc);
+  CHIP_CHECK(ref != NULL, "sgpu_ref_create");
   chip_ring r[2];
   chip_ring_init(&r[0], sim, 0, RING0, RING_SIZE);
   chip_ring_init(&r[1], sim, 1, RING1, RING_SIZE);
+  ref_ring_init(ref, 0, RING0, RING_SIZE);
+  ref_ring_init(ref, 1, RING1, RING_SIZE);
   chip_wr(sim, SGPU_REG_INT_ENABLE, SGPU_INT_DMA_COMPLETED(0) | SGPU_INT_DMA_COMPLETED(1));
   chip_mem_write(sim, IB_BASE, w->ibs.w, chip_buf_bytes(&w->ibs));
+  ref_mem(ref, IB_BASE, w->ibs.w, chip_buf_bytes(&w->ibs));
   /* seed the 2D area with a known pattern */
-  for (uint32_t a = DATA; a < DATA + DATA_SIZE; a += 4) chip_poke(sim, a, a * 2654435761u);
+  for (uint32_t a = DATA; a < DATA + DATA_SIZE; a += 4) {
+    uint32_t v = a * 2654435761u;
+    chip_poke(sim, a, v);
+    ref_mem(ref, a, &v, 4);
+  }
   uint64_t t0 = sgpu_sim_cycle(sim);
   uint32_t next[2] = {0, 0};
   uint64_t guard = 0;
@@ -117,7 +172,7 @@ static uint64_t run_workload(const workload *w, const sgpu_sim_config *cfg, uint
       /* keep at most 4 submissions in flight so the ring never overflows */
       uint32_t done = chip_peek(sim, n ? FENCE1 : FENCE0);
       if (next[n] - done >= 4) continue;
-      chip_submit(&r[n], &w->ring[n][next[n]]);
+      submit_both(&r[n], ref, &w->ring[n][next[n]]);
       next[n]++;
     }
     sgpu_sim_run(sim, 64, 0);
@@ -132,24 +187,37 @@ static uint64_t run_workload(const workload *w, const sgpu_sim_config *cfg, uint
                chip_nrd(sim, n, SGPU_NREG_FAULT_REASON), chip_nrd(sim, n, SGPU_NREG_FAULT_ADDR));
   }
   uint64_t cycles = sgpu_sim_cycle(sim) - t0;
-  CHIP_CHECK(sgpu_sim_backdoor_read(sim, 0, image, sgpu_sim_mem_bytes(sim)) == 0, "image");
+  uint8_t *image = malloc(mem);
+  CHIP_CHECK(image != NULL, "oom");
+  CHIP_CHECK(sgpu_sim_backdoor_read(sim, 0, image, mem) == 0, "image");
+  const uint8_t *model = sgpu_ref_memory(ref);
+  if (memcmp(image, model, mem) != 0) {
+    for (uint32_t a = 0; a < mem; a++)
+      if (image[a] != model[a])
+        chip_fail(__FILE__, __LINE__, "%s: memory differs from the reference model first at 0x%08x (chip 0x%02x, model 0x%02x)",
+                  what, a, image[a], model[a]);
+  }
+  for (uint32_t n = 0; n < 2; n++) {
+    uint32_t lf = 0;
+    CHIP_CHECK(sgpu_ref_reg_read(ref, SGPU_NODE_REG(n, SGPU_NREG_LAST_FENCE), &lf) == 0, "model LAST_FENCE");
+    CHIP_EQ(chip_nrd(sim, n, SGPU_NREG_LAST_FENCE), lf, "LAST_FENCE (chip vs model)");
+  }
+  free(image);
+  sgpu_ref_destroy(ref);
   sgpu_sim_destroy(sim);
   return cycles;
 }
 
 static void test_backpressure(void) {
   sgpu_sim *probe = chip_create(NULL);
-  const uint32_t mem = sgpu_sim_mem_bytes(probe);
   int have_2d = (chip_rd(probe, SGPU_REG_CAPS) >> 8) & 1;
   sgpu_sim_destroy(probe);
   workload w;
   build_workload(&w, 2024, have_2d);
-  uint8_t *ref = malloc(mem), *img = malloc(mem);
-  CHIP_CHECK(ref && img, "oom");
   sgpu_sim_config cfg = {0};
-  uint64_t base = run_workload(&w, &cfg, ref);
-  printf("backpressure: workload %u submissions x 2 nodes, %u IB words, 2D %s: %llu cycles zero-wait\n", w.nsub,
-         (unsigned)w.ibs.n, have_2d ? "yes" : "no", (unsigned long long)base);
+  uint64_t base = run_workload(&w, &cfg, "zero-wait memory");
+  printf("backpressure: workload %u submissions x 2 nodes, %u IB words, 2D %s: %llu cycles zero-wait, memory == model\n",
+         w.nsub, (unsigned)w.ibs.n, have_2d ? "yes" : "no", (unsigned long long)base);
   static const struct { uint32_t stall, lat, seed; } runs[] = {
       {30, 1, 1}, {40, 2, 2}, {50, 1, 3}, {50, 4, 4}, {35, 3, 5}, {45, 1, 6}, {30, 2, 7}, {50, 2, 8},
   };
@@ -158,22 +226,15 @@ static void test_backpressure(void) {
     cfg.stall_percent = runs[i].stall;
     cfg.mem_latency = runs[i].lat;
     cfg.seed = runs[i].seed;
-    uint64_t c = run_workload(&w, &cfg, img);
-    printf("  stall %u%% latency %u seed %u: %llu cycles\n", runs[i].stall, runs[i].lat, runs[i].seed,
-           (unsigned long long)c);
-    if (memcmp(ref, img, mem) != 0) {
-      for (uint32_t a = 0; a < mem; a++)
-        if (ref[a] != img[a])
-          chip_fail(__FILE__, __LINE__, "stall %u seed %u: memory differs first at 0x%08x (0x%02x vs 0x%02x)",
-                    runs[i].stall, runs[i].seed, a, img[a], ref[a]);
-    }
+    char what[80];
+    snprintf(what, sizeof what, "stall %u%% latency %u seed %u", runs[i].stall, runs[i].lat, runs[i].seed);
+    uint64_t c = run_workload(&w, &cfg, what);
+    printf("  %s: %llu cycles, memory == model\n", what, (unsigned long long)c);
     CHIP_CHECK(c > base, "stalls did not change the cycle count");
     if (c > slowest) slowest = c;
   }
   chip_figure("backpressure_zero_wait_cycles", (double)base);
   chip_figure("backpressure_slowest_cycles", (double)slowest);
-  free(ref);
-  free(img);
   free_workload(&w);
 }
 
