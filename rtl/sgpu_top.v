@@ -53,10 +53,12 @@ module sgpu_top #(
   localparam [3:0]  NODES4  = NODES32[3:0];
   localparam [3:0]  SRC4    = SRC32[3:0];
   // CAPS, packed at the interface spec's field positions: 2D engine and
-  // display present, no preemption.
+  // display present, no preemption, counters as built.
+  localparam [31:0] PERF32 = (PERF != 0) ? 32'd1 : 32'd0;
   localparam [31:0] CAPS = ({28'd0, NODES4} << `SGPU_CAPS_NODES_LSB) |
                            ({28'd0, SRC4} << `SGPU_CAPS_SOURCES_LSB) |
-                           (32'd1 << `SGPU_CAPS_BLIT_LSB) | (32'd1 << `SGPU_CAPS_DISPLAY_LSB);
+                           (32'd1 << `SGPU_CAPS_BLIT_LSB) | (32'd1 << `SGPU_CAPS_DISPLAY_LSB) |
+                           (PERF32 << `SGPU_CAPS_PERF_LSB);
 
   wire [M-1:0]    a_valid, a_ready, a_write, a_rsp;
   wire [M*32-1:0] a_addr, a_wdata;

@@ -36,6 +36,7 @@ void json_str(json *j, const char *key, const char *value);
 void json_u64(json *j, const char *key, uint64_t value);
 void json_i64(json *j, const char *key, int64_t value);
 void json_bool(json *j, const char *key, bool value);
+void json_f64(json *j, const char *key, double value);
 void json_finish(json *j); /* newline */
 
 #define CLI_MAX_RUN 16
@@ -129,5 +130,12 @@ int cmd_screenshot(cli *c, int argc, char **argv);
 int cmd_ring(cli *c, int argc, char **argv);
 int cmd_peek(cli *c, int argc, char **argv);
 int cmd_poke(cli *c, int argc, char **argv);
+int cmd_top(cli *c, int argc, char **argv);
+
+/* Shared by the commands (cmds.c). */
+int cli_usage_unknown(cli *c, const char *arg);
+int cli_bad_number(cli *c, const char *opt, const char *value);
+/* Open the device and run the set-up options (--mode, --run ...). */
+int cli_start_device(cli *c, bool default_mode, bool wait_runs);
 
 #endif

@@ -11,16 +11,16 @@ typedef struct positional {
   int n;
 } positional;
 
-static int usage_unknown(cli *c, const char *a) {
+int cli_usage_unknown(cli *c, const char *a) {
   return cli_fail(c, EXIT_USAGE, "unknown option '%s' (see %s %s --help)", a, c->prog, c->cmd);
 }
 
-static int bad_number(cli *c, const char *opt, const char *v) {
+int cli_bad_number(cli *c, const char *opt, const char *v) {
   return cli_fail(c, EXIT_USAGE, "bad number '%s' for %s", v, opt);
 }
 
 /* Start a device command: open the device and run the set-up. */
-static int start_device(cli *c, bool default_mode, bool wait_runs) {
+int cli_start_device(cli *c, bool default_mode, bool wait_runs) {
   int rc = cli_open(c);
   if (rc) return rc;
   if (default_mode && !c->mode) {
@@ -43,10 +43,10 @@ int cmd_info(cli *c, int argc, char **argv) {
       if (rc) return rc;
       continue;
     }
-    return argv[i][0] == '-' ? usage_unknown(c, argv[i])
+    return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
                              : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
   }
-  if ((rc = start_device(c, false, true))) return rc;
+  if ((rc = cli_start_device(c, false, true))) return rc;
   sgpu_info in;
   if ((rc = sgpu_query_info(c->dev, &in))) return cli_lib_fail(c, rc, "querying the device");
   static const char *const seg_names[] = {"system", "local", "aperture"};
@@ -182,24 +182,24 @@ int cmd_submit(cli *c, int argc, char **argv) {
     }
     if ((m = cli_opt(c, argc, argv, &i, "--node", &v))) {
       if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.node)) return bad_number(c, "--node", v);
+      if (!cli_parse_u32(v, &o.node)) return cli_bad_number(c, "--node", v);
     } else if ((m = cli_opt(c, argc, argv, &i, "--fence", &v))) {
       if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.fence)) return bad_number(c, "--fence", v);
+      if (!cli_parse_u32(v, &o.fence)) return cli_bad_number(c, "--fence", v);
       if (o.fence == 0) return cli_fail(c, EXIT_USAGE, "--fence must be at least 1");
     } else if ((m = cli_opt(c, argc, argv, &i, "--flags", &v))) {
       if (m < 0) return EXIT_USAGE;
       if ((rc = parse_flags(c, v, &o.flags))) return rc;
     } else if ((m = cli_opt(c, argc, argv, &i, "--interval", &v))) {
       if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.interval)) return bad_number(c, "--interval", v);
+      if (!cli_parse_u32(v, &o.interval)) return cli_bad_number(c, "--interval", v);
     } else if ((m = cli_opt(c, argc, argv, &i, "--segment", &v))) {
       if (m < 0) return EXIT_USAGE;
       if (!cli_parse_u32(v, &o.segment) || o.segment >= SGPU_SEGMENT_COUNT)
         return cli_fail(c, EXIT_USAGE, "bad --segment '%s' (0, 1 or 2)", v);
     } else if ((m = cli_opt(c, argc, argv, &i, "--timeout", &v))) {
       if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.timeout_ms)) return bad_number(c, "--timeout", v);
+      if (!cli_parse_u32(v, &o.timeout_ms)) return cli_bad_number(c, "--timeout", v);
     } else if (cli_opt(c, argc, argv, &i, "--no-wait", NULL) > 0) {
       o.wait = false;
     } else if (cli_opt(c, argc, argv, &i, "--text", NULL) > 0) {
@@ -207,7 +207,7 @@ int cmd_submit(cli *c, int argc, char **argv) {
     } else if (cli_opt(c, argc, argv, &i, "--binary", NULL) > 0) {
       o.format = FMT_BINARY;
     } else if (argv[i][0] == '-' && argv[i][1]) {
-      return usage_unknown(c, argv[i]);
+      return cli_usage_unknown(c, argv[i]);
     } else {
       if (files.n >= 64) return cli_fail(c, EXIT_USAGE, "at most 64 files");
       files.arg[files.n++] = argv[i];
@@ -216,7 +216,7 @@ int cmd_submit(cli *c, int argc, char **argv) {
   if (files.n == 0 && !(o.flags & SGPU_SUBMIT_CONTEXT_SWITCH))
     return cli_fail(c, EXIT_USAGE, "no command file given (see sgpu submit --help)");
   o.source = c->source;
-  if ((rc = start_device(c, false, true))) return rc;
+  if ((rc = cli_start_device(c, false, true))) return rc;
   if (o.fence) c->next_fence[o.node < SGPU_MAX_NODES ? o.node : 0] = o.fence;
   json j;
   if (c->json) {
@@ -301,7 +301,7 @@ static int parse_io(cli *c, int argc, char **argv, const char **in, const char *
     } else if (addresses && cli_opt(c, argc, argv, &i, "--addresses", NULL) > 0) {
       *addresses = true;
     } else if (argv[i][0] == '-' && argv[i][1]) {
-      return usage_unknown(c, argv[i]);
+      return cli_usage_unknown(c, argv[i]);
     } else if (*in) {
       return cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
     } else {
@@ -442,17 +442,17 @@ int cmd_flip(cli *c, int argc, char **argv) {
         return cli_fail(c, EXIT_USAGE, "bad --interval '%s' (0..5)", v);
     } else if ((m = cli_opt(c, argc, argv, &i, "--node", &v))) {
       if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.node)) return bad_number(c, "--node", v);
+      if (!cli_parse_u32(v, &o.node)) return cli_bad_number(c, "--node", v);
     } else if (cli_opt(c, argc, argv, &i, "--nowait", NULL) > 0) {
       nowait = true;
     } else {
-      return argv[i][0] == '-' ? usage_unknown(c, argv[i])
+      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
                                : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
     }
   }
   uint32_t address = 0;
-  if (addr_arg && !cli_parse_u32(addr_arg, &address)) return bad_number(c, "--address", addr_arg);
-  if ((rc = start_device(c, true, true))) return rc;
+  if (addr_arg && !cli_parse_u32(addr_arg, &address)) return cli_bad_number(c, "--address", addr_arg);
+  if ((rc = cli_start_device(c, true, true))) return rc;
   if (!addr_arg) address = sym_value(c, "FB1", sym_value(c, "FB0", 0));
   uint32_t words[8];
   sgpu_cmdbuf cb;
@@ -521,13 +521,13 @@ int cmd_fence(cli *c, int argc, char **argv) {
     }
     if ((m = cli_opt(c, argc, argv, &i, "--node", &v))) {
       if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &node)) return bad_number(c, "--node", v);
+      if (!cli_parse_u32(v, &node)) return cli_bad_number(c, "--node", v);
     } else {
-      return argv[i][0] == '-' ? usage_unknown(c, argv[i])
+      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
                                : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
     }
   }
-  if ((rc = start_device(c, false, true))) return rc;
+  if ((rc = cli_start_device(c, false, true))) return rc;
   sgpu_info in;
   if ((rc = sgpu_query_info(c->dev, &in))) return cli_lib_fail(c, rc, "querying the device");
   if (node != UINT32_MAX && node >= in.node_count)
@@ -582,7 +582,7 @@ int cmd_events(cli *c, int argc, char **argv) {
     }
     if ((m = cli_opt(c, argc, argv, &i, "--wait", &v))) {
       if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &wait_ms)) return bad_number(c, "--wait", v);
+      if (!cli_parse_u32(v, &wait_ms)) return cli_bad_number(c, "--wait", v);
       wait_set = true;
     } else if ((m = cli_opt(c, argc, argv, &i, "--count", &v))) {
       if (m < 0) return EXIT_USAGE;
@@ -591,12 +591,12 @@ int cmd_events(cli *c, int argc, char **argv) {
     } else if (cli_opt(c, argc, argv, &i, "--vsync", NULL) > 0) {
       vsync = true;
     } else {
-      return argv[i][0] == '-' ? usage_unknown(c, argv[i])
+      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
                                : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
     }
   }
   if (vsync && !wait_set) wait_ms = 100;
-  if ((rc = start_device(c, vsync, true))) return rc;
+  if ((rc = cli_start_device(c, vsync, true))) return rc;
   if (vsync && (rc = sgpu_enable_vsync_events(c->dev, c->source, 1)))
     return cli_lib_fail(c, rc, "enabling vsync events");
   json j;
@@ -626,12 +626,12 @@ int cmd_screenshot(cli *c, int argc, char **argv) {
       if (rc) return rc;
       continue;
     }
-    if (argv[i][0] == '-' && argv[i][1]) return usage_unknown(c, argv[i]);
+    if (argv[i][0] == '-' && argv[i][1]) return cli_usage_unknown(c, argv[i]);
     if (out) return cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
     out = argv[i];
   }
   if (!out) return cli_fail(c, EXIT_USAGE, "no output file given (see sgpu screenshot --help)");
-  if ((rc = start_device(c, true, true))) return rc;
+  if ((rc = cli_start_device(c, true, true))) return rc;
   sgpu_frame fr;
   memset(&fr, 0, sizeof fr);
   if ((rc = sgpu_capture_frame(c->dev, c->source, &fr))) return cli_lib_fail(c, rc, "capturing a frame");
@@ -732,7 +732,7 @@ int cmd_ring(cli *c, int argc, char **argv) {
     }
     if ((m = cli_opt(c, argc, argv, &i, "--node", &v))) {
       if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &node)) return bad_number(c, "--node", v);
+      if (!cli_parse_u32(v, &node)) return cli_bad_number(c, "--node", v);
     } else if (cli_opt(c, argc, argv, &i, "--all", NULL) > 0) {
       all = true;
     } else if (cli_opt(c, argc, argv, &i, "--follow", NULL) > 0) {
@@ -740,11 +740,11 @@ int cmd_ring(cli *c, int argc, char **argv) {
     } else if (cli_opt(c, argc, argv, &i, "--pending", NULL) > 0) {
       pending = true;
     } else {
-      return argv[i][0] == '-' ? usage_unknown(c, argv[i])
+      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
                                : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
     }
   }
-  if ((rc = start_device(c, false, !pending))) return rc;
+  if ((rc = cli_start_device(c, false, !pending))) return rc;
   sgpu_ring_info ri;
   if ((rc = sgpu_get_ring_info(c->dev, node, &ri))) return cli_lib_fail(c, rc, "reading the ring state");
   if (ri.size == 0 || (ri.size & (ri.size - 1)) || ri.rptr >= ri.size || ri.wptr >= ri.size)
@@ -902,7 +902,7 @@ int cmd_peek(cli *c, int argc, char **argv) {
       if (rc) return rc;
       continue;
     }
-    if (argv[i][0] == '-' && argv[i][1]) return usage_unknown(c, argv[i]);
+    if (argv[i][0] == '-' && argv[i][1]) return cli_usage_unknown(c, argv[i]);
     if (p.n >= 2) return cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
     p.arg[p.n++] = argv[i];
   }
@@ -913,7 +913,7 @@ int cmd_peek(cli *c, int argc, char **argv) {
   if ((rc = parse_target(c, p.arg[0], &is_reg, &addr))) return rc;
   if (p.n > 1 && (!cli_parse_u32(p.arg[1], &n) || n == 0 || n > 65536))
     return cli_fail(c, EXIT_USAGE, "bad word count '%s' (1..65536)", p.arg[1]);
-  if ((rc = start_device(c, false, true))) return rc;
+  if ((rc = cli_start_device(c, false, true))) return rc;
   uint32_t *w = calloc(n, 4);
   if (!w) return cli_fail(c, EXIT_DEVICE, "out of memory");
   rc = access_words(c, is_reg, addr, w, n, false);
@@ -930,7 +930,7 @@ int cmd_poke(cli *c, int argc, char **argv) {
       if (rc) return rc;
       continue;
     }
-    if (argv[i][0] == '-' && argv[i][1]) return usage_unknown(c, argv[i]);
+    if (argv[i][0] == '-' && argv[i][1]) return cli_usage_unknown(c, argv[i]);
     if (p.n >= 64) return cli_fail(c, EXIT_USAGE, "at most 63 values");
     p.arg[p.n++] = argv[i];
   }
@@ -943,7 +943,7 @@ int cmd_poke(cli *c, int argc, char **argv) {
   for (size_t k = 0; k < n; k++)
     if (!cli_parse_u32(p.arg[k + 1], &w[k]))
       return cli_fail(c, EXIT_USAGE, "bad value '%s' (a 32-bit number)", p.arg[k + 1]);
-  if ((rc = start_device(c, false, true))) return rc;
+  if ((rc = cli_start_device(c, false, true))) return rc;
   if ((rc = access_words(c, is_reg, addr, w, n, true))) return rc;
   if ((rc = access_words(c, is_reg, addr, w, n, false))) return rc;
   print_words(c, is_reg, addr, w, n);

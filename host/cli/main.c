@@ -116,6 +116,21 @@ static const command commands[] = {
      "usage: sgpu [--device URI] [--json] poke [SET-UP OPTIONS] ADDR VALUE...\n"
      "\nWrite the 32-bit VALUEs to consecutive words at ADDR (as for peek) and\n"
      "print what reads back.  On the sim device the chip lives only for this run.\n"},
+    {"top", cmd_top, true, "live hardware counters: busy, stalls, words, packets, fences, vblanks",
+     "usage: sgpu [--device URI] [--json] top [OPTIONS] [SET-UP OPTIONS]\n"
+     "\nSample the chip's counters every interval and show, per node, the busy and\n"
+     "memory-stall share of the cycles, command words fetched and packets executed\n"
+     "per second, fences completed per second and the last fence; per display\n"
+     "source, vblanks per second, flips and scanout underflows.  On a terminal the\n"
+     "screen is redrawn like top until --count samples (or Ctrl-C); otherwise one\n"
+     "block is printed per sample; --json prints one sample as a JSON object.\n"
+     "Intervals are simulated time on sim.  --run files are submitted without\n"
+     "waiting, so their work shows.  A build without performance counters\n"
+     "(CAPS.PERF = 0) says so and shows the rest.\n"
+     "\noptions:\n"
+     "  --interval MS     sampling interval in milliseconds (default 100)\n"
+     "  --count N         samples to take (default: 1 with --json or when not a\n"
+     "                    terminal, else until interrupted)\n"},
 };
 
 static const command *find_command(const char *name) {

@@ -74,6 +74,10 @@ void json_i64(json *j, const char *key, int64_t v) {
   json_value_sep(j, key);
   fprintf(j->f, "%lld", (long long)v);
 }
+void json_f64(json *j, const char *key, double v) {
+  json_value_sep(j, key);
+  fprintf(j->f, "%.4f", v);
+}
 void json_bool(json *j, const char *key, bool v) {
   json_value_sep(j, key);
   fputs(v ? "true" : "false", j->f);

@@ -397,6 +397,7 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   info->has_2d = SGPU_FIELD_GET(CAPS_BLIT, dev->caps);
   info->has_display = SGPU_FIELD_GET(CAPS_DISPLAY, dev->caps);
   info->has_preemption = SGPU_FIELD_GET(CAPS_PREEMPTION, dev->caps);
+  info->has_perf_counters = SGPU_FIELD_GET(CAPS_PERF, dev->caps);
   info->mem_size = dev->mem_size;
   info->clock_hz = SGPU_NOMINAL_CLOCK_HZ;
   sgpu__lock(dev);
