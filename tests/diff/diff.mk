@@ -2,7 +2,7 @@
 # model (tests/model), and the "validation is exact" test.
 #
 #   make test              runs $(BUILD)/tests/diff/diff_seeds.sh (2000 fixed seeds)
-#                          and $(BUILD)/tests/diff/test_validate_exact
+#                          $(BUILD)/tests/diff/test_validate_exact and test_regs_diff
 #   make soak SEEDS=N      N random seeds (the base seed is printed)
 #   build/tests/diff/sgpu_diff --seed S --verbose   one seed, with listing and traces
 
@@ -26,15 +26,18 @@ $(DIFF_DIR)/test_validate_exact: $(DIFF_DIR)/test_validate_exact.o $(DIFF_GEN_OB
     $(HOST_ASAN_OBJS) $(SIM_LIB)
 	$(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(HOST_LDLIBS)
 
+$(DIFF_DIR)/test_regs_diff: $(DIFF_DIR)/test_regs_diff.o $(DIFF_MODEL_OBJ) $(CHIP_UTIL_OBJ) $(HOST_ASAN_OBJS) $(SIM_LIB)
+	$(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(HOST_LDLIBS)
+
 # The make-test entry: a fixed set of seeds.
 $(DIFF_DIR)/diff_seeds.sh: $(DIFF_BIN) tests/diff/diff.mk
 	@mkdir -p $(dir $@)
 	printf '#!/bin/sh\nexec %s --seeds %s --base 1 "$$@"\n' '$(abspath $(DIFF_BIN))' '$(DIFF_SEEDS)' >$@
 	chmod +x $@
 
-TESTS += $(DIFF_DIR)/diff_seeds.sh $(DIFF_DIR)/test_validate_exact
+TESTS += $(DIFF_DIR)/diff_seeds.sh $(DIFF_DIR)/test_validate_exact $(DIFF_DIR)/test_regs_diff
 
 .PHONY: soak diff
-diff: $(DIFF_BIN) $(DIFF_DIR)/test_validate_exact
+diff: $(DIFF_BIN) $(DIFF_DIR)/test_validate_exact $(DIFF_DIR)/test_regs_diff
 soak: $(DIFF_BIN)
 	$(DIFF_BIN) --random --seeds $(SEEDS)

@@ -19,6 +19,10 @@ typedef struct gctx {
   int never_ok;       /* waits that never end may be generated */
 } gctx;
 
+/* Offset of the workload being generated (DG_SECOND_OFF for a second node's). */
+static uint32_t g_off;
+#define O(x) ((x) + g_off)
+
 static uint32_t rnd(gctx *g) {
   g->rng ^= g->rng >> 12;
   g->rng ^= g->rng << 25;
@@ -77,14 +81,14 @@ static void g_write_data(gctx *g, dg_list *l, uint32_t level, uint32_t maxw) {
   if (n > maxw) n = maxw;
   uint32_t *w = add(l, 2 + n);
   w[0] = hdr(SGPU_OP_WRITE_DATA, 1 + n, 0);
-  w[1] = pick(g, level, DG_DATA_BASE, DG_DATA_END, 4 * n);
+  w[1] = pick(g, level, O(DG_DATA_BASE), O(DG_DATA_END), 4 * n);
   for (uint32_t i = 0; i < n; i++) w[2 + i] = rnd(g);
 }
 
 static void g_fence(gctx *g, dg_list *l, uint32_t level, int irq) {
   uint32_t *w = add(l, 3);
   w[0] = hdr(SGPU_OP_FENCE, 2, irq ? SGPU_FENCE_FLAG_IRQ : 0);
-  w[1] = pick(g, level, DG_FENCE_BASE, DG_FENCE_END, 4);
+  w[1] = pick(g, level, O(DG_FENCE_BASE), O(DG_FENCE_END), 4);
   w[2] = ++g->fence_val;
 }
 
@@ -108,7 +112,7 @@ static void g_wait_mem(gctx *g, dg_list *l, uint32_t level, int allow_never) {
     /* write a word, then wait on it: satisfied, or (never) never */
     int want = mode < 65;
     uint32_t v = chance(g, 20) ? 0x80000000u + rr(g, 8) - 4 : rnd(g);
-    a = pick(g, level, DG_DATA_BASE, DG_DATA_END, 4);
+    a = pick(g, level, O(DG_DATA_BASE), O(DG_DATA_END), 4);
     uint32_t *w = add(l, 3);
     w[0] = hdr(SGPU_OP_WRITE_DATA, 2, 0);
     w[1] = a;
@@ -127,7 +131,7 @@ static void g_wait_mem(gctx *g, dg_list *l, uint32_t level, int allow_never) {
       ref = x;
     }
   } else {
-    a = pick(g, level, DG_DATA_BASE, DG_DATA_END, 4);
+    a = pick(g, level, O(DG_DATA_BASE), O(DG_DATA_END), 4);
     if (!allow_never) { /* random, but make it hold */
       mask = 0;
       ref = 0;
@@ -158,7 +162,7 @@ static void g_fill(gctx *g, dg_list *l, uint32_t level, uint32_t maxw) {
   uint32_t len = h ? p * (h - 1) + wd : wd;
   uint32_t *w = add(l, 6);
   w[0] = hdr(SGPU_OP_FILL, 5, 0);
-  w[1] = pick(g, level, DG_DATA_BASE, DG_DATA_END, len + 4) + rr(g, 4);
+  w[1] = pick(g, level, O(DG_DATA_BASE), O(DG_DATA_END), len + 4) + rr(g, 4);
   w[2] = p;
   w[3] = wd;
   w[4] = h;
@@ -171,14 +175,14 @@ static void g_copy(gctx *g, dg_list *l, uint32_t level, uint32_t maxw) {
   uint32_t sp = h > 1 ? wd + (chance(g, 40) ? 0 : rr(g, 96)) : rr(g, wd + 64);
   if (chance(g, 40)) sp = dp;
   uint32_t dlen = h ? dp * (h - 1) + wd : wd, slen = h ? sp * (h - 1) + wd : wd;
-  uint32_t dst = pick(g, level, DG_DATA_BASE, DG_DATA_END, dlen + 4) + rr(g, 4), src;
+  uint32_t dst = pick(g, level, O(DG_DATA_BASE), O(DG_DATA_END), dlen + 4) + rr(g, 4), src;
   if (chance(g, 50)) { /* overlapping */
     int32_t delta = (int32_t)rr(g, 2 * 64 + 1) - 64;
     if (chance(g, 30)) delta = (rr(g, 2) ? (int32_t)dp : -(int32_t)dp) + (int32_t)rr(g, 5) - 2;
     src = (uint32_t)((int32_t)dst + delta);
-    if (src < DG_DATA_BASE || src + slen + 4 > DG_DATA_END) src = dst;
+    if (src < O(DG_DATA_BASE) || src + slen + 4 > O(DG_DATA_END)) src = dst;
   } else {
-    src = pick(g, level, DG_DATA_BASE, DG_DATA_END, slen + 4) + rr(g, 4);
+    src = pick(g, level, O(DG_DATA_BASE), O(DG_DATA_END), slen + 4) + rr(g, 4);
   }
   uint32_t *w = add(l, 7);
   w[0] = hdr(SGPU_OP_COPY, 6, 0);
@@ -194,7 +198,7 @@ static void g_timestamp(gctx *g, dg_list *l, uint32_t level) {
   (void)level;
   uint32_t *w = add(l, 2);
   w[0] = hdr(SGPU_OP_TIMESTAMP, 1, 0);
-  if (g->ts_cursor + 8 > DG_TS_END) g->ts_cursor = DG_TS_BASE; /* reuse (rare) */
+  if (g->ts_cursor + 8 > O(DG_TS_END)) g->ts_cursor = O(DG_TS_BASE); /* reuse (rare) */
   w[1] = g->ts_cursor;
   g->ts_cursor += 8;
 }
@@ -230,7 +234,7 @@ static void g_display(gctx *g, dg_list *l, uint32_t level) {
     uint32_t *w = add(l, 4);
     w[0] = hdr(SGPU_OP_FLIP, 3, chance(g, 40) ? SGPU_FLIP_FLAG_NO_WAIT : 0);
     w[1] = src;
-    w[2] = pick(g, level, DG_FB_BASE, DG_SPAN_END, 4);
+    w[2] = pick(g, level, O(DG_FB_BASE), O(DG_SPAN_END), 4);
     w[3] = iv[rr(g, 20)];
   }
 }
@@ -257,7 +261,7 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
     uint32_t cnt = op == SGPU_OP_NOP ? 0 : op == SGPU_OP_FENCE ? 2 : op == SGPU_OP_WRITE_DATA ? 2 : op == SGPU_OP_TIMESTAMP ? 1 : 3;
     w = add(l, 1 + cnt);
     w[0] = hdr(op, cnt, 2u << rr(g, 7));
-    for (uint32_t i = 0; i < cnt; i++) w[1 + i] = DG_DATA_BASE;
+    for (uint32_t i = 0; i < cnt; i++) w[1 + i] = O(DG_DATA_BASE);
     break;
   }
   case 3: { /* BAD_COUNT */
@@ -266,12 +270,12 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
     uint32_t cnt = op == SGPU_OP_WRITE_DATA ? rr(g, 2) : op == SGPU_OP_TIMESTAMP ? 2 + rr(g, 2) : op == SGPU_OP_FENCE ? (rr(g, 2) ? 1 : 3) : rr(g, 3);
     w = add(l, 1 + cnt);
     w[0] = hdr(op, cnt, 0);
-    for (uint32_t i = 0; i < cnt; i++) w[1 + i] = DG_DATA_BASE;
+    for (uint32_t i = 0; i < cnt; i++) w[1 + i] = O(DG_DATA_BASE);
     break;
   }
   case 4: { /* MISALIGNED */
     uint32_t v = rr(g, 4);
-    uint32_t a = pick(g, level, DG_DATA_BASE, DG_DATA_END, 16) + 1 + rr(g, 3);
+    uint32_t a = pick(g, level, O(DG_DATA_BASE), O(DG_DATA_END), 16) + 1 + rr(g, 3);
     if (v == 0) {
       w = add(l, 3);
       w[0] = hdr(SGPU_OP_WRITE_DATA, 2, 0);
@@ -289,8 +293,8 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
     } else {
       w = add(l, 4);
       w[0] = hdr(SGPU_OP_INDIRECT, 3, 0);
-      w[1] = rr(g, 2) ? DG_IB_BASE + 2 : DG_IB_BASE;
-      w[2] = w[1] == DG_IB_BASE ? 6 : 8;
+      w[1] = rr(g, 2) ? O(DG_IB_BASE) + 2 : O(DG_IB_BASE);
+      w[2] = w[1] == O(DG_IB_BASE) ? 6 : 8;
       w[3] = rr(g, 100);
     }
     break;
@@ -327,9 +331,9 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
     break;
   }
   case 6: { /* CONTEXT_WINDOW (only faults in a windowed IB) */
-    uint32_t a = g->windowed && g->wb > DG_SPAN_BASE + 64 && rr(g, 2) ? g->wb - 4 * (1 + rr(g, 8))
-                 : g->windowed && g->we + 64 < DG_SPAN_END ? g->we - 4 * rr(g, 2)
-                                                         : DG_DATA_BASE + 4 * rr(g, 256);
+    uint32_t a = g->windowed && g->wb > O(DG_SPAN_BASE) + 64 && rr(g, 2) ? g->wb - 4 * (1 + rr(g, 8))
+                 : g->windowed && g->we + 64 < O(DG_SPAN_END) ? g->we - 4 * rr(g, 2)
+                                                         : O(DG_DATA_BASE) + 4 * rr(g, 256);
     w = add(l, 4);
     w[0] = hdr(SGPU_OP_WRITE_DATA, 3, 0);
     w[1] = a;
@@ -344,7 +348,7 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
     if (v == 0) {
       w = add(l, 4);
       w[0] = hdr(SGPU_OP_WAIT_MEM, 3, 7);
-      w[1] = DG_DATA_BASE;
+      w[1] = O(DG_DATA_BASE);
       w[2] = 0;
       w[3] = 0;
     } else if (v == 1) {
@@ -355,12 +359,12 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
       w = add(l, 4);
       w[0] = hdr(SGPU_OP_FLIP, 3, 0);
       w[1] = 0;
-      w[2] = DG_FB_BASE;
+      w[2] = O(DG_FB_BASE);
       w[3] = 6 + rr(g, 10);
     } else if (v == 3) {
       w = add(l, 6);
       w[0] = hdr(SGPU_OP_FILL, 5, 0);
-      w[1] = DG_DATA_BASE;
+      w[1] = O(DG_DATA_BASE);
       w[2] = 8;
       w[3] = 16;
       w[4] = 2 + rr(g, 3);
@@ -368,9 +372,9 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
     } else if (v == 4) {
       w = add(l, 7);
       w[0] = hdr(SGPU_OP_COPY, 6, 0);
-      w[1] = DG_DATA_BASE;
+      w[1] = O(DG_DATA_BASE);
       w[2] = 70000;
-      w[3] = DG_DATA_BASE + 4096;
+      w[3] = O(DG_DATA_BASE) + 4096;
       w[4] = 64;
       w[5] = 16;
       w[6] = 1;
@@ -382,7 +386,7 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
     } else {
       w = add(l, 4);
       w[0] = hdr(SGPU_OP_INDIRECT, 3, 0);
-      w[1] = DG_IB_BASE;
+      w[1] = O(DG_IB_BASE);
       w[2] = 8;
       w[3] = 0;
     }
@@ -392,14 +396,14 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
     w = add(l, 4);
     w[0] = hdr(SGPU_OP_CONTEXT, 3, 0);
     w[1] = 1 + rr(g, 5);
-    w[2] = level ? DG_SPAN_BASE : DG_SPAN_BASE + 2;
+    w[2] = level ? O(DG_SPAN_BASE) : O(DG_SPAN_BASE) + 2;
     w[3] = 0x1000;
     break;
   case 10: { /* BAD_PARAM / MISALIGNED / OUT_OF_RANGE of a CONTEXT at ring level; ILLEGAL elsewhere */
     w = add(l, 4);
     w[0] = hdr(SGPU_OP_CONTEXT, 3, 0);
     w[1] = 1 + rr(g, 5);
-    w[2] = rr(g, 2) ? mem - 0x1000 : DG_SPAN_BASE;
+    w[2] = rr(g, 2) ? mem - 0x1000 : O(DG_SPAN_BASE);
     w[3] = rr(g, 2) ? 0x2000 : 0x1002;
     break;
   }
@@ -431,7 +435,7 @@ static void g_indirect(gctx *g, dg_list *l, uint32_t level, uint32_t fence_id) {
     g_list(g, p->ib, level + 1, 1 + rr(g, level == 0 ? 12 : 6));
   uint32_t nw = list_words(p->ib);
   p->ib_addr = (g->ib_cursor + 4 * rr(g, 8)) & ~3u;
-  if (p->ib_addr + 4 * nw + 64 > DG_IB_END) p->ib_addr = DG_IB_BASE; /* (never with these sizes) */
+  if (p->ib_addr + 4 * nw + 64 > O(DG_IB_END)) p->ib_addr = O(DG_IB_BASE); /* (never with these sizes) */
   g->ib_cursor = p->ib_addr + 4 * nw;
   if (p->ib->n && chance(g, 5)) {
     uint32_t last = p->ib->p[p->ib->n - 1].nw;
@@ -471,15 +475,15 @@ static void g_list(gctx *g, dg_list *l, uint32_t level, uint32_t npk) {
 static void pick_window(gctx *g, uint32_t *base_out, uint32_t *end_out) {
   uint32_t base, end;
   if (chance(g, 12)) {
-    base = DG_SPAN_BASE + 4 * rr(g, (DG_SPAN_END - DG_SPAN_BASE) / 4);
+    base = O(DG_SPAN_BASE) + 4 * rr(g, (O(DG_SPAN_END) - O(DG_SPAN_BASE)) / 4);
     end = base + 4 * (1 + rr(g, 2048));
-    if (end > DG_SPAN_END) end = DG_SPAN_END;
+    if (end > O(DG_SPAN_END)) end = O(DG_SPAN_END);
   } else {
     uint32_t cur = g->ib_cursor & ~0xFFFu;
-    base = cur - (chance(g, 50) ? 0 : 0x1000u * rr(g, (cur - DG_SPAN_BASE) / 0x1000 + 1));
+    base = cur - (chance(g, 50) ? 0 : 0x1000u * rr(g, (cur - O(DG_SPAN_BASE)) / 0x1000 + 1));
     if (chance(g, 30)) base += 4 * rr(g, 1024);
     if (base > g->ib_cursor) base = g->ib_cursor & ~3u;
-    end = chance(g, 60) ? DG_SPAN_END : DG_DATA_BASE + 4 * rr(g, (DG_SPAN_END - DG_DATA_BASE) / 4 + 1);
+    end = chance(g, 60) ? O(DG_SPAN_END) : O(DG_DATA_BASE) + 4 * rr(g, (O(DG_SPAN_END) - O(DG_DATA_BASE)) / 4 + 1);
   }
   *base_out = base;
   *end_out = end;
@@ -548,16 +552,18 @@ static void g_segment(gctx *g, dg_seg *s, uint32_t budget) {
   s->watchdog = g->w->display ? 60000 : 3000;
 }
 
-void dg_generate(dg_work *w, uint32_t seed, const dg_limits *lim) {
+static void generate(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t off, int display_ok) {
   memset(w, 0, sizeof *w);
+  g_off = off;
+  w->off = off;
   gctx g = {0};
   g.rng = 0x9E3779B97F4A7C15ull ^ ((uint64_t)seed * 0xD1B54A32D192ED03ull);
   if (!g.rng) g.rng = 1;
   for (int i = 0; i < 4; i++) rnd(&g);
   g.lim = lim;
   g.w = w;
-  g.ib_cursor = DG_IB_BASE;
-  g.ts_cursor = DG_TS_BASE;
+  g.ib_cursor = O(DG_IB_BASE);
+  g.ts_cursor = O(DG_TS_BASE);
   g.fence_val = rnd(&g) & 0x00FFFFFFu;
   g.sub_fence = rr(&g, 1000);
   g.never_ok = 1;
@@ -565,12 +571,12 @@ void dg_generate(dg_work *w, uint32_t seed, const dg_limits *lim) {
   w->node = rr(&g, 2);
   w->ring_size = 64u << rr(&g, 7);
   if (w->ring_size < 256 && chance(&g, 50)) w->ring_size = 256;
-  w->ring_base = DG_RING_AREA + w->ring_size * rr(&g, 0x10000 / w->ring_size);
-  w->rptr_addr = chance(&g, 60) ? (DG_RPTR_AREA + 4 * rr(&g, 64)) | 1u : 0;
+  w->ring_base = dg_ring_area(w) + w->ring_size * rr(&g, 0x10000 / w->ring_size);
+  w->rptr_addr = chance(&g, 60) ? (dg_rptr_area(w) + 4 * rr(&g, 64)) | 1u : 0;
   w->stall = chance(&g, 30) ? 0 : 1 + rr(&g, 60);
   w->latency = 1 + rr(&g, 4);
   w->sim_seed = rnd(&g);
-  w->display = lim->sources && chance(&g, 20);
+  w->display = lim->sources && chance(&g, 20) && display_ok;
   if (w->display && w->stall > 40) w->stall = 40;
   w->data_seed = rnd(&g);
   w->nseg = 2 + rr(&g, 5);
@@ -579,15 +585,26 @@ void dg_generate(dg_work *w, uint32_t seed, const dg_limits *lim) {
   for (size_t i = 0; i < w->nseg; i++) g_segment(&g, &w->seg[i], w->ring_size / 4 - 1);
 }
 
+void dg_generate(dg_work *w, uint32_t seed, const dg_limits *lim) { generate(w, seed, lim, 0, 1); }
+
+void dg_generate_second(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t node) {
+  /* no display packets: flips of two nodes on one source would race */
+  generate(w, seed * 0x9E3779B1u + 0x7F4A7C15u, lim, DG_SECOND_OFF, 0);
+  w->seed = seed;
+  w->node = node;
+  g_off = 0;
+}
+
 void dg_generate_buffer(dg_work *w, uint32_t seed, const dg_limits *lim) {
   memset(w, 0, sizeof *w);
+  g_off = 0;
   gctx g = {0};
   g.rng = 0x5851F42D4C957F2Dull ^ ((uint64_t)seed * 0xD1B54A32D192ED03ull);
   for (int i = 0; i < 4; i++) rnd(&g);
   g.lim = lim;
   g.w = w;
-  g.ib_cursor = DG_IB_BASE + 4 * rr(&g, 0x8000);
-  g.ts_cursor = DG_TS_BASE;
+  g.ib_cursor = O(DG_IB_BASE) + 4 * rr(&g, 0x8000);
+  g.ts_cursor = O(DG_TS_BASE);
   g.never_ok = 0;
   w->seed = seed;
   w->node = rr(&g, 2);

@@ -25,6 +25,9 @@
 #define DG_DATA_END 0x00152000u
 #define DG_FB_BASE 0x00152000u /* flip targets (the display reads them) */
 #define DG_SPAN_END 0x00160000u
+/* A second node's workload runs at the same time in memory of its own: its
+ * span is DG_SECOND_OFF higher, its ring area and RPTR words elsewhere. */
+#define DG_SECOND_OFF 0x00100000u
 
 typedef struct dg_list dg_list;
 
@@ -50,6 +53,7 @@ typedef struct dg_seg {
 
 typedef struct dg_work {
   uint32_t seed;
+  uint32_t off;          /* 0, or DG_SECOND_OFF: every span address is this much higher */
   uint32_t node;
   uint32_t ring_base, ring_size;
   uint32_t rptr_addr;    /* RPTR_ADDR register value (bit 0 = enable) */
@@ -65,6 +69,12 @@ typedef struct dg_limits {
 } dg_limits;
 
 void dg_generate(dg_work *w, uint32_t seed, const dg_limits *lim);
+/* The workload of a second node running at the same time as seed's
+ * (disjoint memory, no valid display packets). */
+void dg_generate_second(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t node);
+/* Where a workload's ring and RPTR write-back words live (64 KiB, 256 bytes). */
+static inline uint32_t dg_ring_area(const dg_work *w) { return DG_RING_AREA + (w->off ? 0x20000u : 0u); }
+static inline uint32_t dg_rptr_area(const dg_work *w) { return DG_RPTR_AREA + (w->off ? 0x100u : 0u); }
 /* One command buffer for validation: segment 0 holds CONTEXT (id 1 and a
  * window, or the null context) and an INDIRECT that owns the buffer.  No
  * waits that never end and no display packets that could wait (what

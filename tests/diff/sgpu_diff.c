@@ -112,10 +112,128 @@ static uint32_t seg_cut(const dg_seg *s) {
   return s->cut < last ? s->cut : last - 1;
 }
 
-/* Run one workload on a fresh chip and the model. */
-static void run_work(dg_work *w, outcome *o, sgpu_ref_stats *acc) {
+/* A seed's work: the main workload, and sometimes a second node's running at
+ * the same time in memory of its own. */
+typedef struct job {
+  dg_work w[2];
+  int n;
+} job;
+
+static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes) {
+  dg_generate(&j->w[0], seed, lim);
+  j->n = 1;
+  if (nodes >= 2 && (seed * 2654435761u) % 100 < 35) {
+    dg_generate_second(&j->w[1], seed, lim, j->w[0].node ^ 1u);
+    j->n = 2;
+  }
+}
+
+static void job_free(job *j) {
+  for (int i = 0; i < j->n; i++) dg_free(&j->w[i]);
+}
+
+static void job_clone(job *dst, const job *src) {
+  dst->n = src->n;
+  for (int i = 0; i < src->n; i++) {
+    dg_work *c = dg_clone(&src->w[i]);
+    dst->w[i] = *c;
+    free(c);
+  }
+}
+
+static size_t job_count(const job *j) {
+  size_t n = 0;
+  for (int i = 0; i < j->n; i++) n += dg_count(&j->w[i]);
+  return n;
+}
+
+static void job_remove(job *j, size_t k) {
+  size_t c0 = dg_count(&j->w[0]);
+  if (k < c0) dg_remove(&j->w[0], k);
+  else if (j->n > 1) dg_remove(&j->w[1], k - c0);
+}
+
+static void job_print(const job *j, FILE *out) {
+  for (int i = 0; i < j->n; i++) {
+    if (i) fprintf(out, "; at the same time, on node %u:\n", j->w[i].node);
+    dg_print(&j->w[i], out);
+  }
+}
+
+/* WATCHDOG for a segment.  The displays take memory first, so with them on a
+ * node may wait a frame for memory; with two nodes, one waits while the other
+ * holds the 2D engine, and the watchdog counts that as no progress (a 3000
+ * cycle watchdog gave TIMEOUTs on valid FILLs: seeds 917, 1483, 1524). */
+static uint32_t seg_watchdog(const job *j, uint32_t wd) {
+  if (j->w[0].display && wd < 60000) wd = 60000;
+  if (j->n > 1 && wd < 30000) wd = 30000;
+  return wd;
+}
+
+/* Is a chip write at a inside the memory a workload may write? */
+static int in_work(const dg_work *w, uint32_t a) {
+  return (a >= dg_ring_area(w) && a < dg_ring_area(w) + 0x10000) || (a >= dg_rptr_area(w) && a < dg_rptr_area(w) + 0x100) ||
+         (a >= DG_SPAN_BASE + w->off && a < DG_SPAN_END + w->off);
+}
+
+/* After segment si stopped on node w->node (state 1 idle, 2 faulted, 3
+ * hung): compare with the model, acknowledge the node's interrupts, RESET it
+ * after a fault.  Returns 0 on a mismatch. */
+static int finish_node(both *bp, const dg_work *w, int state, size_t si, uint64_t start, uint64_t limit, outcome *o) {
+  both b = *bp;
+  const uint32_t n = w->node;
+  const uint32_t node_bits = SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n);
+  sgpu_sim_run(b.sim, 16, 0);
+  const uint32_t mst = mrd(&b, SGPU_NODE_REG(n, SGPU_NREG_STATUS));
+  const int mfault = (mst & SGPU_STATUS_FAULTED) != 0;
+  if (g_verbose)
+    printf("segment %zu node %u: chip %s after %llu cycles; model %s\n", si, n,
+           state == 1 ? "idle" : state == 2 ? "faulted" : "HUNG", (unsigned long long)(sgpu_sim_cycle(b.sim) - start),
+           mfault ? "faulted" : "idle");
+  if (state == 3) {
+    mismatch(o, "hang", "segment %zu node %u: chip neither idle nor faulted after %llu cycles (STATUS 0x%x, RPTR 0x%x), model %s",
+             si, n, (unsigned long long)limit, chip_nrd(b.sim, n, SGPU_NREG_STATUS), chip_nrd(b.sim, n, SGPU_NREG_RING_RPTR),
+             mfault ? "faulted" : "idle");
+    return 0;
+  }
+  if ((state == 2) != mfault) {
+    const sgpu_ref_fault *mf;
+    size_t nf = sgpu_ref_faults(b.ref, &mf);
+    if (mfault)
+      mismatch(o, "fault", "segment %zu node %u: model faults %s at 0x%08x (header 0x%08x), chip does not", si, n,
+               sgpu_ref_fault_name(mf[nf - 1].reason), mf[nf - 1].addr, mf[nf - 1].header);
+    else
+      mismatch(o, "fault", "segment %zu node %u: chip faults %s at 0x%08x (header 0x%08x), model does not", si, n,
+               sgpu_ref_fault_name(chip_nrd(b.sim, n, SGPU_NREG_FAULT_REASON)), chip_nrd(b.sim, n, SGPU_NREG_FAULT_ADDR),
+               chip_nrd(b.sim, n, SGPU_NREG_FAULT_OPCODE));
+    return 0;
+  }
+  if (state == 2) {
+    if (!cmp_nreg(&b, n, SGPU_NREG_FAULT_REASON, si, o, "fault") || !cmp_nreg(&b, n, SGPU_NREG_FAULT_ADDR, si, o, "fault") ||
+        !cmp_nreg(&b, n, SGPU_NREG_FAULT_OPCODE, si, o, "fault"))
+      return 0;
+    cmp_nreg(&b, n, SGPU_NREG_FAULT_FENCE, si, o, "fault_fence");
+  }
+  const uint32_t cis = chip_rd(b.sim, SGPU_REG_INT_STATUS) & node_bits, mis = mrd(&b, SGPU_REG_INT_STATUS) & node_bits;
+  if (cis != mis)
+    mismatch(o, "events", "segment %zu node %u: INT_STATUS node bits chip 0x%08x, model 0x%08x", si, n, cis, mis);
+  cmp_nreg(&b, n, SGPU_NREG_RING_RPTR, si, o, "rptr");
+  cmp_nreg(&b, n, SGPU_NREG_LAST_FENCE, si, o, "last_fence");
+  if (cmp_nreg(&b, n, SGPU_NREG_CONTEXT_ID, si, o, "context") && mrd(&b, SGPU_NODE_REG(n, SGPU_NREG_CONTEXT_ID))) {
+    cmp_nreg(&b, n, SGPU_NREG_WINDOW_BASE, si, o, "context");
+    cmp_nreg(&b, n, SGPU_NREG_WINDOW_SIZE, si, o, "context");
+  }
+  wr2(&b, SGPU_REG_INT_STATUS, node_bits);
+  if (state == 2) wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
+  return !o->fail;
+}
+
+/* Run the job on a fresh chip and the model, segment by segment (segment i
+ * of every workload at the same time). */
+static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
   memset(o, 0, sizeof *o);
-  sgpu_sim_config cfg = {w->latency, w->stall, w->sim_seed, NULL};
+  const dg_work *w0 = &j->w[0];
+  sgpu_sim_config cfg = {w0->latency, w0->stall, w0->sim_seed, NULL};
   both b;
   b.sim = chip_create(&cfg);
   const uint32_t mem = sgpu_sim_mem_bytes(b.sim), sources = sgpu_sim_sources(b.sim), nodes = sgpu_sim_nodes(b.sim);
@@ -123,11 +241,11 @@ static void run_work(dg_work *w, outcome *o, sgpu_ref_stats *acc) {
   b.ref = sgpu_ref_create(&rc);
   CHIP_CHECK(b.ref != NULL, "sgpu_ref_create");
   if (g_verbose) sgpu_ref_trace(b.ref, stdout);
-  const uint32_t n = w->node;
 
-  /* displays: TINY timing, so frames are short */
+  /* displays: TINY timing, so frames are short; pixel replication 2x2, so
+   * scanout leaves the nodes some memory */
   uint32_t base0[SGPU_MAX_SOURCES] = {0}, flips0[SGPU_MAX_SOURCES] = {0}, vb0[SGPU_MAX_SOURCES] = {0};
-  if (w->display) {
+  if (w0->display) {
     for (uint32_t s = 0; s < sources; s++) {
       chip_wr(b.sim, SGPU_SOURCE_REG(s, SGPU_SREG_DISP_PITCH), 128);
       chip_wr(b.sim, SGPU_SOURCE_REG(s, SGPU_SREG_DISP_CONTROL),
@@ -142,115 +260,116 @@ static void run_work(dg_work *w, outcome *o, sgpu_ref_stats *acc) {
     CHIP_CHECK(sgpu_ref_reg_write(b.ref, SGPU_SOURCE_REG(s, SGPU_SREG_DISP_BASE), base0[s]) == 0, "DISP_BASE");
   }
 
-  /* memory: buffers and data */
-  dg_for_each_ib(w, put_ib, &b);
+  uint32_t watchdog[2], wptr[2] = {0, 0}, int_enable = 0;
+  size_t nseg = 0;
   uint8_t *data = malloc(DG_DATA_END - DG_DATA_BASE);
   CHIP_CHECK(data != NULL, "oom");
-  dg_data_image(w, data);
-  CHIP_CHECK(sgpu_sim_backdoor_write(b.sim, DG_DATA_BASE, data, DG_DATA_END - DG_DATA_BASE) == 0, "data");
-  CHIP_CHECK(sgpu_ref_mem_write(b.ref, DG_DATA_BASE, data, DG_DATA_END - DG_DATA_BASE) == 0, "data");
+  for (int k = 0; k < j->n; k++) {
+    const dg_work *w = &j->w[k];
+    const uint32_t n = w->node;
+    dg_for_each_ib(w, put_ib, &b);
+    dg_data_image(w, data);
+    CHIP_CHECK(sgpu_sim_backdoor_write(b.sim, DG_DATA_BASE + w->off, data, DG_DATA_END - DG_DATA_BASE) == 0, "data");
+    CHIP_CHECK(sgpu_ref_mem_write(b.ref, DG_DATA_BASE + w->off, data, DG_DATA_END - DG_DATA_BASE) == 0, "data");
+    wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_BASE), w->ring_base);
+    wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_SIZE), w->ring_size);
+    wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RPTR_ADDR), w->rptr_addr);
+    watchdog[k] = seg_watchdog(j, w->nseg ? w->seg[0].watchdog : 3000);
+    wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), watchdog[k]);
+    wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE);
+    int_enable |= SGPU_INT_DMA_FAULTED(n);
+    if (w->nseg > nseg) nseg = w->nseg;
+  }
   free(data);
-
-  /* the ring */
-  wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_BASE), w->ring_base);
-  wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_SIZE), w->ring_size);
-  wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RPTR_ADDR), w->rptr_addr);
-  uint32_t watchdog = w->nseg ? w->seg[0].watchdog : 3000;
-  wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), watchdog);
-  wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE);
-  wr2(&b, SGPU_REG_INT_ENABLE, SGPU_INT_DMA_FAULTED(n));
+  wr2(&b, SGPU_REG_INT_ENABLE, int_enable);
   sgpu_sim_mem_log_enable(b.sim, LOG_CAP);
   const uint64_t t0 = sgpu_sim_cycle(b.sim);
+  uint32_t split_rng = w0->sim_seed | 1u;
 
-  const uint32_t mask = w->ring_size - 1, node_bits = SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n);
-  uint32_t wptr = 0;
-  for (size_t si = 0; si < w->nseg && !o->fail; si++) {
-    dg_seg *sg = &w->seg[si];
-    uint32_t *words;
-    size_t nw = dg_layout(&sg->ring, &words);
-    sg->start = wptr;
-    if (!nw) {
+  for (size_t si = 0; si < nseg && !o->fail; si++) {
+    int active[2] = {0, 0};
+    uint32_t second_wptr[2] = {0, 0};
+    uint64_t limit = 200000;
+    /* put each workload's segment in its ring and ring its doorbell; now and
+     * then in two steps, the second while the node works on the first */
+    for (int k = 0; k < j->n; k++) {
+      dg_work *w = &j->w[k];
+      if (si >= w->nseg) continue;
+      dg_seg *sg = &w->seg[si];
+      const uint32_t n = w->node, mask = w->ring_size - 1;
+      uint32_t *words;
+      size_t nw = dg_layout(&sg->ring, &words);
+      sg->start = wptr[k];
+      if (!nw) {
+        free(words);
+        continue;
+      }
+      uint32_t wd = seg_watchdog(j, sg->watchdog);
+      if (wd != watchdog[k]) {
+        watchdog[k] = wd;
+        wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), wd);
+      }
+      for (size_t i = 0; i < nw; i++) {
+        uint32_t a = w->ring_base + ((wptr[k] + 4 * (uint32_t)i) & mask);
+        chip_mem_write(b.sim, a, &words[i], 4);
+        CHIP_CHECK(sgpu_ref_mem_write(b.ref, a, &words[i], 4) == 0, "ring");
+      }
       free(words);
-      continue;
+      uint32_t end = (wptr[k] + 4 * ((uint32_t)nw - seg_cut(sg))) & mask;
+      if (!seg_cut(sg) && sg->ring.n >= 2 && chip_rand(&split_rng) % 100 < 30) {
+        uint32_t first = 0, np = 1 + chip_rand(&split_rng) % (uint32_t)(sg->ring.n - 1);
+        for (uint32_t i = 0; i < np; i++) first += sg->ring.p[i].nw;
+        second_wptr[k] = end;
+        end = (wptr[k] + 4 * first) & mask;
+      }
+      wptr[k] = end;
+      if (g_verbose) printf("segment %zu node %u: doorbell WPTR 0x%x%s\n", si, n, end, second_wptr[k] ? " (and later more)" : "");
+      wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end);
+      active[k] = 1;
+      limit += (uint64_t)watchdog[k] * 4 + (w0->display ? 40u * TINY_FRAME : 0);
     }
-    if (sg->watchdog != watchdog) {
-      watchdog = sg->watchdog;
-      wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), watchdog);
+    if (second_wptr[0] || second_wptr[1]) {
+      sgpu_sim_run(b.sim, chip_rand(&split_rng) % 300, 0);
+      for (int k = 0; k < j->n; k++) {
+        if (!second_wptr[k]) continue;
+        wptr[k] = second_wptr[k];
+        if (g_verbose) printf("segment %zu node %u: doorbell WPTR 0x%x\n", si, j->w[k].node, wptr[k]);
+        wr2(&b, SGPU_NODE_REG(j->w[k].node, SGPU_NREG_RING_WPTR), wptr[k]);
+      }
     }
-    for (size_t i = 0; i < nw; i++) {
-      uint32_t a = w->ring_base + ((wptr + 4 * (uint32_t)i) & mask);
-      chip_mem_write(b.sim, a, &words[i], 4);
-      CHIP_CHECK(sgpu_ref_mem_write(b.ref, a, &words[i], 4) == 0, "ring");
-    }
-    free(words);
-    wptr = (wptr + 4 * ((uint32_t)nw - seg_cut(sg))) & mask;
-    if (g_verbose) printf("segment %zu: doorbell WPTR 0x%x\n", si, wptr);
-    wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), wptr);
 
-    /* the chip: until idle or faulted */
+    /* the chip: until every node is idle or faulted */
     const uint64_t start = sgpu_sim_cycle(b.sim);
-    const uint64_t limit = (uint64_t)watchdog * 4 + (w->display ? 40u * TINY_FRAME : 0) + 200000;
-    int state = 0; /* 0 running, 1 idle, 2 faulted, 3 hung */
-    while (!state) {
+    int state[2] = {0, 0}; /* 0 running, 1 idle, 2 faulted, 3 hung */
+    for (;;) {
       sgpu_sim_run(b.sim, 256, 1);
-      uint32_t st = chip_nrd(b.sim, n, SGPU_NREG_STATUS);
-      if (st & SGPU_STATUS_FAULTED) state = 2;
-      else if (!(st & (SGPU_STATUS_BUSY | SGPU_STATUS_WAITING)) &&
-               chip_nrd(b.sim, n, SGPU_NREG_RING_RPTR) == chip_nrd(b.sim, n, SGPU_NREG_RING_WPTR))
-        state = 1;
-      else if (sgpu_sim_cycle(b.sim) - start > limit) state = 3;
-    }
-    sgpu_sim_run(b.sim, 16, 0);
-    const uint32_t mst = mrd(&b, SGPU_NODE_REG(n, SGPU_NREG_STATUS));
-    const int mfault = (mst & SGPU_STATUS_FAULTED) != 0;
-    if (g_verbose) printf("segment %zu: chip %s after %llu cycles; model %s\n", si,
-                          state == 1 ? "idle" : state == 2 ? "faulted" : "HUNG",
-                          (unsigned long long)(sgpu_sim_cycle(b.sim) - start), mfault ? "faulted" : "idle");
-    if (state == 3) {
-      mismatch(o, "hang", "segment %zu: chip neither idle nor faulted after %llu cycles (STATUS 0x%x, RPTR 0x%x), model %s",
-               si, (unsigned long long)limit, chip_nrd(b.sim, n, SGPU_NREG_STATUS),
-               chip_nrd(b.sim, n, SGPU_NREG_RING_RPTR), mfault ? "faulted" : "idle");
-      break;
-    }
-    uint32_t cis = chip_rd(b.sim, SGPU_REG_INT_STATUS) & node_bits, mis = mrd(&b, SGPU_REG_INT_STATUS) & node_bits;
-    if ((state == 2) != mfault) {
-      const sgpu_ref_fault *mf;
-      size_t nf = sgpu_ref_faults(b.ref, &mf);
-      if (mfault)
-        mismatch(o, "fault", "segment %zu: model faults %s at 0x%08x (header 0x%08x), chip does not", si,
-                 sgpu_ref_fault_name(mf[nf - 1].reason), mf[nf - 1].addr, mf[nf - 1].header);
-      else
-        mismatch(o, "fault", "segment %zu: chip faults %s at 0x%08x (header 0x%08x), model does not", si,
-                 sgpu_ref_fault_name(chip_nrd(b.sim, n, SGPU_NREG_FAULT_REASON)),
-                 chip_nrd(b.sim, n, SGPU_NREG_FAULT_ADDR), chip_nrd(b.sim, n, SGPU_NREG_FAULT_OPCODE));
-      break;
-    }
-    if (state == 2) {
-      if (!cmp_nreg(&b, n, SGPU_NREG_FAULT_REASON, si, o, "fault") ||
-          !cmp_nreg(&b, n, SGPU_NREG_FAULT_ADDR, si, o, "fault") ||
-          !cmp_nreg(&b, n, SGPU_NREG_FAULT_OPCODE, si, o, "fault"))
-        break;
-      cmp_nreg(&b, n, SGPU_NREG_FAULT_FENCE, si, o, "fault_fence");
-    }
-    if (cis != mis)
-      mismatch(o, "events", "segment %zu: INT_STATUS node bits chip 0x%08x, model 0x%08x", si, cis, mis);
-    cmp_nreg(&b, n, SGPU_NREG_RING_RPTR, si, o, "rptr");
-    cmp_nreg(&b, n, SGPU_NREG_LAST_FENCE, si, o, "last_fence");
-    if (cmp_nreg(&b, n, SGPU_NREG_CONTEXT_ID, si, o, "context") && mrd(&b, SGPU_NODE_REG(n, SGPU_NREG_CONTEXT_ID))) {
-      cmp_nreg(&b, n, SGPU_NREG_WINDOW_BASE, si, o, "context");
-      cmp_nreg(&b, n, SGPU_NREG_WINDOW_SIZE, si, o, "context");
-    }
-    wr2(&b, SGPU_REG_INT_STATUS, 0xFFFFFFFFu);
-    if (state == 2) {
-      wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
-      wptr = 0;
+      int running = 0;
+      for (int k = 0; k < j->n; k++) {
+        if (!active[k] || state[k]) continue;
+        const uint32_t n = j->w[k].node;
+        uint32_t st = chip_nrd(b.sim, n, SGPU_NREG_STATUS);
+        if (st & SGPU_STATUS_FAULTED) state[k] = 2;
+        else if (!(st & (SGPU_STATUS_BUSY | SGPU_STATUS_WAITING)) &&
+                 chip_nrd(b.sim, n, SGPU_NREG_RING_RPTR) == chip_nrd(b.sim, n, SGPU_NREG_RING_WPTR))
+          state[k] = 1;
+        else if (sgpu_sim_cycle(b.sim) - start > limit) state[k] = 3;
+        else running = 1;
+        /* a node that stopped is checked (and RESET after a fault) at once,
+         * while the other one may still be working */
+        if (state[k] && !finish_node(&b, &j->w[k], state[k], si, start, limit, o)) running = 0;
+        if (state[k] == 2) wptr[k] = 0;
+      }
+      if (!running || o->fail) break;
+      if (sgpu_sim_irq(b.sim)) { /* a fault: look at once, without the interrupt standing in the way */
+        sgpu_sim_run(b.sim, 1, 0);
+      }
     }
   }
 
   /* displays: let the queued flips be taken */
   if (!o->fail && sources) {
     sgpu_ref_display_settle(b.ref);
-    if (w->display) {
+    if (w0->display) {
       for (int k = 0; k < 64; k++) {
         uint32_t pend = 0;
         for (uint32_t s = 0; s < sources; s++) pend |= chip_rd(b.sim, SGPU_SOURCE_REG(s, SGPU_SREG_DISP_PENDING)) & 1u;
@@ -268,15 +387,17 @@ static void run_work(dg_work *w, outcome *o, sgpu_ref_stats *acc) {
       int64_t mv = sgpu_ref_vblanks(b.ref, s);
       if (cb != mb) mismatch(o, "display", "source %u: DISP_BASE chip 0x%08x, model 0x%08x", s, cb, mb);
       if (cf != mf) mismatch(o, "display", "source %u: flips taken chip %u, model %u", s, cf, mf);
-      if ((int64_t)cv < mv) mismatch(o, "display", "source %u: chip saw %u vblanks, the model needs at least %lld", s, cv, (long long)mv);
+      if ((int64_t)cv < mv)
+        mismatch(o, "display", "source %u: chip saw %u vblanks, the model needs at least %lld", s, cv, (long long)mv);
     }
   }
 
   /* memory */
-  if (!o->fail) {
-    static const struct { uint32_t base, size; } regions[] = {
-        {DG_RING_AREA, 0x10000}, {DG_RPTR_AREA, 0x100}, {DG_SPAN_BASE, DG_SPAN_END - DG_SPAN_BASE}};
-    const uint8_t *mm = sgpu_ref_memory(b.ref), *und = sgpu_ref_chip_defined(b.ref);
+  const uint8_t *mm = sgpu_ref_memory(b.ref), *und = sgpu_ref_chip_defined(b.ref);
+  for (int k = 0; k < j->n && !o->fail; k++) {
+    const dg_work *w = &j->w[k];
+    const struct { uint32_t base, size; } regions[] = {
+        {dg_ring_area(w), 0x10000}, {dg_rptr_area(w), 0x100}, {DG_SPAN_BASE + w->off, DG_SPAN_END - DG_SPAN_BASE}};
     for (size_t r = 0; r < sizeof regions / sizeof regions[0] && !o->fail; r++) {
       uint8_t *img = malloc(regions[r].size);
       CHIP_CHECK(img != NULL, "oom");
@@ -294,15 +415,16 @@ static void run_work(dg_work *w, outcome *o, sgpu_ref_stats *acc) {
       free(img);
     }
   }
-  /* timestamps: nondecreasing in program order, not in the future */
-  if (!o->fail) {
+  /* timestamps: per node nondecreasing in program order, not in the future */
+  for (int k = 0; k < j->n && !o->fail; k++) {
+    const uint32_t lo = DG_TS_BASE + j->w[k].off, hi = DG_TS_END + j->w[k].off;
     const uint32_t *ts;
     size_t nts = sgpu_ref_timestamps(b.ref, &ts);
-    const uint8_t *und = sgpu_ref_chip_defined(b.ref);
     uint64_t prev = 0, now = sgpu_sim_cycle(b.sim);
     for (size_t i = 0; i < nts; i++) {
+      if (ts[i] < lo || ts[i] >= hi) continue;
       int all = 1;
-      for (int k = 0; k < 8; k++) all &= und[ts[i] + k] != 0;
+      for (int q = 0; q < 8; q++) all &= und[ts[i] + q] != 0;
       if (!all) continue;
       uint32_t v[2];
       CHIP_CHECK(sgpu_sim_backdoor_read(b.sim, ts[i], v, 8) == 0, "ts");
@@ -315,37 +437,41 @@ static void run_work(dg_work *w, outcome *o, sgpu_ref_stats *acc) {
       prev = t;
     }
   }
-  /* FENCE order and stray writes, from the memory log */
+  /* FENCE order (per node) and stray writes, from the memory log */
   if (!o->fail) {
     const sgpu_sim_mem_event *ev;
     size_t ne = sgpu_sim_mem_log(b.sim, &ev);
-    const sgpu_ref_fence *mf;
-    size_t nmf = sgpu_ref_fences(b.ref, &mf), k = 0;
-    if (ne >= LOG_CAP) {
-      mismatch(o, "log", "memory log overflowed (%zu events)", ne);
-    }
+    if (ne >= LOG_CAP) mismatch(o, "log", "memory log overflowed (%zu events)", ne);
     for (size_t i = 0; i < ne && !o->fail; i++) {
       if (!ev[i].write) continue;
-      uint32_t a = ev[i].address;
-      int ok = (a >= DG_RING_AREA && a < DG_RING_AREA + 0x10000) || (a >= DG_RPTR_AREA && a < DG_RPTR_AREA + 0x100) ||
-               (a >= DG_SPAN_BASE && a < DG_SPAN_END);
-      if (!ok) {
-        mismatch(o, "stray", "chip wrote 0x%08x (strobe 0x%x) at 0x%08x, outside the workload's memory", ev[i].data,
-                 ev[i].strobe, a);
-        break;
-      }
-      if (a < DG_FENCE_BASE || a >= DG_FENCE_END) continue;
-      while (k < nmf && (mf[k].addr < DG_FENCE_BASE || mf[k].addr >= DG_FENCE_END)) k++;
-      if (k >= nmf || mf[k].addr != a || mf[k].value != ev[i].data) {
-        mismatch(o, "fences", "FENCE write #%zu: chip 0x%08x <- %u, model %s0x%08x <- %u", k, a, ev[i].data,
-                 k >= nmf ? "(none) " : "", k < nmf ? mf[k].addr : 0, k < nmf ? mf[k].value : 0);
-        break;
-      }
-      k++;
+      int ok = 0;
+      for (int k = 0; k < j->n; k++) ok |= in_work(&j->w[k], ev[i].address);
+      if (!ok)
+        mismatch(o, "stray", "chip wrote 0x%08x (strobe 0x%x) at 0x%08x, outside the workloads' memory", ev[i].data,
+                 ev[i].strobe, ev[i].address);
     }
-    while (!o->fail && k < nmf && (mf[k].addr < DG_FENCE_BASE || mf[k].addr >= DG_FENCE_END)) k++;
-    if (!o->fail && k < nmf)
-      mismatch(o, "fences", "chip wrote %zu FENCEs, model %zu (next: 0x%08x <- %u)", k, nmf, mf[k].addr, mf[k].value);
+    const sgpu_ref_fence *mf;
+    size_t nmf = sgpu_ref_fences(b.ref, &mf);
+    for (int k = 0; k < j->n && !o->fail; k++) {
+      const uint32_t lo = DG_FENCE_BASE + j->w[k].off, hi = DG_FENCE_END + j->w[k].off;
+      size_t q = 0, count = 0;
+      for (size_t i = 0; i < ne && !o->fail; i++) {
+        uint32_t a = ev[i].address;
+        if (!ev[i].write || a < lo || a >= hi) continue;
+        while (q < nmf && (mf[q].addr < lo || mf[q].addr >= hi)) q++;
+        if (q >= nmf || mf[q].addr != a || mf[q].value != ev[i].data) {
+          mismatch(o, "fences", "node %u FENCE write #%zu: chip 0x%08x <- %u, model %s0x%08x <- %u", j->w[k].node, count, a,
+                   ev[i].data, q >= nmf ? "(none) " : "", q < nmf ? mf[q].addr : 0, q < nmf ? mf[q].value : 0);
+          break;
+        }
+        q++;
+        count++;
+      }
+      while (!o->fail && q < nmf && (mf[q].addr < lo || mf[q].addr >= hi)) q++;
+      if (!o->fail && q < nmf)
+        mismatch(o, "fences", "node %u: chip wrote %zu FENCEs, the model more (next: 0x%08x <- %u)", j->w[k].node, count,
+                 mf[q].addr, mf[q].value);
+    }
   }
   o->cycles = sgpu_sim_cycle(b.sim) - t0;
   if (acc) {
@@ -361,33 +487,31 @@ static void run_work(dg_work *w, outcome *o, sgpu_ref_stats *acc) {
   sgpu_sim_destroy(b.sim);
 }
 
-/* Drop packets while the workload still fails the same way (ddmin). */
-static dg_work *shrink(const dg_work *w, const outcome *orig, int max_trials) {
-  dg_work *cur = dg_clone(w);
+/* Drop packets while the job still fails the same way (ddmin). */
+static void shrink(job *cur, const outcome *orig, int max_trials) {
   int saved = g_verbose, trials = 0;
   g_verbose = 0;
-  size_t chunk = dg_count(cur) / 2;
+  size_t chunk = job_count(cur) / 2;
   if (!chunk) chunk = 1;
-  while (chunk >= 1 && trials < max_trials) {
+  while (trials < max_trials) {
     int progress = 0;
     size_t start = 0;
-    while (start < dg_count(cur) && trials < max_trials) {
-      dg_work *cand = dg_clone(cur);
+    while (start < job_count(cur) && trials < max_trials) {
+      job cand;
+      job_clone(&cand, cur);
       size_t end = start + chunk;
-      if (end > dg_count(cand)) end = dg_count(cand);
+      if (end > job_count(&cand)) end = job_count(&cand);
       for (size_t k = end; k-- > start;)
-        if (k < dg_count(cand)) dg_remove(cand, k);
+        if (k < job_count(&cand)) job_remove(&cand, k);
       outcome o;
-      run_work(cand, &o, NULL);
+      run_job(&cand, &o, NULL);
       trials++;
       if (o.fail && !strcmp(o.tag, orig->tag)) {
-        dg_free(cur);
-        free(cur);
-        cur = cand;
+        job_free(cur);
+        *cur = cand;
         progress = 1;
       } else {
-        dg_free(cand);
-        free(cand);
+        job_free(&cand);
         start += chunk;
       }
     }
@@ -398,9 +522,8 @@ static dg_work *shrink(const dg_work *w, const outcome *orig, int max_trials) {
   }
   g_verbose = saved;
   outcome o;
-  run_work(cur, &o, NULL); /* sets the segment start offsets for the listing */
-  printf("  shrunk to %zu packets in %d runs: %s\n", dg_count(cur), trials, o.fail ? o.msg : "(passes now?)");
-  return cur;
+  run_job(cur, &o, NULL); /* sets the segment start offsets for the listing */
+  printf("  shrunk to %zu packets in %d runs: %s\n", job_count(cur), trials, o.fail ? o.msg : "(passes now?)");
 }
 
 static double now_s(void) {
@@ -437,20 +560,22 @@ int main(int argc, char **argv) {
   }
   sgpu_sim *probe = chip_create(NULL);
   dg_limits lim = {sgpu_sim_mem_bytes(probe), sgpu_sim_sources(probe)};
+  const uint32_t nodes = sgpu_sim_nodes(probe);
   sgpu_sim_destroy(probe);
 
   sgpu_ref_stats acc;
   memset(&acc, 0, sizeof acc);
-  uint32_t failures = 0, shrunk = 0;
+  uint32_t failures = 0, shrunk = 0, two = 0;
   uint64_t cycles = 0;
   const double t0 = now_s();
   for (uint32_t i = 0; i < seeds; i++) {
     const uint32_t seed = base + i;
-    dg_work w;
-    dg_generate(&w, seed, &lim);
-    if (g_verbose) dg_print(&w, stdout);
+    job j;
+    job_generate(&j, seed, &lim, nodes);
+    two += j.n > 1;
+    if (g_verbose) job_print(&j, stdout);
     outcome o;
-    run_work(&w, &o, &acc);
+    run_job(&j, &o, &acc);
     cycles += o.cycles;
     if (o.fail) {
       failures++;
@@ -458,17 +583,16 @@ int main(int argc, char **argv) {
       printf("  reproduce: %s --seed %u --verbose\n", g_argv0, seed);
       if (shrink_on && shrunk < 3) {
         shrunk++;
-        dg_work *s = shrink(&w, &o, 400);
-        dg_print(s, stdout);
-        dg_free(s);
-        free(s);
+        shrink(&j, &o, 400);
+        job_print(&j, stdout);
       }
       fflush(stdout);
     }
-    dg_free(&w);
+    job_free(&j);
   }
   const double dt = now_s() - t0;
-  printf("%u seeds, %u failed, %.1f s, %llu chip cycles\n", seeds, failures, dt, (unsigned long long)cycles);
+  printf("%u seeds (%u with two nodes at once), %u failed, %.1f s, %llu chip cycles\n", seeds, two, failures, dt,
+         (unsigned long long)cycles);
   chip_figure("diff_seeds_per_sec", seeds / (dt > 0 ? dt : 1));
   int missing = 0;
   for (uint32_t op = 0; op < SGPU_OP_COUNT_OF_OPCODES; op++) {

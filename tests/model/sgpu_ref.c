@@ -100,7 +100,12 @@ sgpu_ref *sgpu_ref_create(const sgpu_ref_config *cfg) {
     free(m);
     return NULL;
   }
-  for (uint32_t n = 0; n < SGPU_MAX_NODES; n++) m->node[n].win_size = cfg->mem_bytes;
+  /* reset values (the interface spec does not list them): every register 0
+   * but RING_SIZE, which holds the smallest legal size */
+  for (uint32_t n = 0; n < SGPU_MAX_NODES; n++) {
+    m->node[n].win_size = cfg->mem_bytes;
+    m->node[n].ring_size = 64;
+  }
   for (uint32_t s = 0; s < SGPU_MAX_SOURCES; s++) m->src[s].last_flip_vb = INT64_MIN / 2;
   return m;
 }
