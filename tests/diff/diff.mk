@@ -2,7 +2,8 @@
 # model (tests/model), and the "validation is exact" test.
 #
 #   make test              runs $(BUILD)/tests/diff/diff_seeds.sh (2000 fixed seeds)
-#                          $(BUILD)/tests/diff/test_validate_exact and test_regs_diff
+#                          $(BUILD)/tests/diff/test_validate_exact, test_regs_diff and
+#                          test_diff_regressions
 #   make soak SEEDS=N      N random seeds (the base seed is printed)
 #   build/tests/diff/sgpu_diff --seed S --verbose   one seed, with listing and traces
 
@@ -26,6 +27,10 @@ $(DIFF_DIR)/test_validate_exact: $(DIFF_DIR)/test_validate_exact.o $(DIFF_GEN_OB
     $(HOST_ASAN_OBJS) $(SIM_LIB)
 	$(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(HOST_LDLIBS)
 
+$(DIFF_DIR)/test_diff_regressions: $(DIFF_DIR)/test_diff_regressions.o $(DIFF_MODEL_OBJ) $(CHIP_UTIL_OBJ) \
+    $(HOST_ASAN_OBJS) $(SIM_LIB)
+	$(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(HOST_LDLIBS)
+
 $(DIFF_DIR)/test_regs_diff: $(DIFF_DIR)/test_regs_diff.o $(DIFF_MODEL_OBJ) $(CHIP_UTIL_OBJ) $(HOST_ASAN_OBJS) $(SIM_LIB)
 	$(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(HOST_LDLIBS)
 
@@ -35,9 +40,11 @@ $(DIFF_DIR)/diff_seeds.sh: $(DIFF_BIN) tests/diff/diff.mk
 	printf '#!/bin/sh\nexec %s --seeds %s --base 1 "$$@"\n' '$(abspath $(DIFF_BIN))' '$(DIFF_SEEDS)' >$@
 	chmod +x $@
 
-TESTS += $(DIFF_DIR)/diff_seeds.sh $(DIFF_DIR)/test_validate_exact $(DIFF_DIR)/test_regs_diff
+DIFF_TESTS := $(DIFF_DIR)/diff_seeds.sh $(DIFF_DIR)/test_validate_exact $(DIFF_DIR)/test_regs_diff \
+              $(DIFF_DIR)/test_diff_regressions
+TESTS += $(DIFF_TESTS)
 
 .PHONY: soak diff
-diff: $(DIFF_BIN) $(DIFF_DIR)/test_validate_exact $(DIFF_DIR)/test_regs_diff
+diff: $(DIFF_BIN) $(DIFF_TESTS)
 soak: $(DIFF_BIN)
 	$(DIFF_BIN) --random --seeds $(SEEDS)

@@ -78,6 +78,7 @@ static dg_list *new_list(void) {
 /* ------------------------------------------------------------ packets */
 static void g_write_data(gctx *g, dg_list *l, uint32_t level, uint32_t maxw) {
   uint32_t n = 1 + rr(g, chance(g, 5) ? 64 : 12);
+  if (chance(g, 2)) n = 100 + rr(g, 600); /* longer than any fetch buffer */
   if (n > maxw) n = maxw;
   uint32_t *w = add(l, 2 + n);
   w[0] = hdr(SGPU_OP_WRITE_DATA, 1 + n, 0);
@@ -204,7 +205,7 @@ static void g_timestamp(gctx *g, dg_list *l, uint32_t level) {
 }
 
 static void g_nop(gctx *g, dg_list *l) {
-  uint32_t n = rr(g, 6);
+  uint32_t n = chance(g, 3) ? 64 + rr(g, 400) : rr(g, 6);
   uint32_t *w = add(l, 1 + n);
   w[0] = hdr(SGPU_OP_NOP, n, 0);
   for (uint32_t i = 0; i < n; i++) w[1 + i] = rnd(g);
@@ -415,6 +416,7 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
 }
 
 static uint32_t ib_len_bytes(const dg_pkt *p);
+static void free_list(dg_list *l);
 
 static uint32_t list_words(const dg_list *l) {
   uint32_t n = 0;
@@ -440,6 +442,9 @@ static void g_indirect(gctx *g, dg_list *l, uint32_t level, uint32_t fence_id) {
   if (p->ib->n && chance(g, 5)) {
     uint32_t last = p->ib->p[p->ib->n - 1].nw;
     if (last > 1) p->ib_cut = 1 + rr(g, last - 1);
+  } else if (chance(g, 3)) { /* an empty buffer */
+    free_list(p->ib);
+    p->ib->n = 0;
   }
   /* placeholders; dg_layout patches them */
   w[1] = p->ib_addr;
@@ -476,7 +481,7 @@ static void pick_window(gctx *g, uint32_t *base_out, uint32_t *end_out) {
   uint32_t base, end;
   if (chance(g, 12)) {
     base = O(DG_SPAN_BASE) + 4 * rr(g, (O(DG_SPAN_END) - O(DG_SPAN_BASE)) / 4);
-    end = base + 4 * (1 + rr(g, 2048));
+    end = base + 4 * (chance(g, 10) ? 0 : 1 + rr(g, 2048)); /* size 0: nothing is inside */
     if (end > O(DG_SPAN_END)) end = O(DG_SPAN_END);
   } else {
     uint32_t cur = g->ib_cursor & ~0xFFFu;
