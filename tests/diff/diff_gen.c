@@ -331,10 +331,13 @@ static void g_invalid(gctx *g, dg_list *l, uint32_t level) {
     }
     break;
   }
-  case 6: { /* CONTEXT_WINDOW (only faults in a windowed IB) */
-    uint32_t a = g->windowed && g->wb > O(DG_SPAN_BASE) + 64 && rr(g, 2) ? g->wb - 4 * (1 + rr(g, 8))
-                 : g->windowed && g->we + 64 < O(DG_SPAN_END) ? g->we - 4 * rr(g, 2)
-                                                         : O(DG_DATA_BASE) + 4 * rr(g, 256);
+  case 6: { /* CONTEXT_WINDOW (only faults in a windowed IB); the address stays
+             * in the data or framebuffer area, where any write is compared as
+             * memory, in case the packet runs in another context */
+    uint32_t a;
+    if (g->windowed && g->wb >= O(DG_DATA_BASE) + 64 && rr(g, 2)) a = g->wb - 4 * (1 + rr(g, 8));
+    else if (g->windowed && g->we >= O(DG_DATA_BASE) + 4 && g->we + 8 <= O(DG_SPAN_END)) a = g->we - 4 * rr(g, 2);
+    else a = O(DG_DATA_BASE) + 4 * rr(g, 256);
     w = add(l, 4);
     w[0] = hdr(SGPU_OP_WRITE_DATA, 3, 0);
     w[1] = a;
@@ -622,6 +625,7 @@ void dg_generate_buffer(dg_work *w, uint32_t seed, const dg_limits *lim) {
   if (chance(&g, 50)) {
     uint32_t base, end;
     pick_window(&g, &base, &end);
+    if (end == base) end += 4; /* the library's contexts have non-empty windows */
     c[1] = 1;
     c[2] = base;
     c[3] = end - base;
