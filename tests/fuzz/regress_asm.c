@@ -35,11 +35,11 @@ static void test_disasm_past_4gib_does_not_reassemble(void **state) {
     size_t n2 = 0;
     sgpu_asm_error e;
     rc = sgpu_asm_assemble(text, len, "t.s", 0, &w2, &n2, &e);
+    free(text);
     if (rc) fail_msg("%zu words at 0xFFFFFF80: disassembly does not reassemble: %s", n, e.message);
     assert_int_equal(n2, n);
     assert_memory_equal(w2, w, n * 4);
     free(w2);
-    free(text);
   }
 }
 
