@@ -116,7 +116,8 @@ int sgpu_asm_assemble_ex(const char *text, size_t len, const char *filename,
  * '\n'.  *text is malloc'd and NUL-terminated (free() it); *len excludes the
  * NUL.  `base` is the address of words[0] (used by the options above).
  * Returns 0 or SGPU_ASM_ERR_INVALID_ARG / SGPU_ASM_ERR_NO_MEMORY /
- * SGPU_ASM_ERR_TOO_LARGE. */
+ * SGPU_ASM_ERR_TOO_LARGE, or SGPU_ASM_ERR_RANGE when the words would run past
+ * the 32-bit address space from base (the assembler refuses such code). */
 int sgpu_disasm(const uint32_t *words, size_t count, uint32_t base, unsigned flags,
                 char **text, size_t *len);
 

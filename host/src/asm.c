@@ -1052,6 +1052,8 @@ int sgpu_disasm(const uint32_t *words, size_t count, uint32_t base, unsigned fla
                 char **text, size_t *len) {
   if ((!words && count) || !text || !len) return SGPU_ASM_ERR_INVALID_ARG;
   if (count > SGPU_ASM_MAX_WORDS) return SGPU_ASM_ERR_TOO_LARGE;
+  /* The words must fit below 4 GiB from base, as the assembler requires. */
+  if (count > (0x100000000ull - base) / 4) return SGPU_ASM_ERR_RANGE;
   strbuf b = {0};
   if (flags & SGPU_DISASM_ORG) sb_printf(&b, ".org 0x%x\n", base);
   size_t i = 0;

@@ -132,7 +132,8 @@ sgpu_block *sgpu__host_block(sgpu_device *dev, uint64_t addr, uint64_t size) {
   }
   if (lo == 0) return NULL;
   sgpu_block *b = &seg->blocks[lo - 1];
-  if (addr + size > b->addr + b->size) return NULL;
+  /* addr >= b->addr here; compare lengths, which cannot wrap. */
+  if (size > b->size || addr - b->addr > b->size - size) return NULL;
   return b;
 }
 
@@ -183,7 +184,7 @@ static int mem_access(sgpu_device *dev, uint64_t address, void *rdata, const voi
     else memcpy(b->host + (address - b->addr), wdata, size);
     return 0;
   }
-  if (address + size > dev->mem_size)
+  if (address > dev->mem_size || size > dev->mem_size - address)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS,
                       "GPU range 0x%llx+%u leaves GPU memory (%u bytes)",
                       (unsigned long long)address, size, dev->mem_size);

@@ -104,7 +104,8 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
                       s);
   uint64_t pa = a->dma_buffer_physical_address, size = a->dma_buffer_size;
   if (s == SGPU_SEGMENT_SYSTEM ? !sgpu__host_block(dev, pa, size)
-                               : (pa < dev->seg[s].base || pa + size > dev->seg[s].base + dev->seg[s].size))
+                               : (pa < dev->seg[s].base || size > dev->seg[s].size ||
+                                  pa - dev->seg[s].base > dev->seg[s].size - size))
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_BUFFER_ADDRESS,
                       "DMA buffer 0x%llx+%u is not inside %s %u", (unsigned long long)pa,
                       a->dma_buffer_size, s ? "segment" : "a host allocation of segment", s);
@@ -345,7 +346,7 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
     return sgpu__fail(dev, SGPU_ERROR_VALIDATE_COMMAND_ALIGN,
                       "commands 0x%llx length %u not 4-byte aligned", (unsigned long long)a->commands,
                       a->command_length);
-  if (a->commands + a->command_length > dev->mem_size)
+  if (a->commands > dev->mem_size || a->command_length > dev->mem_size - a->commands)
     return sgpu__fail(dev, SGPU_ERROR_VALIDATE_COMMAND_RANGE,
                       "commands 0x%llx+%u leave GPU memory (%u bytes)", (unsigned long long)a->commands,
                       a->command_length, dev->mem_size);
