@@ -586,6 +586,10 @@ static void generate(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t o
   w->sim_seed = rnd(&g);
   w->display = lim->sources && chance(&g, 20) && display_ok;
   if (w->display && w->stall > 40) w->stall = 40;
+  if (!w->display && chance(&g, 6)) { /* a very slow memory now and then */
+    w->stall = 70 + rr(&g, 21);
+    w->latency = 1 + rr(&g, 8);
+  }
   w->data_seed = rnd(&g);
   w->nseg = 2 + rr(&g, 5);
   w->seg = xrealloc(NULL, w->nseg * sizeof *w->seg);
