@@ -6,7 +6,8 @@
  *  - What validation accepts is submitted (sgpu_submit_command, segment 1)
  *    and must reach its fence without a fault.
  *  - What it rejects with SGPU_ERROR_PACKET_<F> at packet address A must
- *    fault on a raw chip with FAULT_REASON F and FAULT_ADDR A when the same
+ *    fault on a raw chip with FAULT_REASON F, FAULT_ADDR A and FAULT_OPCODE
+ *    the header word at A when the same
  *    memory is loaded and the buffer is the target of a ring INDIRECT (level
  *    1), after a ring CONTEXT packet with the same window.
  *
@@ -161,7 +162,9 @@ int main(int argc, char **argv) {
         int st = chip_wait_idle(raw, 0, 400000);
         chip_fault f;
         chip_read_fault(raw, 0, &f);
-        if (st != 1 || f.reason != want || f.addr != want_addr) {
+        uint32_t want_header = 0;
+        sgpu_read(dev, want_addr, &want_header, 4);
+        if (st != 1 || f.reason != want || f.addr != want_addr || f.opcode != want_header) {
           printf("FAIL seed %u: validation says %s at 0x%08x (%s); the chip %s %s at 0x%08x\n", seed,
                  sgpu_fault_name(want), want_addr, why, st == 1 ? "faults" : st == 0 ? "runs to the end, no fault" : "hangs",
                  st == 1 ? sgpu_fault_name(f.reason) : "-", f.addr);

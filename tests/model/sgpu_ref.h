@@ -26,6 +26,17 @@
  * vertical blanking (DISP_SCANLINE[16]), so the wait ends by the next vblank.  Display waits advance a per-source vblank counter
  * that is a lower bound of the vblanks the chip must have seen.
  *
+ * Points the interface text leaves open, and what the model takes:
+ *   - reset values: every register 0 except RING_SIZE = 64;
+ *   - CONTROL.RESET clears what it lists (fault, IB stack, context, RPTR and
+ *     WPTR), not the fence in flight, nor LAST_FENCE;
+ *   - the fence in flight is set by a ring-level INDIRECT whose header passed
+ *     (so that its fence word exists), before its payload checks;
+ *   - RPTR is written back after each completed ring packet, for an INDIRECT
+ *     when its buffer is entered (never for a faulting packet or at RESET);
+ *   - a null context (id 0) has the whole memory as window; WINDOW_BASE and
+ *     WINDOW_SIZE then read 0 and the memory size.
+ *
  * Chip-defined values.  TIMESTAMP writes the cycle counter, which the model
  * cannot know: it marks those 8 bytes chip-defined (sgpu_ref_chip_defined) and
  * logs the address; a later write makes bytes defined again, COPY carries the
