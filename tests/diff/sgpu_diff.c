@@ -36,6 +36,7 @@
 
 static int g_verbose;
 static size_t g_max_log; /* most memory-log events a seed needed */
+static uint64_t g_busy_resets; /* RESETs of a node while the other one worked */
 static const char *g_argv0 = "build/tests/diff/sgpu_diff";
 
 typedef struct outcome {
@@ -359,6 +360,16 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
          * while the other one may still be working */
         if (state[k] && !finish_node(&b, &j->w[k], state[k], si, start, limit, o)) running = 0;
         if (state[k] == 2) wptr[k] = 0;
+        /* now and then RESET a node that finished while the other still
+         * works (it may own the 2D engine the other one is using or waiting
+         * for): nothing of the other node's work may change */
+        if (state[k] == 1 && !o->fail && j->n > 1 && active[k ^ 1] && !state[k ^ 1] &&
+            chip_rand(&split_rng) % 100 < 60) {
+          if (g_verbose) printf("segment %zu node %u: RESET while node %u works\n", si, j->w[k].node, j->w[k ^ 1].node);
+          wr2(&b, SGPU_NODE_REG(j->w[k].node, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
+          wptr[k] = 0;
+          g_busy_resets++;
+        }
       }
       if (!running || o->fail) break;
       if (sgpu_sim_irq(b.sim)) { /* a fault: look at once, without the interrupt standing in the way */
@@ -620,7 +631,8 @@ int main(int argc, char **argv) {
       missing++;
     }
   }
-  printf("most memory-log events of a seed: %zu (capacity %u)\n", g_max_log, LOG_CAP);
+  printf("most memory-log events of a seed: %zu (capacity %u); RESETs while the other node worked: %llu\n",
+         g_max_log, LOG_CAP, (unsigned long long)g_busy_resets);
   printf("IBs entered %llu, skipped %llu, deepest level %llu, indeterminate waits %llu\n",
          (unsigned long long)acc.ib_entered, (unsigned long long)acc.ib_skipped, (unsigned long long)acc.max_depth,
          (unsigned long long)acc.indeterminate);
