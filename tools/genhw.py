@@ -677,7 +677,7 @@ def markdown():
         d(f"| {bits} | {name} | {doc} |")
     d("")
     d(f"## Registers\n\nHost address bit {S.REG_SPACE_BIT} selects the register space; "
-      "below it is GPU memory.\n")
+      f"below it is GPU memory. {S.REG_RESET_NOTE}\n")
     d("| offset | name | access | meaning |")
     d("|---|---|---|---|")
     for name, off, acc, doc in S.GLOBAL_REGS:

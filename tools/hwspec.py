@@ -112,12 +112,15 @@ OPCODES = [
        checks=[C("flag_max", "FUNC", 6), C("align", "addr"), C("range", "addr", 4),
                C("window", "addr", 4)]),
     Op("WAIT_VSYNC", 0x05, [W("source", "display source", kind="source", fmt="dec")],
-       "Wait for the next start of vertical blanking of the source.",
+       "Wait for the next start of vertical blanking of the source. On a disabled display it waits "
+       "until the display is enabled (or the watchdog ends it).",
        checks=[C("source", "source")]),
     Op("WAIT_SCANLINE", 0x06,
        [W("source", "display source", kind="source", fmt="dec"),
         W("lines", "first line [15:0], last line [31:16]", kind="lines", fmt="dec")],
-       "Wait while the source's beam is on a line in [first, last].",
+       "Wait while the source's beam is on a line in [first, last]. During vertical blanking the "
+       "beam is on no line, so the wait ends by the next vblank. On a disabled display it waits "
+       "until the display is enabled (or the watchdog ends it).",
        checks=[C("source", "source")]),
     Op("FILL", 0x07,
        [W("dst", "destination", kind="addr"), W("pitch", "pitch", kind="u16", fmt="dec"),
@@ -388,6 +391,10 @@ CFG_ERRORS = [
     ("WHILE_ENABLED", 5),
 ]
 
+REG_RESET_NOTE = ("Every register resets to 0, except RING_SIZE (64), WINDOW_SIZE (reads the memory "
+                  "size: the null context), DISP_TIMING (the VGA timing) and the read-only identity "
+                  "registers (ID, VERSION, CAPS, MEM_SIZE, SEG*_*).")
+
 NODE_BASE = 0x100
 NODE_STRIDE = 0x80
 NODE_REGS = [
@@ -413,10 +420,14 @@ NODE_REGS = [
     ("FAULT_ADDR", 0x20, "ro", "byte address of the faulting packet's header (0 when not faulted)"),
     ("FAULT_OPCODE", 0x24, "ro", "header word of the faulting packet (0 when not faulted)"),
     ("FAULT_FENCE", 0x28, "ro", "fence id in flight: that of the last ring-level INDIRECT (the "
-                              "submission), including a faulting one (0 when not faulted)"),
+                              "submission), including a faulting one (0 when not faulted). CONTROL.RESET "
+                              "does not clear the fence in flight: a fault before the next ring INDIRECT "
+                              "reports the previous one"),
     ("WATCHDOG", 0x2C, "rw", "cycles without progress (a packet completing or a command word fetched) "
                            "while busy before a TIMEOUT fault; 0 disables. 24 bits: a value above 0xFFFFFF is "
-                           "rejected (CFG_ERROR[4])"),
+                           "rejected (CFG_ERROR[4]). Progress is the node's own: a FILL or COPY waiting for "
+                           "the 2D engine while another node's blit holds it, or a node starved by scanout, "
+                           "makes none, so set it above the longest blit any node may run"),
     ("LAST_FENCE", 0x30, "ro", "value of the last FENCE this node wrote"),
     ("PERF_BUSY", 0x34, "ro", "cycles the node was busy"),
     ("PERF_STALL", 0x38, "ro", "cycles the node waited on memory"),
