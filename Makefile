@@ -37,6 +37,7 @@ docs: docs/interface.md
 
 include rtl/rtl.mk
 include sim/sim.mk
+include sim/link.mk
 include host/host.mk
 include tests/tests.mk
 

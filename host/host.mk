@@ -47,15 +47,19 @@ $(HOST_LIB_SO): $(HOST_OBJS) $(SIM_LIB)
 	$(CC) -shared -Wl,-soname,libsgpu.so -o $@ $(HOST_OBJS) \
 	  -Wl,--whole-archive $(SIM_LIB) -Wl,--no-whole-archive $(HOST_LDLIBS)
 
+# $(1) prefix, $(2) 1 = with the simulation model, 0 = without (link
+# transports only).  `pkg-config --variable=sim sgpu` tells which one is
+# installed.
 define HOST_PC_TEXT
 prefix=$(1)
 libdir=$${prefix}/lib
 includedir=$${prefix}/include
+sim=$(2)
 
 Name: sgpu
-Description: host driver library of the sgpu soft-GPU (with its in-process simulation model)
+Description: host driver library of the sgpu soft-GPU ($(if $(filter 1,$(2)),with its in-process simulation model,without the simulation model: tcp/serial transports only))
 Version: $(SGPU_VERSION)
-Libs: -L$${libdir} -lsgpu -lpng -lstdc++ -lz -lpthread -lm
+Libs: -L$${libdir} -lsgpu -lpng $(if $(filter 1,$(2)),-lstdc++ -lz )-lpthread -lm
 
 Cflags: -I$${includedir}
 endef
@@ -63,7 +67,7 @@ SGPU_VERSION := $(shell sed -n 's/^VERSION_MAJOR *= *//p' tools/hwspec.py).$(she
 
 # $(file) is expanded before the recipe runs, so the folder must exist first.
 $(HOST_PC): host/host.mk tools/hwspec.py | $(dir $(HOST_PC))
-	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX)))
+	$(file >$@,$(call HOST_PC_TEXT,$(PREFIX),1))
 	@true
 $(dir $(HOST_PC)):
 	mkdir -p $@
@@ -86,6 +90,41 @@ ifeq ($(SIM_PIC),1)
 ALL_TARGETS += $(HOST_LIB_SO)
 HOST_INSTALL_SO := $(HOST_LIB_SO)
 endif
+
+# ---------------------------------------------------------------- without the model
+# The same library without the simulation model (-DSGPU_NO_SIM): no
+# Verilator, no C++ runtime; `sim` URIs are refused, tcp:/serial: work.
+# Built into $(BUILD)/nosim; `make install-nosim` installs it (with a .pc
+# whose sim variable is 0) instead of the full one.
+HOST_NOSIM_DIR  := $(BUILD)/nosim
+HOST_NOSIM_OBJS := $(patsubst host/src/%.c,$(HOST_NOSIM_DIR)/obj/%.o,$(HOST_SRCS))
+HOST_NOSIM_A    := $(HOST_NOSIM_DIR)/lib/libsgpu.a
+HOST_NOSIM_CLI  := $(HOST_NOSIM_DIR)/bin/sgpu
+HOST_NOSIM_LDLIBS := -lpng -lpthread -lm
+.SECONDARY: $(HOST_NOSIM_OBJS)
+
+$(HOST_NOSIM_DIR)/obj/%.o: host/src/%.c $(HOST_HDRS) $(HOST_INT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -DSGPU_NO_SIM $(OPT) -fPIC -c -o $@ $<
+
+$(HOST_NOSIM_A): $(HOST_NOSIM_OBJS)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	ar rcs $@ $(HOST_NOSIM_OBJS)
+
+$(HOST_NOSIM_CLI): $(HOST_CLI_SRCS) $(HOST_NOSIM_A) $(HOST_HDRS) $(wildcard host/cli/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Ihost/cli $(OPT) -o $@ $(HOST_CLI_SRCS) $(HOST_NOSIM_A) $(HOST_NOSIM_LDLIBS)
+
+.PHONY: nosim install-nosim
+nosim: $(HOST_NOSIM_A) $(HOST_NOSIM_CLI)
+install-nosim: $(HOST_NOSIM_A) $(HOST_NOSIM_CLI)
+	install -d $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include $(DESTDIR)$(PREFIX)/bin
+	install -m 644 $(HOST_NOSIM_A) $(DESTDIR)$(PREFIX)/lib/libsgpu.a
+	install -m 644 host/include/*.h $(HW_H) $(DESTDIR)$(PREFIX)/include/
+	$(file >$(HOST_NOSIM_DIR)/sgpu-install.pc,$(call HOST_PC_TEXT,$(PREFIX),0))
+	install -m 644 $(HOST_NOSIM_DIR)/sgpu-install.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/sgpu.pc
+	install -m 755 $(HOST_NOSIM_CLI) $(DESTDIR)$(PREFIX)/bin/sgpu
 
 # ---------------------------------------------------------------- tests
 # tests/host/test_*.c: one cmocka program each, built with sanitizers
@@ -128,6 +167,6 @@ install: $(HOST_LIB_A) $(HOST_INSTALL_SO) $(if $(HOST_CLI_SRCS),$(HOST_CLI)) $(H
 	install -m 644 $(HOST_LIB_A) $(DESTDIR)$(PREFIX)/lib/libsgpu.a
 	$(if $(HOST_INSTALL_SO),install -m 755 $(HOST_LIB_SO) $(DESTDIR)$(PREFIX)/lib/libsgpu.so)
 	install -m 644 host/include/*.h $(HW_H) $(DESTDIR)$(PREFIX)/include/
-	$(file >$(BUILD)/lib/sgpu-install.pc,$(call HOST_PC_TEXT,$(PREFIX)))
+	$(file >$(BUILD)/lib/sgpu-install.pc,$(call HOST_PC_TEXT,$(PREFIX),1))
 	install -m 644 $(BUILD)/lib/sgpu-install.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/sgpu.pc
 	for b in $(BUILD)/bin/*; do [ -f "$$b" ] && install -m 755 "$$b" $(DESTDIR)$(PREFIX)/bin/; done; true

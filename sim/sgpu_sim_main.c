@@ -8,12 +8,26 @@
  * With --pattern it first programs source 0 and draws a test pattern through
  * the chip's host port, so the display shows something on its own.
  *
- * Later this program also serves the framed host-bridge protocol of
- * docs/link-protocol.md over TCP (`tcp:HOST:PORT` device URIs): see
- * serve_tcp() below, the one place where that goes.
+ * With --listen tcp:HOST:PORT or --pty it is a link server instead: the
+ * chip behind its host bridge (rtl/sgpu_link_top.v, sim/sgpu_link_sim.h)
+ * takes the bytes of docs/link-protocol.md from a TCP client or a
+ * pseudo-terminal, paced at the wire rate in simulated time (--baud), with
+ * optional byte faults both ways (--link-errors).  The chip persists across
+ * connections; simulated time stands still while no client is connected.
  */
+#define _GNU_SOURCE /* posix_openpt, ptsname */
+#include <arpa/inet.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <termios.h>
+#include <unistd.h>
 #include <png.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,6 +36,7 @@
 #include <SDL.h>
 
 #include "sgpu_hw.h"
+#include "sgpu_link_sim.h"
 #include "sgpu_sim.h"
 
 #define PATTERN_FB 0x00100000u /* framebuffer of --pattern, in segment 1 */
@@ -38,6 +53,10 @@ typedef struct options {
   const char *png;
   sgpu_sim_config cfg;
   const char *listen;
+  int pty;
+  uint64_t baud;        /* 0 = as fast as the bridge takes bytes */
+  double drop, corrupt, dup; /* --link-errors */
+  uint32_t err_seed;
   int quiet;
 } options;
 
@@ -59,7 +78,16 @@ static void usage(FILE *f) {
           "  --latency N        memory read latency in cycles (default 1)\n"
           "  --stall P          memory refuses a request with P%% chance per cycle\n"
           "  --seed S           seed of the stall injection\n"
-          "  --listen PORT      serve the framed host-bridge protocol on TCP (not yet)\n"
+          "  --listen tcp:HOST:PORT  serve the host link (docs/link-protocol.md) on TCP\n"
+          "                     through the host-bridge RTL; PORT 0 picks a free port;\n"
+          "                     prints 'listening on tcp:HOST:PORT'\n"
+          "  --pty              serve the host link on a pseudo-terminal; prints\n"
+          "                     'serving on /dev/pts/N' (a serial:/dev/pts/N device)\n"
+          "  --baud N           with --listen/--pty: bytes at N baud (10 bits a byte) in\n"
+          "                     simulated time (default: as fast as the bridge takes them)\n"
+          "  --link-errors drop=P,corrupt=P,dup=P[,seed=S]\n"
+          "                     with --listen/--pty: drop, corrupt or duplicate each byte\n"
+          "                     with probability P (0..1), both ways\n"
           "  --quiet            no summary on stdout\n"
           "  --help             this text\n"
           "\n"
@@ -73,6 +101,49 @@ static int parse_u64(const char *s, uint64_t *v) {
   unsigned long long x = strtoull(s, &end, 0);
   if (errno || *end) return -1;
   *v = x;
+  return 0;
+}
+
+/* drop=P,corrupt=P,dup=P[,seed=S] */
+static int parse_link_errors(const char *spec, options *o) {
+  char buf[256];
+  if (strlen(spec) >= sizeof buf) {
+    fprintf(stderr, "sgpu-sim: --link-errors value too long\n");
+    return -1;
+  }
+  strcpy(buf, spec);
+  o->err_seed = 1;
+  for (char *save = NULL, *k = strtok_r(buf, ",", &save); k; k = strtok_r(NULL, ",", &save)) {
+    char *eq = strchr(k, '=');
+    if (!eq) {
+      fprintf(stderr, "sgpu-sim: --link-errors: '%s' is not KEY=VALUE\n", k);
+      return -1;
+    }
+    *eq = 0;
+    char *end;
+    errno = 0;
+    if (!strcmp(k, "seed")) {
+      unsigned long long sd = strtoull(eq + 1, &end, 0);
+      if (errno || *end || !eq[1] || sd > UINT32_MAX) {
+        fprintf(stderr, "sgpu-sim: --link-errors: bad seed '%s'\n", eq + 1);
+        return -1;
+      }
+      o->err_seed = (uint32_t)sd ? (uint32_t)sd : 1;
+      continue;
+    }
+    double p = strtod(eq + 1, &end);
+    if (errno || *end || !eq[1] || !(p >= 0 && p <= 1)) {
+      fprintf(stderr, "sgpu-sim: --link-errors: %s='%s' is not a probability 0..1\n", k, eq + 1);
+      return -1;
+    }
+    if (!strcmp(k, "drop")) o->drop = p;
+    else if (!strcmp(k, "corrupt")) o->corrupt = p;
+    else if (!strcmp(k, "dup")) o->dup = p;
+    else {
+      fprintf(stderr, "sgpu-sim: --link-errors: unknown key '%s' (drop, corrupt, dup, seed)\n", k);
+      return -1;
+    }
+  }
   return 0;
 }
 
@@ -145,6 +216,18 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (!strcmp(a, "--listen")) {
       NEED_VALUE();
       o->listen = v;
+    } else if (!strcmp(a, "--pty")) {
+      o->pty = 1;
+    } else if (!strcmp(a, "--baud")) {
+      NEED_NUMBER(100000000);
+      if (n < 300) {
+        fprintf(stderr, "sgpu-sim: --baud must be 300..100000000\n");
+        return -1;
+      }
+      o->baud = n;
+    } else if (!strcmp(a, "--link-errors")) {
+      NEED_VALUE();
+      if (parse_link_errors(v, o) != 0) return -1;
     } else if (!strcmp(a, "--quiet")) {
       o->quiet = 1;
     } else {
@@ -160,6 +243,19 @@ static int parse_args(int argc, char **argv, options *o) {
   }
   if (o->tiny && !o->pattern) {
     fprintf(stderr, "sgpu-sim: --tiny needs --pattern\n");
+    return -1;
+  }
+  if (o->listen && o->pty) {
+    fprintf(stderr, "sgpu-sim: --listen and --pty exclude each other\n");
+    return -1;
+  }
+  if (!o->listen && !o->pty && (o->baud || o->drop > 0 || o->corrupt > 0 || o->dup > 0)) {
+    fprintf(stderr, "sgpu-sim: --baud and --link-errors need --listen or --pty\n");
+    return -1;
+  }
+  if ((o->listen || o->pty) && (o->window || o->pattern || o->png || o->trace)) {
+    fprintf(stderr, "sgpu-sim: --listen/--pty serve the link only (no --window, --pattern, --png, "
+                    "--trace)\n");
     return -1;
   }
   if (!o->scale) o->scale = o->tiny ? 8 : 1;
@@ -311,20 +407,210 @@ static void view_close(view *v) {
   SDL_Quit();
 }
 
-/* ---------------------------------------------------------------- TCP */
-/* The framed host-bridge protocol of docs/link-protocol.md (sync, sequence
- * number, CRC, ack/nak, bursts, event frames) goes here: accept one client
- * on the port, apply its reads and writes with sgpu_sim_reg_* and
- * sgpu_sim_mem_*, run the clock between frames and send interrupt events. */
-static int serve_tcp(sgpu_sim *sim, const char *port) {
-  (void)sim;
-  fprintf(stderr, "sgpu-sim: --listen %s: the TCP server is not implemented yet\n", port);
-  return 2;
+/* ---------------------------------------------------------------- link server */
+typedef struct fault {
+  double drop, corrupt, dup;
+  uint32_t rng;
+  uint64_t dropped, corrupted, duplicated;
+} fault;
+
+static double frand(fault *f) {
+  f->rng ^= f->rng << 13;
+  f->rng ^= f->rng >> 17;
+  f->rng ^= f->rng << 5;
+  return (double)f->rng / 4294967296.0;
+}
+
+/* Apply byte faults to in[0..n) into out (room for 2n); returns the count. */
+static size_t inject(fault *f, const uint8_t *in, size_t n, uint8_t *out) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t b = in[i];
+    if (f->drop > 0 && frand(f) < f->drop) {
+      f->dropped++;
+      continue;
+    }
+    if (f->corrupt > 0 && frand(f) < f->corrupt) {
+      b ^= (uint8_t)(1u + (uint32_t)(frand(f) * 255.0));
+      f->corrupted++;
+    }
+    out[k++] = b;
+    if (f->dup > 0 && frand(f) < f->dup) {
+      out[k++] = b;
+      f->duplicated++;
+    }
+  }
+  return k;
+}
+
+/* Write all bytes to the client; -1 when it is gone. */
+static int put_all(int fd, const uint8_t *p, size_t n) {
+  while (n) {
+    ssize_t w = write(fd, p, n);
+    if (w > 0) {
+      p += w;
+      n -= (size_t)w;
+      continue;
+    }
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      struct pollfd q = {fd, POLLOUT, 0};
+      if (poll(&q, 1, 5000) <= 0 || (q.revents & (POLLERR | POLLHUP | POLLNVAL))) return -1;
+      continue;
+    }
+    return -1;
+  }
+  return 0;
+}
+
+/* Serve one client on fd until it goes away: its bytes enter the bridge,
+ * the bridge's bytes go back, the clock runs all the while.  pty: a hang-up
+ * means the terminal's other side was closed. */
+static void serve_client(sgpu_lsim *ls, int fd, fault *up, fault *down) {
+  uint8_t in[4096], tmp[8192], out[4096];
+  const uint64_t chunk = 1024;
+  for (;;) {
+    struct pollfd q = {fd, POLLIN, 0};
+    int pr = poll(&q, 1, 0);
+    if (pr > 0 && (q.revents & POLLIN)) {
+      ssize_t n = read(fd, in, sizeof in);
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;
+      if (n > 0) {
+        size_t k = inject(up, in, (size_t)n, tmp);
+        if (sgpu_lsim_send(ls, tmp, k) != 0) return;
+      }
+    } else if (pr > 0 && (q.revents & (POLLHUP | POLLERR | POLLNVAL))) {
+      return;
+    }
+    size_t got = 0;
+    sgpu_lsim_run(ls, chunk, out, sizeof out, &got);
+    if (got) {
+      size_t k = inject(down, out, got, tmp);
+      if (put_all(fd, tmp, k) != 0) return;
+    }
+  }
+}
+
+static int serve_link(const options *o) {
+  signal(SIGPIPE, SIG_IGN);
+  sgpu_lsim_config cfg = {0};
+  if (o->baud) {
+    uint64_t cpb = (10ull * SGPU_NOMINAL_CLOCK_HZ + o->baud / 2) / o->baud;
+    cfg.cycles_per_byte = cpb < 10 ? 10 : cpb > 1000000 ? 1000000 : (uint32_t)cpb;
+  }
+  sgpu_lsim *ls = sgpu_lsim_create(&cfg);
+  if (!ls) {
+    fprintf(stderr, "sgpu-sim: cannot create the link model\n");
+    return 1;
+  }
+  fault up = {o->drop, o->corrupt, o->dup, o->err_seed, 0, 0, 0};
+  fault down = {o->drop, o->corrupt, o->dup, o->err_seed * 2654435761u | 1u, 0, 0, 0};
+  int rc = 0;
+  if (o->pty) {
+    int m = posix_openpt(O_RDWR | O_NOCTTY);
+    if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0) {
+      fprintf(stderr, "sgpu-sim: --pty: cannot create a pseudo-terminal: %s\n", strerror(errno));
+      sgpu_lsim_destroy(ls);
+      return 1;
+    }
+    const char *name = ptsname(m);
+    /* raw on both sides until a client sets its own mode */
+    int sl = open(name, O_RDWR | O_NOCTTY);
+    if (sl >= 0) {
+      struct termios t;
+      if (tcgetattr(sl, &t) == 0) {
+        cfmakeraw(&t);
+        tcsetattr(sl, TCSANOW, &t);
+      }
+      close(sl);
+    }
+    fcntl(m, F_SETFL, fcntl(m, F_GETFL) | O_NONBLOCK);
+    printf("serving on %s\n", name);
+    fflush(stdout);
+    for (;;) {
+      struct pollfd q = {m, POLLIN, 0};
+      poll(&q, 1, 20);
+      if (q.revents & POLLHUP) { /* nobody has the terminal open: time stands still */
+        usleep(20000);
+        continue;
+      }
+      serve_client(ls, m, &up, &down);
+    }
+  } else {
+    const char *spec = o->listen;
+    if (!strncmp(spec, "tcp:", 4)) spec += 4;
+    char host[256] = "127.0.0.1";
+    const char *colon = strrchr(spec, ':');
+    const char *port = spec;
+    if (colon) {
+      size_t hl = (size_t)(colon - spec);
+      if (hl == 0 || hl >= sizeof host) {
+        fprintf(stderr, "sgpu-sim: --listen '%s': expected tcp:HOST:PORT\n", o->listen);
+        sgpu_lsim_destroy(ls);
+        return 2;
+      }
+      memcpy(host, spec, hl);
+      host[hl] = 0;
+      port = colon + 1;
+    }
+    struct addrinfo hints, *res = NULL;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
+    int g = getaddrinfo(host, port, &hints, &res);
+    if (g) {
+      fprintf(stderr, "sgpu-sim: --listen '%s': %s\n", o->listen, gai_strerror(g));
+      sgpu_lsim_destroy(ls);
+      return 2;
+    }
+    int lfd = socket(res->ai_family, res->ai_socktype, res->ai_protocol);
+    int one = 1;
+    if (lfd >= 0) setsockopt(lfd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    if (lfd < 0 || bind(lfd, res->ai_addr, res->ai_addrlen) != 0 || listen(lfd, 4) != 0) {
+      fprintf(stderr, "sgpu-sim: --listen '%s': %s\n", o->listen, strerror(errno));
+      freeaddrinfo(res);
+      sgpu_lsim_destroy(ls);
+      return 1;
+    }
+    freeaddrinfo(res);
+    struct sockaddr_storage sa;
+    socklen_t sl = sizeof sa;
+    getsockname(lfd, (struct sockaddr *)&sa, &sl);
+    unsigned pn = sa.ss_family == AF_INET6 ? ntohs(((struct sockaddr_in6 *)&sa)->sin6_port)
+                                           : ntohs(((struct sockaddr_in *)&sa)->sin_port);
+    printf("listening on tcp:%s:%u\n", host, pn);
+    fflush(stdout);
+    for (;;) {
+      int c = accept(lfd, NULL, NULL);
+      if (c < 0) {
+        if (errno == EINTR) continue;
+        fprintf(stderr, "sgpu-sim: accept: %s\n", strerror(errno));
+        rc = 1;
+        break;
+      }
+      setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
+      serve_client(ls, c, &up, &down);
+      close(c);
+      if (!o->quiet)
+        fprintf(stderr, "sgpu-sim: client gone at cycle %" PRIu64 " (%" PRIu64 " frames, %" PRIu64
+                        " naks; faults: %" PRIu64 " dropped, %" PRIu64 " corrupted, %" PRIu64
+                        " duplicated)\n",
+                sgpu_lsim_cycle(ls), sgpu_lsim_frames_ok(ls), sgpu_lsim_frames_err(ls),
+                up.dropped + down.dropped, up.corrupted + down.corrupted,
+                up.duplicated + down.duplicated);
+    }
+    close(lfd);
+  }
+  sgpu_lsim_destroy(ls);
+  return rc;
 }
 
 int main(int argc, char **argv) {
   options o;
   if (parse_args(argc, argv, &o) != 0) return 2;
+  if (o.listen || o.pty) return serve_link(&o);
   sgpu_sim *sim = sgpu_sim_create(&o.cfg);
   if (!sim) {
     fprintf(stderr, "sgpu-sim: cannot create the model%s%s\n", o.trace ? " or open trace " : "",
@@ -332,11 +618,6 @@ int main(int argc, char **argv) {
     return 1;
   }
   int rc = 0;
-  if (o.listen) {
-    rc = serve_tcp(sim, o.listen);
-    sgpu_sim_destroy(sim);
-    return rc;
-  }
   if (o.pattern && setup_pattern(sim, o.tiny) != 0) {
     fprintf(stderr, "sgpu-sim: host port did not answer while drawing the pattern\n");
     sgpu_sim_destroy(sim);

@@ -165,10 +165,17 @@ int sgpu__service_irq(sgpu_device *dev) {
   return 0;
 }
 
-/* Advance time until pred() holds, servicing interrupts, up to `cycles`. */
+/* Advance time until pred() holds, servicing interrupts, up to `cycles`.
+ * Called with the device lock held; with `unlock` the lock is released while
+ * time advances (the transport serialises its own ops), so other threads can
+ * submit, read and wait meanwhile (not inside a submission waiting for ring
+ * room: its staging offsets must not move).  Each slice is at most WAIT_SLICE cycles
+ * so that another thread never waits long for the transport. */
 typedef int (*wait_pred)(sgpu_device *dev, const void *arg);
+#define WAIT_SLICE 65536u
 
-static int wait_until(sgpu_device *dev, uint64_t cycles, wait_pred pred, const void *arg) {
+static int wait_until(sgpu_device *dev, uint64_t cycles, wait_pred pred, const void *arg,
+                      int unlock) {
   const sgpu_transport_ops *ops = dev->tr->ops;
   uint64_t deadline = ops->now(dev->tr) + cycles;
   for (;;) {
@@ -183,8 +190,11 @@ static int wait_until(sgpu_device *dev, uint64_t cycles, wait_pred pred, const v
     uint64_t now = ops->now(dev->tr);
     if (now >= deadline) return SGPU_ERROR_TIMEOUT;
     uint64_t left = deadline - now;
+    if (left > WAIT_SLICE) left = WAIT_SLICE;
+    if (unlock) sgpu__unlock(dev);
     if (stuck) ops->run(dev->tr, left < 256 ? left : 256, 0);
     else ops->run(dev->tr, left, 1);
+    if (unlock) sgpu__lock(dev);
   }
 }
 
@@ -248,7 +258,7 @@ int sgpu__wait_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t 
   if (p) return p > 0 ? 0 : p;
   dev->stats.ring_waits++;
   uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
-  int r = wait_until(dev, limit, room_pred, &a);
+  int r = wait_until(dev, limit, room_pred, &a, 0);
   if (r == SGPU_ERROR_TIMEOUT)
     return sgpu__fail(dev, r, "node %u: no ring/staging room after %llu cycles", n,
                       (unsigned long long)limit);
@@ -287,7 +297,7 @@ int sgpu_wait_fence(sgpu_device *dev, uint32_t node_ordinal, uint32_t fence_id, 
   }
   fence_arg a = {node_ordinal, nd->submitted64 - (uint32_t)((uint32_t)nd->submitted64 - fence_id)};
   if ((r = sgpu__retire(dev, node_ordinal))) goto out;
-  r = wait_until(dev, ms_to_cycles(timeout_ms), fence_pred, &a);
+  r = wait_until(dev, ms_to_cycles(timeout_ms), fence_pred, &a, 1);
   if (r == SGPU_ERROR_TIMEOUT)
     sgpu__fail(dev, r, "fence %u on node %u not reached within %u ms (%llu cycles)", fence_id,
                node_ordinal, timeout_ms, (unsigned long long)ms_to_cycles(timeout_ms));
@@ -308,7 +318,7 @@ int sgpu_wait_idle(sgpu_device *dev, uint32_t timeout_ms) {
   sgpu__lock(dev);
   int r = 0;
   for (uint32_t n = 0; n < dev->nodes && !r; n++) r = sgpu__retire(dev, n);
-  if (!r) r = wait_until(dev, ms_to_cycles(timeout_ms), idle_pred, NULL);
+  if (!r) r = wait_until(dev, ms_to_cycles(timeout_ms), idle_pred, NULL, 1);
   if (r == SGPU_ERROR_TIMEOUT) sgpu__fail(dev, r, "work still pending after %u ms", timeout_ms);
   sgpu__unlock(dev);
   return r;
@@ -342,7 +352,7 @@ int sgpu_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms) {
   int r = 0;
   if (!dev->ev_count) {
     for (uint32_t n = 0; n < dev->nodes && !r; n++) r = sgpu__retire(dev, n);
-    if (!r) r = wait_until(dev, ms_to_cycles(timeout_ms), event_pred, NULL);
+    if (!r) r = wait_until(dev, ms_to_cycles(timeout_ms), event_pred, NULL, 1);
   }
   if (r == 0 && dev->ev_count) {
     *ev = dev->evq[dev->ev_head];
@@ -452,7 +462,7 @@ static int never_pred(sgpu_device *dev, const void *v) {
 int sgpu_run_cycles(sgpu_device *dev, uint64_t cycles) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
   sgpu__lock(dev);
-  int r = wait_until(dev, cycles, never_pred, NULL);
+  int r = wait_until(dev, cycles, never_pred, NULL, 1);
   sgpu__unlock(dev);
   return r == SGPU_ERROR_TIMEOUT ? 0 : r;
 }

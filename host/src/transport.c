@@ -1,8 +1,13 @@
 /* transport.c — device URIs and the transports behind them.
  *
- * `sim` drives the in-process Verilator model (sim/sgpu_sim.h).  `tcp`,
- * `serial` and `usb` URIs are parsed and validated, then refused with
- * SGPU_ERROR_NOT_SUPPORTED until their link code exists. */
+ * `sim` drives the in-process Verilator model (sim/sgpu_sim.h); a library
+ * built with SGPU_NO_SIM (make ... SGPU_SIM=0) has no model and refuses it.
+ * `tcp` and `serial` run the link client (link.c) over a socket or a serial
+ * port; `usb` is parsed and refused until its FTDI channel exists.
+ *
+ * Every op of the sim transport takes the transport's own mutex: the
+ * library releases the device lock while it waits (events.c), so a waiting
+ * thread may advance the model while another one reads a register. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,41 +15,71 @@
 #include <string.h>
 
 #include "internal.h"
-#include "sgpu_sim.h"
+#include "link.h"
+#include "sgpu_sim.h" /* plain C declarations; the model is linked only without SGPU_NO_SIM */
+#ifndef SGPU_NO_SIM
 
 /* ------------------------------------------------------------ sim */
 typedef struct sim_transport {
   sgpu_transport base;
   sgpu_sim *sim;
+  pthread_mutex_t mu;
 } sim_transport;
 
 static sgpu_sim *sim_of(sgpu_transport *t) { return ((sim_transport *)t)->sim; }
+#define SIM_LOCK(t) pthread_mutex_lock(&((sim_transport *)(t))->mu)
+#define SIM_UNLOCK(t) pthread_mutex_unlock(&((sim_transport *)(t))->mu)
 
 static int sgpu_tr_sim_reg_read(sgpu_transport *t, uint32_t offset, uint32_t *value) {
-  return sgpu_sim_reg_read(sim_of(t), offset, value) == 0 ? 0 : SGPU_ERROR_IO;
+  SIM_LOCK(t);
+  int r = sgpu_sim_reg_read(sim_of(t), offset, value) == 0 ? 0 : SGPU_ERROR_IO;
+  SIM_UNLOCK(t);
+  return r;
 }
 static int sgpu_tr_sim_reg_write(sgpu_transport *t, uint32_t offset, uint32_t value) {
-  return sgpu_sim_reg_write(sim_of(t), offset, value) == 0 ? 0 : SGPU_ERROR_IO;
+  SIM_LOCK(t);
+  int r = sgpu_sim_reg_write(sim_of(t), offset, value) == 0 ? 0 : SGPU_ERROR_IO;
+  SIM_UNLOCK(t);
+  return r;
 }
 static int sgpu_tr_sim_mem_read(sgpu_transport *t, uint32_t address, void *data, uint32_t size) {
+  SIM_LOCK(t);
   int r = sgpu_sim_mem_read(sim_of(t), address, data, size);
+  SIM_UNLOCK(t);
   return r == 0 ? 0 : r == -2 ? SGPU_ERROR_INVALID_ADDRESS : SGPU_ERROR_IO;
 }
 static int sgpu_tr_sim_mem_write(sgpu_transport *t, uint32_t address, const void *data,
                                  uint32_t size) {
+  SIM_LOCK(t);
   int r = sgpu_sim_mem_write(sim_of(t), address, data, size);
+  SIM_UNLOCK(t);
   return r == 0 ? 0 : r == -2 ? SGPU_ERROR_INVALID_ADDRESS : SGPU_ERROR_IO;
 }
 static int sgpu_tr_sim_run(sgpu_transport *t, uint64_t max_cycles, int stop_on_irq) {
+  SIM_LOCK(t);
   sgpu_sim_run(sim_of(t), max_cycles, stop_on_irq);
+  SIM_UNLOCK(t);
   return 0;
 }
-static int sgpu_tr_sim_irq(sgpu_transport *t) { return sgpu_sim_irq(sim_of(t)) ? 1 : 0; }
-static uint64_t sgpu_tr_sim_now(sgpu_transport *t) { return sgpu_sim_cycle(sim_of(t)); }
+static int sgpu_tr_sim_irq(sgpu_transport *t) {
+  SIM_LOCK(t);
+  int r = sgpu_sim_irq(sim_of(t)) ? 1 : 0;
+  SIM_UNLOCK(t);
+  return r;
+}
+static uint64_t sgpu_tr_sim_now(sgpu_transport *t) {
+  SIM_LOCK(t);
+  uint64_t c = sgpu_sim_cycle(sim_of(t));
+  SIM_UNLOCK(t);
+  return c;
+}
 static int sgpu_tr_sim_frame(sgpu_transport *t, uint32_t source, sgpu_tr_frame *frame) {
   sgpu_sim_frame f;
   memset(&f, 0, sizeof f);
-  if (sgpu_sim_last_frame(sim_of(t), source, &f) != 0) return SGPU_ERROR_INVALID_SOURCE;
+  SIM_LOCK(t);
+  int r = sgpu_sim_last_frame(sim_of(t), source, &f);
+  SIM_UNLOCK(t);
+  if (r != 0) return SGPU_ERROR_INVALID_SOURCE;
   frame->width = f.width;
   frame->height = f.height;
   frame->rgb = f.rgb;
@@ -56,11 +91,14 @@ static int sgpu_tr_sim_frame(sgpu_transport *t, uint32_t source, sgpu_tr_frame *
 }
 static int sgpu_tr_sim_run_until_frame(sgpu_transport *t, uint32_t source, uint64_t max_cycles) {
   if (source >= sgpu_sim_sources(sim_of(t))) return SGPU_ERROR_INVALID_SOURCE;
+  SIM_LOCK(t);
   sgpu_sim_run_until_frame(sim_of(t), source, max_cycles);
+  SIM_UNLOCK(t);
   return 0;
 }
 static void sgpu_tr_sim_close(sgpu_transport *t) {
   sgpu_sim_destroy(sim_of(t));
+  pthread_mutex_destroy(&((sim_transport *)t)->mu);
   free(t);
 }
 
@@ -77,6 +115,8 @@ static const sgpu_transport_ops sim_ops = {
     sgpu_tr_sim_close,
     sgpu_tr_sim_run_until_frame,
 };
+
+#endif /* SGPU_NO_SIM */
 
 /* ------------------------------------------------------------ URI parsing */
 static int parse_u32(const char *s, size_t len, uint32_t *out, uint32_t max) {
@@ -177,6 +217,13 @@ static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o,
     p = comma ? comma + 1 : NULL;
     if (comma && !*p) FAILMSG(SGPU_ERROR_INVALID_URI, "empty sim option after ','");
   }
+#ifdef SGPU_NO_SIM
+  (void)tr;
+  (void)cfg;
+  FAILMSG(SGPU_ERROR_NOT_SUPPORTED,
+          "this libsgpu was built without the simulation model (SGPU_SIM=0): use tcp:HOST:PORT to "
+          "an sgpu-sim server, serial: or usb:");
+#else
   sim_transport *st = calloc(1, sizeof *st);
   if (!st) FAILMSG(SGPU_ERROR_NO_MEM, "out of memory creating the sim transport");
   st->base.ops = &sim_ops;
@@ -186,8 +233,10 @@ static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o,
     FAILMSG(SGPU_ERROR_IO, "the simulation model could not be created%s%s",
             cfg.trace_path ? " (trace file " : "", cfg.trace_path ? "not writable?)" : "");
   }
+  pthread_mutex_init(&st->mu, NULL);
   *tr = &st->base;
   return 0;
+#endif
 }
 
 int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options *o, char *msg,
@@ -210,7 +259,21 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     for (const char *c = hp; c < colon; c++)
       if (!(isalnum((unsigned char)*c) || strchr(".-_:[]", *c)))
         FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': bad character '%c' in host name", uri, *c);
-    FAILMSG(SGPU_ERROR_NOT_SUPPORTED, "URI '%s': tcp transport not built yet", uri);
+    char host[256];
+    size_t hl = (size_t)(colon - hp);
+    if (hl >= sizeof host) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': host name too long", uri);
+    memcpy(host, hp, hl);
+    host[hl] = 0;
+    if (hl > 2 && host[0] == '[' && host[hl - 1] == ']') { /* [IPv6] */
+      memmove(host, host + 1, hl - 2);
+      host[hl - 2] = 0;
+    }
+    sgpu_link_chan ch;
+    int r = sgpu_link_chan_tcp(host, port, &ch, msg, msg_size);
+    if (r) return r;
+    sgpu_link_options lo;
+    memset(&lo, 0, sizeof lo);
+    return sgpu_link_open("tcp", &ch, &lo, tr, msg, msg_size);
   }
   if (strncmp(uri, "serial:", 7) == 0) {
     const char *path = uri + 7;
@@ -221,7 +284,18 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
       FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': expected serial:/dev/NAME[@BAUD]", uri);
     if (at && (parse_u32(at + 1, strlen(at + 1), &baud, 20000000) || baud < 300))
       FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': baud rate '%s' is not 300..20000000", uri, at + 1);
-    FAILMSG(SGPU_ERROR_NOT_SUPPORTED, "URI '%s': serial transport not built yet", uri);
+    char dev[512];
+    if (plen >= sizeof dev) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': path too long", uri);
+    memcpy(dev, path, plen);
+    dev[plen] = 0;
+    if (!at) baud = SGPU_LINK_BAUD_ICEBREAKER;
+    sgpu_link_chan ch;
+    int r = sgpu_link_chan_serial(dev, baud, &ch, msg, msg_size);
+    if (r) return r;
+    sgpu_link_options lo;
+    memset(&lo, 0, sizeof lo);
+    lo.bytes_per_sec = baud / 10;
+    return sgpu_link_open("serial", &ch, &lo, tr, msg, msg_size);
   }
   if (strcmp(uri, "usb") == 0)
     FAILMSG(SGPU_ERROR_NOT_SUPPORTED, "URI '%s': usb transport not built yet", uri);

@@ -63,8 +63,8 @@ one_line_err "bad number 'x1' for --node"
 expect_exit 1 "bad device URI" -- "$SGPU" --device 'nonsense:' info
 one_line_err "invalid device URI"
 # A failed open says the specific reason (sgpu_open_detail), not only the code's text.
-expect_exit 3 "tcp device not built" -- "$SGPU" --device tcp:localhost:1 info
-one_line_err "URI 'tcp:localhost:1': tcp transport not built yet"
+expect_exit 3 "tcp device refused" -- "$SGPU" --device tcp:127.0.0.1:1 info
+one_line_err "tcp:127.0.0.1:1: cannot connect"
 expect_exit 1 "bad tcp port" -- "$SGPU" --device tcp:localhost:0 info
 one_line_err "port '0' is not 1..65535"
 expect_exit 1 "unknown sim option" -- "$SGPU" --device sim:foo=1 fence

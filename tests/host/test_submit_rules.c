@@ -333,14 +333,14 @@ static void test_uris(void **state) {
     int expect;
     const char *msg_has;
   } u[] = {
-      {"tcp:localhost:7000", SGPU_ERROR_NOT_SUPPORTED, "tcp transport not built yet"},
-      {"tcp:[::1]:7000", SGPU_ERROR_NOT_SUPPORTED, "not built yet"},
+      {"tcp:127.0.0.1:1", SGPU_ERROR_NO_DEVICE, "cannot connect"},
+      {"tcp:[::1]:1", SGPU_ERROR_NO_DEVICE, "cannot connect"},
       {"tcp:localhost", SGPU_ERROR_INVALID_URI, "tcp:HOST:PORT"},
       {"tcp:host:0", SGPU_ERROR_INVALID_URI, "port"},
       {"tcp:host:99999", SGPU_ERROR_INVALID_URI, "port"},
       {"tcp::7000", SGPU_ERROR_INVALID_URI, "tcp:HOST:PORT"},
-      {"serial:/dev/ttyUSB1", SGPU_ERROR_NOT_SUPPORTED, "serial transport not built yet"},
-      {"serial:/dev/ttyUSB1@115200", SGPU_ERROR_NOT_SUPPORTED, "not built yet"},
+      {"serial:/dev/sgpu-no-such-tty", SGPU_ERROR_NO_DEVICE, "cannot open"},
+      {"serial:/dev/null@115200", SGPU_ERROR_IO, "not a terminal"},
       {"serial:/dev/ttyUSB1@fast", SGPU_ERROR_INVALID_URI, "baud"},
       {"serial:ttyUSB1", SGPU_ERROR_INVALID_URI, "serial:/dev/NAME"},
       {"usb", SGPU_ERROR_NOT_SUPPORTED, "usb transport not built yet"},

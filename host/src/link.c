@@ -1,0 +1,555 @@
+/* link.c — the host link client: sgpu_transport over a byte channel.
+ *
+ * docs/link-protocol.md, host side.  Every access becomes one or more
+ * request frames sent stop-and-wait: a frame is repeated with the SAME SEQ
+ * after a NAK, a timeout, or a broken answer, so a WRITE whose ACK was lost
+ * is answered DUPLICATE by the bridge and applied once.  Each new frame gets
+ * SEQ + 1.  EVENT frames raise the transport's interrupt line; a gap in
+ * their counter, a rejected device->host frame, or a long quiet wait also
+ * raise it, so a lost EVENT costs one extra INT_STATUS read, never a lost
+ * fence.  Time (`now`) is wall time in nominal clock cycles.
+ *
+ * Frame capture reads the framebuffer the display scans out (DISP_BASE,
+ * DISP_PITCH, DISP_CONTROL, DISP_TIMING) and renders it as the RTL's
+ * scanout does (bit replication to 8 bits per channel, pixel replication).
+ */
+#include "link.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "link_frame.h"
+
+#define LINK_TRIES_MIN 3u
+#define LINK_QUIET_POLL_MS 200u /* a wait this long with no EVENT reads INT_STATUS once */
+
+typedef struct sgpu_link {
+  sgpu_transport base;
+  pthread_mutex_t mu;
+  sgpu_link_chan chan;
+  sgpu_link_options opt;
+  uint8_t seq;            /* SEQ of the last frame sent */
+  int dead;               /* the channel is gone or a frame got no answer: every op fails */
+  char why[192];          /* why it is dead */
+  int irq_pending;        /* an EVENT (or a possible lost one) not yet reported by irq() */
+  int evt_seen;
+  uint8_t evt_next;
+  uint32_t burst;         /* words per frame now (shrinks after failures) */
+  uint32_t max_words;     /* what the device reported */
+  uint32_t good_run;      /* frames answered at the first try since the burst last changed */
+  double srtt_ms, rttvar_ms; /* answer time estimate (first transmissions only) */
+  int have_rtt;
+  uint64_t t0_ns;         /* open time */
+  uint64_t last_evt_ns;   /* last EVENT or quiet poll */
+  sgpu_link_decoder dec;
+  uint8_t rx[4096];
+  size_t rx_n, rx_off;    /* bytes read from the channel, not yet decoded */
+  uint8_t tx[SGPU_LINK_MAX_REQ_FRAME];
+  sgpu_link_stats st;
+  /* frame capture */
+  uint8_t *rgb;
+  size_t rgb_cap;
+  uint32_t *fbw;
+  size_t fbw_cap;
+  sgpu_tr_frame cap[SGPU_MAX_SOURCES];
+  uint64_t cap_count[SGPU_MAX_SOURCES];
+} sgpu_link;
+
+static const sgpu_transport_ops link_ops_tcp;
+static const sgpu_transport_ops link_ops_serial;
+static const sgpu_transport_ops link_ops_usb;
+
+static sgpu_link *L_of(sgpu_transport *t) { return (sgpu_link *)t; }
+
+static uint64_t mono_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void die(sgpu_link *L, const char *fmt, const char *arg) {
+  if (L->dead) return;
+  L->dead = 1;
+  snprintf(L->why, sizeof L->why, fmt, arg);
+}
+
+/* ------------------------------------------------------------ receiving */
+static void on_event(sgpu_link *L, const sgpu_link_frame *f) {
+  L->st.events++;
+  if (L->evt_seen && f->seq != L->evt_next) L->st.events_missed++;
+  L->evt_seen = 1;
+  L->evt_next = (uint8_t)(f->seq + 1);
+  L->irq_pending = 1;
+  L->last_evt_ns = mono_ns();
+}
+
+/* Decode what is buffered.  Returns 1 when an answer to SEQ `want` arrived
+ * (*ans holds it), 0 otherwise; *nak is set when a NAK arrived. */
+static int drain(sgpu_link *L, int waiting, uint8_t want, sgpu_link_frame *ans, int *nak) {
+  sgpu_link_frame f;
+  for (;;) {
+    size_t used = 0;
+    int r = sgpu_link_decode(&L->dec, L->rx + L->rx_off, L->rx_n - L->rx_off, &used, &f);
+    L->rx_off += used;
+    if (r == SGPU_LINK_NEED_MORE) {
+      L->rx_off = L->rx_n = 0;
+      return 0;
+    }
+    if (r < 0) { /* noise or a broken frame: maybe an EVENT was in it */
+      L->st.rejected++;
+      L->irq_pending = 1;
+      continue;
+    }
+    if (f.kind == SGPU_LINK_KIND_EVENT) {
+      on_event(L, &f);
+      continue;
+    }
+    if (!waiting) continue; /* a stale answer */
+    if (f.kind == SGPU_LINK_KIND_NAK) {
+      /* Whatever SEQ it names (a corrupted header gives a stale one), the
+       * frame in flight is repeated: a repeat is always safe. */
+      L->st.naks++;
+      *nak = 1;
+      continue;
+    }
+    if (f.seq != want) continue; /* ACK of an earlier frame */
+    *ans = f;
+    return 1;
+  }
+}
+
+/* Read from the channel for up to timeout_ms.  -1: channel gone; 0: nothing
+ * (the line was quiet); 1: bytes buffered. */
+static int fill(sgpu_link *L, int timeout_ms) {
+  char why[160] = "";
+  long n = L->chan.recv(L->chan.ctx, L->rx + L->rx_n, sizeof L->rx - L->rx_n, timeout_ms, why,
+                        sizeof why);
+  if (n < 0) {
+    die(L, "%s", why[0] ? why : "the link closed");
+    return -1;
+  }
+  if (n == 0) {
+    /* quiet: a partial frame will not be completed */
+    if (sgpu_link_decoder_gap(&L->dec) < 0) {
+      L->st.rejected++;
+      L->irq_pending = 1;
+    }
+    return 0;
+  }
+  L->rx_n += (size_t)n;
+  L->st.bytes_received += (uint64_t)n;
+  return 1;
+}
+
+/* ------------------------------------------------------------ one frame */
+static uint32_t ack_timeout_ms(const sgpu_link *L, size_t req_bytes, size_t rsp_bytes) {
+  double t = L->opt.ack_min_ms;
+  if (L->have_rtt) {
+    double est = L->srtt_ms + 4 * L->rttvar_ms;
+    if (est * 2 > t) t = est * 2;
+  }
+  if (L->opt.bytes_per_sec)
+    t += 1000.0 * (double)(req_bytes + rsp_bytes) / L->opt.bytes_per_sec;
+  if (t > L->opt.giveup_ms / 2) t = L->opt.giveup_ms / 2;
+  return (uint32_t)t + 1;
+}
+
+static void note_rtt(sgpu_link *L, double ms) {
+  if (!L->have_rtt) {
+    L->srtt_ms = ms;
+    L->rttvar_ms = ms / 2;
+    L->have_rtt = 1;
+  } else {
+    double d = ms - L->srtt_ms;
+    L->rttvar_ms += ((d < 0 ? -d : d) - L->rttvar_ms) / 4;
+    L->srtt_ms += d / 8;
+  }
+}
+
+/* Send a request and wait for its ACK, repeating it as the protocol says.
+ * rdata receives READ words / the PING info word.  Sets L->dead on failure. */
+static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
+                    const uint32_t *wdata, uint32_t *rdata) {
+  if (L->dead) return SGPU_ERROR_IO;
+  sgpu_link_request req;
+  req.seq = (uint8_t)(L->seq + 1);
+  req.cmd = cmd;
+  req.flags = flags;
+  req.count = count;
+  req.address = addr;
+  req.data = wdata;
+  int n = sgpu_link_encode_request(&req, L->tx, sizeof L->tx);
+  if (n <= 0) {
+    die(L, "internal error: request not encodable (%s)", sgpu_link_strerror(n));
+    return SGPU_ERROR_IO;
+  }
+  L->seq = req.seq;
+  size_t rsp_bytes = SGPU_LINK_RSP_HDR_BYTES + SGPU_LINK_CRC_BYTES +
+                     (cmd == SGPU_LINK_CMD_READ ? 4u * count : cmd == SGPU_LINK_CMD_PING ? 4u : 0u);
+  uint64_t start = mono_ns();
+  uint32_t tries = 0;
+  for (;;) {
+    uint64_t sent = mono_ns();
+    if (tries && (sent - start) / 1000000u >= L->opt.giveup_ms && tries >= LINK_TRIES_MIN) {
+      char what[96];
+      snprintf(what, sizeof what, "no answer from the device after %u tries in %u ms", tries,
+               (unsigned)((sent - start) / 1000000u));
+      die(L, "%s (link lost?)", what);
+      return SGPU_ERROR_IO;
+    }
+    char why[160] = "";
+    if (L->chan.send(L->chan.ctx, L->tx, (size_t)n, why, sizeof why) != 0) {
+      die(L, "%s", why[0] ? why : "sending to the device failed");
+      return SGPU_ERROR_IO;
+    }
+    L->st.frames++;
+    L->st.bytes_sent += (uint64_t)n;
+    if (tries) L->st.retransmits++;
+    else if (cmd == SGPU_LINK_CMD_WRITE) L->st.payload_sent += 4u * count;
+    tries++;
+    uint64_t deadline = sent + (uint64_t)ack_timeout_ms(L, (size_t)n, rsp_bytes) * 1000000u;
+    int nak = 0, got = 0;
+    sgpu_link_frame ans;
+    for (;;) {
+      got = drain(L, 1, req.seq, &ans, &nak);
+      if (got || nak) break;
+      uint64_t now = mono_ns();
+      if (now >= deadline) break;
+      int r = fill(L, (int)((deadline - now + 999999u) / 1000000u));
+      if (r < 0) return SGPU_ERROR_IO;
+    }
+    if (got) {
+      int bad = ans.kind != SGPU_LINK_KIND_ACK ||
+                ans.count != (cmd == SGPU_LINK_CMD_READ ? count : cmd == SGPU_LINK_CMD_PING ? 1 : 0);
+      if (!bad) {
+        if (ans.info & SGPU_LINK_ACK_DUPLICATE) L->st.duplicates++;
+        if (tries == 1) note_rtt(L, (double)(mono_ns() - sent) / 1e6);
+        if (rdata && ans.count) memcpy(rdata, ans.data, 4u * ans.count);
+        if (tries == 1 && ++L->good_run >= 32 && L->burst < L->max_words) {
+          L->burst = L->burst * 2 > L->max_words ? L->max_words : L->burst * 2;
+          L->good_run = 0;
+        }
+        return 0;
+      }
+    } else if (!nak) {
+      L->st.timeouts++;
+    }
+    /* a failed try: smaller frames from the next one on (a noisy line) */
+    L->good_run = 0;
+    if (L->burst > 4) L->burst /= 2;
+  }
+}
+
+/* ------------------------------------------------------------ transport ops */
+static uint32_t reg_addr(uint32_t offset) { return SGPU_REG_SPACE | offset; }
+
+static int sgpu_tr_link_reg_read(sgpu_transport *t, uint32_t offset, uint32_t *value) {
+  sgpu_link *L = L_of(t);
+  pthread_mutex_lock(&L->mu);
+  int r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(offset), NULL, value);
+  pthread_mutex_unlock(&L->mu);
+  return r;
+}
+
+static int sgpu_tr_link_reg_write(sgpu_transport *t, uint32_t offset, uint32_t value) {
+  sgpu_link *L = L_of(t);
+  pthread_mutex_lock(&L->mu);
+  int r = transact(L, SGPU_LINK_CMD_WRITE, 0, 1, reg_addr(offset), &value, NULL);
+  pthread_mutex_unlock(&L->mu);
+  return r;
+}
+
+static int mem_read_locked(sgpu_link *L, uint32_t address, void *data, uint32_t size) {
+  uint8_t *out = data;
+  uint32_t a = address & ~3u, end = address + size;
+  uint32_t words[SGPU_LINK_MAX_WORDS];
+  while (a < end) {
+    uint32_t nw = (end - a + 3) / 4;
+    if (nw > L->burst) nw = L->burst;
+    int r = transact(L, SGPU_LINK_CMD_READ, 0, (uint16_t)nw, a, NULL, words);
+    if (r) return r;
+    uint32_t lo = a < address ? address : a, hi = a + 4 * nw > end ? end : a + 4 * nw;
+    memcpy(out + (lo - address), (uint8_t *)words + (lo - a), hi - lo);
+    a += 4 * nw;
+  }
+  return 0;
+}
+
+static int sgpu_tr_link_mem_read(sgpu_transport *t, uint32_t address, void *data, uint32_t size) {
+  sgpu_link *L = L_of(t);
+  pthread_mutex_lock(&L->mu);
+  int r = mem_read_locked(L, address, data, size);
+  pthread_mutex_unlock(&L->mu);
+  return r;
+}
+
+static int sgpu_tr_link_mem_write(sgpu_transport *t, uint32_t address, const void *data,
+                                  uint32_t size) {
+  sgpu_link *L = L_of(t);
+  const uint8_t *in = data;
+  uint32_t words[SGPU_LINK_MAX_WORDS];
+  int r = 0;
+  pthread_mutex_lock(&L->mu);
+  uint32_t a = address, end = address + size;
+  while (a < end && !r) {
+    if ((a & 3) || end - a < 4) {
+      /* a partial word: one frame with the other bytes disabled */
+      uint32_t w = a & ~3u, lo = a - w, hi = end - w > 4 ? 4 : end - w;
+      uint8_t b[4] = {0, 0, 0, 0}, dis = 0;
+      for (uint32_t i = 0; i < 4; i++)
+        if (i < lo || i >= hi) dis |= (uint8_t)(1u << i);
+      memcpy(b + lo, in + (a - address), hi - lo);
+      memcpy(&words[0], b, 4);
+      r = transact(L, SGPU_LINK_CMD_WRITE, (uint8_t)(dis << SGPU_LINK_FLAG_BYTE_DISABLE_SHIFT), 1,
+                   w, words, NULL);
+      a = w + hi;
+      continue;
+    }
+    uint32_t nw = (end - a) / 4;
+    if (nw > L->burst) nw = L->burst;
+    memcpy(words, in + (a - address), 4 * nw);
+    r = transact(L, SGPU_LINK_CMD_WRITE, 0, (uint16_t)nw, a, words, NULL);
+    a += 4 * nw;
+  }
+  pthread_mutex_unlock(&L->mu);
+  return r;
+}
+
+static uint64_t now_cycles(const sgpu_link *L) {
+  return (mono_ns() - L->t0_ns) * (uint64_t)(SGPU_NOMINAL_CLOCK_HZ / 1000u) / 1000000u;
+}
+
+static uint64_t sgpu_tr_link_now(sgpu_transport *t) { return now_cycles(L_of(t)); }
+
+/* Wait up to max_cycles of wall time, taking EVENTs as they come. */
+static int sgpu_tr_link_run(sgpu_transport *t, uint64_t max_cycles, int stop_on_irq) {
+  sgpu_link *L = L_of(t);
+  pthread_mutex_lock(&L->mu);
+  uint64_t start = mono_ns();
+  uint64_t end = start + max_cycles * 1000000u / (SGPU_NOMINAL_CLOCK_HZ / 1000u);
+  int r = 0;
+  for (;;) {
+    int nak = 0;
+    drain(L, 0, 0, NULL, &nak);
+    if (L->dead) {
+      L->irq_pending = 1; /* the caller's interrupt service finds the link error */
+      r = SGPU_ERROR_IO;
+      break;
+    }
+    if (stop_on_irq && L->irq_pending) break;
+    uint64_t now = mono_ns();
+    if (now >= end) break;
+    if (stop_on_irq && (now - L->last_evt_ns) / 1000000u >= LINK_QUIET_POLL_MS) {
+      L->irq_pending = 1; /* a long wait: look at INT_STATUS in case an EVENT was lost */
+      L->last_evt_ns = now;
+      break;
+    }
+    uint64_t left = (end - now + 999999u) / 1000000u;
+    if (left > 50) left = 50;
+    if (fill(L, (int)left) < 0) continue;
+  }
+  pthread_mutex_unlock(&L->mu);
+  return r;
+}
+
+static int sgpu_tr_link_irq(sgpu_transport *t) {
+  sgpu_link *L = L_of(t);
+  pthread_mutex_lock(&L->mu);
+  int p = L->irq_pending || L->dead;
+  L->irq_pending = 0;
+  pthread_mutex_unlock(&L->mu);
+  return p;
+}
+
+/* ------------------------------------------------------------ frame capture */
+static int sgpu_tr_link_frame(sgpu_transport *t, uint32_t source, sgpu_tr_frame *frame) {
+  sgpu_link *L = L_of(t);
+  if (source >= SGPU_MAX_SOURCES) return SGPU_ERROR_INVALID_SOURCE;
+  pthread_mutex_lock(&L->mu);
+  *frame = L->cap[source];
+  pthread_mutex_unlock(&L->mu);
+  return 0;
+}
+
+static uint32_t sreg(uint32_t s, uint32_t r) { return SGPU_SOURCE_REG(s, r); }
+
+/* Read the framebuffer the source scans out now and render it: one frame. */
+static int sgpu_tr_link_run_until_frame(sgpu_transport *t, uint32_t source, uint64_t max_cycles) {
+  (void)max_cycles;
+  sgpu_link *L = L_of(t);
+  if (source >= SGPU_MAX_SOURCES) return SGPU_ERROR_INVALID_SOURCE;
+  pthread_mutex_lock(&L->mu);
+  uint32_t ctl = 0, base = 0, pitch = 0, timing = 0;
+  int r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_CONTROL)),
+                   NULL, &ctl);
+  if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_BASE)),
+                       NULL, &base);
+  if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_PITCH)),
+                       NULL, &pitch);
+  if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_TIMING)),
+                       NULL, &timing);
+  if (r) goto out;
+  uint32_t w = timing & 0xFFFFu, h = timing >> 16;
+  uint32_t rgb332 = (ctl >> SGPU_DISP_FORMAT_SHIFT) & 1, hrep = (ctl >> SGPU_DISP_HREP_SHIFT) & 3,
+           vrep = (ctl >> SGPU_DISP_VREP_SHIFT) & 3;
+  uint32_t fw = (w + (1u << hrep) - 1) >> hrep, fh = (h + (1u << vrep) - 1) >> vrep;
+  uint32_t row_bytes = rgb332 ? fw : 2 * fw;
+  size_t need = (size_t)w * h * 3;
+  if (need > L->rgb_cap) {
+    uint8_t *p = realloc(L->rgb, need);
+    if (!p) {
+      r = SGPU_ERROR_NO_MEM;
+      goto out;
+    }
+    L->rgb = p;
+    L->rgb_cap = need;
+  }
+  size_t wneed = (row_bytes + 8) / 4 + 1;
+  if (wneed > L->fbw_cap) {
+    uint32_t *p = realloc(L->fbw, wneed * 4);
+    if (!p) {
+      r = SGPU_ERROR_NO_MEM;
+      goto out;
+    }
+    L->fbw = p;
+    L->fbw_cap = wneed;
+  }
+  for (uint32_t fy = 0; fy < fh && !r; fy++) {
+    r = mem_read_locked(L, base + fy * pitch, L->fbw, row_bytes);
+    if (r) break;
+    const uint8_t *px = (const uint8_t *)L->fbw;
+    for (uint32_t y = fy << vrep; y < ((fy + 1) << vrep) && y < h; y++) {
+      uint8_t *o = L->rgb + (size_t)y * w * 3;
+      for (uint32_t x = 0; x < w; x++) {
+        uint32_t fx = x >> hrep, rr, gg, bb;
+        if (rgb332) {
+          uint32_t p = px[fx];
+          rr = p >> 5;
+          gg = (p >> 2) & 7;
+          bb = p & 3;
+          rr = (rr << 5) | (rr << 2) | (rr >> 1);
+          gg = (gg << 5) | (gg << 2) | (gg >> 1);
+          bb *= 0x55;
+        } else {
+          uint32_t p = (uint32_t)px[2 * fx] | ((uint32_t)px[2 * fx + 1] << 8);
+          rr = p >> 11;
+          gg = (p >> 5) & 63;
+          bb = p & 31;
+          rr = (rr << 3) | (rr >> 2);
+          gg = (gg << 2) | (gg >> 4);
+          bb = (bb << 3) | (bb >> 2);
+        }
+        o[3 * x] = (uint8_t)rr;
+        o[3 * x + 1] = (uint8_t)gg;
+        o[3 * x + 2] = (uint8_t)bb;
+      }
+    }
+  }
+  if (r) goto out;
+  sgpu_tr_frame *f = &L->cap[source];
+  f->width = w;
+  f->height = h;
+  f->rgb = L->rgb;
+  f->frame_number = ++L->cap_count[source];
+  f->start_cycle = now_cycles(L);
+  f->h_total = 0;
+  f->v_total = 0;
+out:
+  pthread_mutex_unlock(&L->mu);
+  return r;
+}
+
+static void sgpu_tr_link_close(sgpu_transport *t) {
+  sgpu_link *L = L_of(t);
+  if (L->chan.close) L->chan.close(L->chan.ctx);
+  pthread_mutex_destroy(&L->mu);
+  free(L->rgb);
+  free(L->fbw);
+  free(L);
+}
+
+#define LINK_OPS(nm)                                                                          \
+  {                                                                                           \
+    nm, sgpu_tr_link_reg_read, sgpu_tr_link_reg_write, sgpu_tr_link_mem_read,                 \
+        sgpu_tr_link_mem_write, sgpu_tr_link_run, sgpu_tr_link_irq, sgpu_tr_link_now,         \
+        sgpu_tr_link_frame, sgpu_tr_link_close, sgpu_tr_link_run_until_frame                  \
+  }
+static const sgpu_transport_ops link_ops_tcp = LINK_OPS("tcp");
+static const sgpu_transport_ops link_ops_serial = LINK_OPS("serial");
+static const sgpu_transport_ops link_ops_usb = LINK_OPS("usb");
+static const sgpu_transport_ops link_ops_other = LINK_OPS("link");
+
+static int is_link(const sgpu_transport *t) {
+  return t && (t->ops == &link_ops_tcp || t->ops == &link_ops_serial || t->ops == &link_ops_usb ||
+               t->ops == &link_ops_other);
+}
+
+int sgpu_link_get_stats(sgpu_transport *tr, sgpu_link_stats *stats) {
+  if (!is_link(tr) || !stats) return SGPU_ERROR_NOT_SUPPORTED;
+  sgpu_link *L = L_of(tr);
+  pthread_mutex_lock(&L->mu);
+  *stats = L->st;
+  pthread_mutex_unlock(&L->mu);
+  return 0;
+}
+
+/* ------------------------------------------------------------ open */
+int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link_options *opts,
+                   sgpu_transport **tr, char *msg, size_t msg_size) {
+  sgpu_link *L = calloc(1, sizeof *L);
+  if (!L) {
+    if (chan->close) chan->close(chan->ctx);
+    if (msg) snprintf(msg, msg_size, "out of memory creating the %s link", name);
+    return SGPU_ERROR_NO_MEM;
+  }
+  L->base.ops = !strcmp(name, "tcp")      ? &link_ops_tcp
+                : !strcmp(name, "serial") ? &link_ops_serial
+                : !strcmp(name, "usb")    ? &link_ops_usb
+                                          : &link_ops_other;
+  pthread_mutex_init(&L->mu, NULL);
+  L->chan = *chan;
+  if (opts) L->opt = *opts;
+  if (!L->opt.giveup_ms) L->opt.giveup_ms = 1500;
+  if (!L->opt.ack_min_ms) L->opt.ack_min_ms = SGPU_LINK_ACK_TIMEOUT_US / 1000u;
+  L->burst = 1;
+  L->max_words = 1;
+  L->t0_ns = L->last_evt_ns = mono_ns();
+  L->seq = (uint8_t)(L->t0_ns >> 10); /* any start: the PING sets the device's SEQ */
+  sgpu_link_decoder_init(&L->dec);
+  /* Whatever the device still sends from an earlier session is dropped. */
+  while (fill(L, 0) > 0) {
+    int nak = 0;
+    drain(L, 0, 0, NULL, &nak);
+  }
+  uint32_t info = 0;
+  int r = L->dead ? SGPU_ERROR_IO : transact(L, SGPU_LINK_CMD_PING, 0, 0, 0, NULL, &info);
+  if (r == 0 && (info & 0xFFu) != SGPU_LINK_VERSION) {
+    if (msg) snprintf(msg, msg_size, "%s: the device speaks link version %u, this library %u", name,
+                      info & 0xFFu, SGPU_LINK_VERSION);
+    sgpu_tr_link_close(&L->base);
+    return SGPU_ERROR_NO_DEVICE;
+  }
+  if (r) {
+    if (msg) snprintf(msg, msg_size, "%s: no answer to the link PING: %s", name, L->why);
+    sgpu_tr_link_close(&L->base);
+    return r;
+  }
+  uint32_t mw = (info >> 8) & 0xFFu;
+  L->max_words = mw == 0 || mw > SGPU_LINK_MAX_WORDS ? 1 : mw;
+  L->burst = L->max_words;
+  L->st.max_words = L->max_words;
+  L->irq_pending = 1; /* look at INT_STATUS once */
+  *tr = &L->base;
+  return 0;
+}
+
+/* Reason a link transport failed (for messages); "" when it has not. */
+const char *sgpu__link_error(sgpu_transport *tr);
+const char *sgpu__link_error(sgpu_transport *tr) {
+  if (!is_link(tr)) return "";
+  return L_of(tr)->why;
+}

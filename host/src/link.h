@@ -1,0 +1,63 @@
+/* link.h — the host link client (docs/link-protocol.md) over any byte stream.
+ *
+ * One implementation for every byte-stream transport (tcp:, serial:, usb:):
+ * a channel moves bytes, this file turns register and memory accesses into
+ * request frames (link_frame.h), retransmits on NAK or timeout with the same
+ * SEQ (the device acknowledges a repeated WRITE as DUPLICATE and does not
+ * apply it again), and turns unsolicited EVENT frames into the transport's
+ * interrupt line.  Stop-and-wait: the bridge keeps one frame and remembers
+ * the SEQ of the last one executed, which is what makes a retransmission
+ * safe.  No global state; a link is used under its own mutex, so waiting
+ * threads may poll it while another thread submits.
+ */
+#ifndef SGPU_LINK_H
+#define SGPU_LINK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "internal.h"
+
+/* A byte channel.  send writes every byte or fails; recv waits up to
+ * timeout_ms (0: do not wait) and returns the bytes read (> 0), 0 when none
+ * came, or -1 when the channel is gone (EOF, unplugged, reset).  On failure
+ * both put a one-line reason in why. */
+typedef struct sgpu_link_chan {
+  void *ctx;
+  int (*send)(void *ctx, const uint8_t *data, size_t len, char *why, size_t why_size);
+  long (*recv)(void *ctx, uint8_t *buf, size_t cap, int timeout_ms, char *why, size_t why_size);
+  void (*close)(void *ctx);
+} sgpu_link_chan;
+
+typedef struct sgpu_link_options {
+  uint32_t giveup_ms;     /* no valid answer to a frame for this long: link lost (default 1500) */
+  uint32_t ack_min_ms;    /* floor of the adaptive answer timeout (default 20, the protocol's) */
+  uint32_t bytes_per_sec; /* wire rate for transfer-time allowances; 0 = fast (tcp) */
+} sgpu_link_options;
+
+typedef struct sgpu_link_stats {
+  uint64_t frames;        /* request frames sent, retransmissions included */
+  uint64_t retransmits;   /* of them, repeats of a frame */
+  uint64_t bytes_sent, bytes_received;
+  uint64_t payload_sent;  /* WRITE data bytes of first transmissions */
+  uint64_t naks, timeouts, duplicates; /* answers NAK, answers that never came, ACK.DUPLICATE */
+  uint64_t events, events_missed;      /* EVENT frames, gaps in their counter */
+  uint64_t rejected;      /* device->host frames the decoder refused (noise, CRC) */
+  uint32_t max_words;     /* burst size the device reported */
+} sgpu_link_stats;
+
+/* Open a link transport over `chan` (taken over: closed on failure too).
+ * Starts the session with a PING.  name is the transport's name ("tcp"). */
+int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link_options *opts,
+                   sgpu_transport **tr, char *msg, size_t msg_size);
+
+/* Counters of a link transport; SGPU_ERROR_NOT_SUPPORTED for other transports. */
+int sgpu_link_get_stats(sgpu_transport *tr, sgpu_link_stats *stats);
+
+/* Byte channels (link_chan.c).  Each returns 0 or an sgpu_error with msg set. */
+int sgpu_link_chan_tcp(const char *host, uint32_t port, sgpu_link_chan *chan, char *msg,
+                       size_t msg_size);
+int sgpu_link_chan_serial(const char *path, uint32_t baud, sgpu_link_chan *chan, char *msg,
+                          size_t msg_size);
+
+#endif

@@ -1,0 +1,50 @@
+/* sgpu_link_sim.h — C ABI of the Verilator model of the chip behind its
+ * host bridge (rtl/sgpu_link_top.v: sgpu_host_bridge + sgpu_top + memory).
+ *
+ * The model takes and gives the bytes of docs/link-protocol.md: what a
+ * host sends is delivered to the bridge's receiver one byte every
+ * `cycles_per_byte` clock cycles (a UART byte is 10 bit times), and the
+ * bridge's answers leave at the same rate.  sgpu-sim's link server
+ * (--listen, --pty) is built on it.  No global state; not thread-safe per
+ * instance.
+ */
+#ifndef SGPU_LINK_SIM_H
+#define SGPU_LINK_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sgpu_lsim sgpu_lsim;
+
+typedef struct sgpu_lsim_config {
+  uint32_t cycles_per_byte; /* >= 10 (the bridge's CRC needs 9); 0 means 10 */
+} sgpu_lsim_config;
+
+sgpu_lsim *sgpu_lsim_create(const sgpu_lsim_config *config);
+void sgpu_lsim_destroy(sgpu_lsim *sim);
+
+/* Queue bytes for the bridge's receiver.  Returns 0, -1 on out of memory. */
+int sgpu_lsim_send(sgpu_lsim *sim, const uint8_t *data, size_t len);
+/* Bytes queued and not yet delivered. */
+size_t sgpu_lsim_rx_queued(const sgpu_lsim *sim);
+
+/* Run up to max_cycles clock cycles.  Bytes the bridge sends are stored in
+ * out (up to cap; the run stops early once out is full) and *out_len says
+ * how many.  Returns the cycles run. */
+uint64_t sgpu_lsim_run(sgpu_lsim *sim, uint64_t max_cycles, uint8_t *out, size_t cap,
+                       size_t *out_len);
+
+uint64_t sgpu_lsim_cycle(const sgpu_lsim *sim);
+int sgpu_lsim_irq(const sgpu_lsim *sim);
+/* Frames the bridge executed and NAKs it sent since create. */
+uint64_t sgpu_lsim_frames_ok(const sgpu_lsim *sim);
+uint64_t sgpu_lsim_frames_err(const sgpu_lsim *sim);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
