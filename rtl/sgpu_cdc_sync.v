@@ -15,18 +15,14 @@ module sgpu_cdc_sync #(
   output wire [WIDTH-1:0] q_o
 );
 
-  reg [WIDTH-1:0] sync_q [0:STAGES-1];
-  integer s;
+  // Stage s is sync_q[s*WIDTH +: WIDTH]; stage 0 samples d_i.
+  reg [STAGES*WIDTH-1:0] sync_q;
 
   always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      for (s = 0; s < STAGES; s = s + 1) sync_q[s] <= RESET_VAL;
-    end else begin
-      sync_q[0] <= d_i;
-      for (s = 1; s < STAGES; s = s + 1) sync_q[s] <= sync_q[s-1];
-    end
+    if (!rst_ni) sync_q <= {STAGES{RESET_VAL}};
+    else         sync_q <= {sync_q[(STAGES-1)*WIDTH-1:0], d_i};
   end
 
-  assign q_o = sync_q[STAGES-1];
+  assign q_o = sync_q[STAGES*WIDTH-1 -: WIDTH];
 
 endmodule
