@@ -40,6 +40,7 @@ include sim/sim.mk
 include sim/link.mk
 include host/host.mk
 include tests/tests.mk
+include tools/board.mk
 
 all: $(HW_H) $(HW_VH) $(HW_TABLES) $(ALL_TARGETS)
 

@@ -1,0 +1,134 @@
+#!/usr/bin/env bash
+# bitstream_ice40.sh BOARD — synthesize, place and route an iCE40 board top
+# with timing and area asserted, write build/BOARD/sgpu.bin and
+# build/BOARD/report.txt.  Run by `make bitstream BOARD=...` (tools/board.mk)
+# and, with SEEDS=1, by tests/pnr_icebreaker.sh once the build meets it.
+#
+# For each seed in SEEDS (default "1 2 3") nextpnr-ice40 runs WITHOUT
+# --timing-allow-fail, every clock constrained at MARGIN (1.15) times its
+# frequency; a seed passes when nextpnr succeeds, every clock's Fmax is at
+# least MARGIN times its frequency and the logic cells are at most
+# LC_MAX_PCT (80) % of the device.  The bitstream is the first seed's.
+# Exit status 0 only when every seed passes.
+#
+# Environment: SEEDS, SYNTH_OPTS (extra synth_ice40 options, default
+# "-abc2"), PNR_OPTS (extra nextpnr options), SWEEP=1 (instead: synthesize
+# with each option set of SWEEP_SETS, place and route seed 1, print logic
+# cells and Fmax of each; writes build/BOARD/sweep.txt).
+set -u
+cd "$(dirname "$0")/.."
+board=${1:?usage: bitstream_ice40.sh BOARD}
+
+case "$board" in
+  icebreaker)
+    top=icebreaker_top
+    device="--up5k --package sg48"
+    lc_total=5280
+    # clock nets of the board top and their frequencies (MHz)
+    clocks="clk:25.125"
+    ;;
+  *) echo "bitstream_ice40.sh: unknown board '$board'" >&2; exit 2 ;;
+esac
+
+out=build/$board
+mkdir -p "$out"
+margin=${MARGIN:-1.15}
+lc_max_pct=${LC_MAX_PCT:-80}
+lc_max=$(( lc_total * lc_max_pct / 100 ))
+seeds=${SEEDS:-1 2 3}
+synth_opts=${SYNTH_OPTS--abc2}
+pnr_opts=${PNR_OPTS-}
+srcs=$(echo rtl/*.v)
+pcf=constraints/$top.pcf
+
+# Constraints at margin x frequency, applied before packing.
+pre=$out/clocks.py
+: >"$pre"
+for c in $clocks; do
+  awk -v n="${c%%:*}" -v f="${c#*:}" -v m="$margin" \
+    'BEGIN { printf "ctx.addClock(\"%s\", %.4f)\n", n, f * m }' >>"$pre"
+done
+
+synth() {  # synth OPTS JSON LOG
+  yosys -q -l "$3" -p "read_verilog -DSYNTHESIS -Ibuild/gen -Irtl rtl/boards/$top.v $srcs; \
+    synth_ice40 -device u -spram $1 -top $top -json $2" >/dev/null 2>&1
+}
+
+# pnr JSON SEED TAG -> sets p_rc p_lc p_ram p_dsp p_fmax ("clk=12.3 ...") p_ok
+pnr() {
+  local json=$1 seed=$2 tag=$3
+  local log=$out/pnr-$tag.log rep=$out/pnr-$tag.json
+  rm -f "$rep" "$out/$tag.asc"
+  nextpnr-ice40 $device --json "$json" --pcf "$pcf" --pre-pack "$pre" --seed "$seed" \
+    --asc "$out/$tag.asc" --report "$rep" $pnr_opts -l "$log" >/dev/null 2>&1
+  p_rc=$?
+  p_lc=$(grep -m1 -E 'ICESTORM_LC:' "$log" | sed -E 's/.*ICESTORM_LC: *([0-9]+)\/.*/\1/')
+  p_ram=$(grep -m1 -E 'ICESTORM_RAM:' "$log" | sed -E 's/.*ICESTORM_RAM: *([0-9]+)\/.*/\1/')
+  p_spram=$(grep -m1 -E 'ICESTORM_SPRAM:' "$log" | sed -E 's/.*ICESTORM_SPRAM: *([0-9]+)\/.*/\1/')
+  p_dsp=$(grep -m1 -E 'ICESTORM_DSP:' "$log" | sed -E 's/.*ICESTORM_DSP: *([0-9]+)\/.*/\1/')
+  p_fmax=""; p_ok=1
+  [ "$p_rc" -eq 0 ] || p_ok=0
+  [ -n "$p_lc" ] && [ "$p_lc" -le "$lc_max" ] || p_ok=0
+  for c in $clocks; do
+    local n=${c%%:*} f=${c#*:} a
+    # the last report of the clock (after routing; after placement if routing failed)
+    a=$(grep -E "Max frequency for clock +'$n'" "$log" | tail -1 | sed -E 's/.*: ([0-9.]+) MHz.*/\1/')
+    [ -n "$a" ] || a=0
+    local pf
+    pf=$(awk -v a="$a" -v f="$f" -v m="$margin" 'BEGIN { print (a >= f * m) ? "PASS" : "FAIL" }')
+    [ "$pf" = PASS ] || p_ok=0
+    p_fmax="$p_fmax $n=$a MHz (target $f MHz x $margin = $(awk -v f="$f" -v m="$margin" 'BEGIN{printf "%.2f", f*m}') MHz) $pf;"
+  done
+}
+
+if [ "${SWEEP:-0}" = 1 ]; then
+  sets=${SWEEP_SETS:-"-abc2|-abc2 -dsp|-abc9|-abc9 -dsp|-retime -abc2|-abc2 -relut|(none)"}
+  echo "option sweep for $top, seed 1 (logic cells of $lc_total, Fmax per clock):" | tee "$out/sweep.txt"
+  IFS='|' read -r -a list <<<"$sets"
+  for o in "${list[@]}"; do
+    [ "$o" = "(none)" ] && o=""
+    if ! synth "$o" "$out/sweep.json" "$out/sweep-yosys.log"; then
+      echo "  synth_ice40 ${o:-(no options)}: yosys failed" | tee -a "$out/sweep.txt"; continue
+    fi
+    pnr "$out/sweep.json" 1 sweep
+    echo "  synth_ice40 ${o:-(no options)} ${pnr_opts}: LC ${p_lc:-?} RAM ${p_ram:-?} DSP ${p_dsp:-?} nextpnr rc $p_rc;$p_fmax" \
+      | tee -a "$out/sweep.txt"
+  done
+  exit 0
+fi
+
+echo "synthesizing $top (yosys synth_ice40 -device u -spram $synth_opts)..."
+if ! synth "$synth_opts" "$out/$top.json" "$out/yosys.log"; then
+  echo "yosys failed; see $out/yosys.log" >&2; exit 1
+fi
+
+rep=$out/report.txt
+{
+  echo "sgpu bitstream report: $board ($top)"
+  echo "synthesis: yosys synth_ice40 -device u -spram $synth_opts"
+  echo "place and route: nextpnr-ice40 $device --pre-pack $pre $pnr_opts (no --timing-allow-fail)"
+  echo "checks: every clock's Fmax >= $margin x its frequency; logic cells <= $lc_max ($lc_max_pct % of $lc_total)"
+} >"$rep"
+status=0
+first=1
+for s in $seeds; do
+  echo "placing and routing $top, seed $s..."
+  pnr "$out/$top.json" "$s" "seed$s"
+  res=$([ "$p_ok" = 1 ] && echo PASS || echo FAIL)
+  lcres=$([ -n "$p_lc" ] && [ "$p_lc" -le "$lc_max" ] && echo PASS || echo FAIL)
+  line="seed $s: $res  LC ${p_lc:-?}/$lc_total (max $lc_max) $lcres, RAM ${p_ram:-?}/30, SPRAM ${p_spram:-?}/4, DSP ${p_dsp:-?}/8, nextpnr exit $p_rc;$p_fmax"
+  echo "$line" | tee -a "$rep"
+  [ "$p_ok" = 1 ] || status=1
+  if [ "$first" = 1 ]; then
+    first=0
+    if [ "$p_ok" = 1 ] && icepack "$out/seed$s.asc" "$out/sgpu.bin"; then
+      echo "bitstream: $out/sgpu.bin (seed $s)" | tee -a "$rep"
+    else
+      rm -f "$out/sgpu.bin"
+      echo "no bitstream: seed $s does not meet the checks (log: $out/pnr-seed$s.log)" | tee -a "$rep"
+    fi
+  fi
+done
+echo "RESULT $board bitstream $([ $status = 0 ] && echo PASS || echo FAIL)" | tee -a "$rep"
+echo "report: $rep"
+exit $status
