@@ -1,7 +1,7 @@
 /* transport.c — device URIs and the transports behind them.
  *
  * `sim` drives the in-process Verilator model (sim/sgpu_sim.h); a library
- * built with SGPU_NO_SIM (make ... SGPU_SIM=0) has no model and refuses it.
+ * built with SGPU_NO_SIM (`make nosim`) has no model and refuses it.
  * `tcp` and `serial` run the link client (link.c) over a socket or a serial
  * port; `usb` is parsed and refused until its FTDI channel exists.
  *
@@ -221,7 +221,7 @@ static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o,
   (void)tr;
   (void)cfg;
   FAILMSG(SGPU_ERROR_NOT_SUPPORTED,
-          "this libsgpu was built without the simulation model (SGPU_SIM=0): use tcp:HOST:PORT to "
+          "this libsgpu was built without the simulation model (make nosim): use tcp:HOST:PORT to "
           "an sgpu-sim server, serial: or usb:");
 #else
   sim_transport *st = calloc(1, sizeof *st);

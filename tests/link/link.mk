@@ -1,0 +1,30 @@
+# link tests: the link client against sgpu-sim's link server (the chip
+# behind its host-bridge RTL).  Helper programs are built twice: against the
+# full library (sanitizers, with the model) and against the library built
+# without the model (build/nosim), which must work through tcp:.
+LINK_TEST_DIR  := $(BUILD)/tests/link
+LINK_HELPERS   := $(LINK_TEST_DIR)/link_workload $(LINK_TEST_DIR)/link_workload_nosim \
+                  $(LINK_TEST_DIR)/link_upload $(LINK_TEST_DIR)/link_upload_nosim
+LINK_TEST_SH   := $(patsubst tests/link/%.sh,$(LINK_TEST_DIR)/%.sh,$(sort $(wildcard tests/link/test_*.sh)))
+LINK_HOST_HDRS := $(wildcard host/include/*.h) $(HW_H) host/src/link.h host/src/internal.h
+.SECONDARY: $(LINK_HELPERS)
+
+$(LINK_TEST_DIR)/%_nosim: tests/link/%.c $(HOST_NOSIM_A) $(LINK_HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Ihost/src $(OPT) -o $@ $< $(HOST_NOSIM_A) $(HOST_NOSIM_LDLIBS)
+
+$(LINK_TEST_DIR)/%: tests/link/%.c $(HOST_ASAN_OBJS) $(SIM_LIB) $(LINK_HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Ihost/src -O1 -g $(SAN) -o $@ $< $(HOST_ASAN_OBJS) $(SIM_LIB) \
+	  $(HOST_LDLIBS)
+
+$(LINK_TEST_DIR)/test_%.sh: tests/link/test_%.sh $(LINK_HELPERS) $(SIM_BIN) tests/link/link_lib.sh
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nSGPU_BIN=%s SGPU_LINK_BIN=%s SGPU_ROOT=%s exec bash %s "$$@"\n' \
+	  '$(abspath $(BUILD)/bin)' '$(abspath $(LINK_TEST_DIR))' '$(abspath .)' \
+	  '$(abspath $<)' >$@
+	chmod +x $@
+
+TESTS += $(LINK_TEST_SH)
+.PHONY: link-tests
+link-tests: $(LINK_TEST_SH)

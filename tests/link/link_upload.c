@@ -1,0 +1,162 @@
+/* link_upload URI BYTES [MODE] — upload BYTES of a pseudo-random pattern to
+ * GPU memory, read it back, compare; then a doorbell count check: a series
+ * of submissions each writing its fence must complete exactly once each.
+ * Prints link statistics and FIGURE lines.  MODE "kill" prints "UPLOADING"
+ * and keeps uploading until a call fails, then reports the error code and
+ * how long the failing call took. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "internal.h"
+#include "link.h"
+#include "sgpu.h"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 3) {
+    fprintf(stderr, "usage: link_upload URI BYTES [kill]\n");
+    return 1;
+  }
+  uint32_t n = (uint32_t)strtoul(argv[2], NULL, 0);
+  int kill_mode = argc > 3 && !strcmp(argv[3], "kill");
+  sgpu_device *dev;
+  char msg[256];
+  int r = sgpu_open_detail(argv[1], &dev, msg, sizeof msg);
+  if (r) {
+    fprintf(stderr, "open %s: %s: %s\n", argv[1], sgpu_strerror(r), msg);
+    return 1;
+  }
+  uint8_t *a = malloc(n), *b = malloc(n);
+  uint32_t s = 12345;
+  for (uint32_t i = 0; i < n; i++) {
+    s = s * 1103515245u + 12345u;
+    a[i] = (uint8_t)(s >> 16);
+  }
+  const uint32_t base = 0x200000;
+  if (kill_mode) {
+    printf("UPLOADING\n");
+    fflush(stdout);
+    for (;;) {
+      double t0 = now_s();
+      r = sgpu_write(dev, base, a, n);
+      double dt = now_s() - t0;
+      if (r) {
+        printf("error %d %s after %.3f s: %s\n", r, sgpu_strerror(r), dt, sgpu_last_error(dev));
+        double t1 = now_s();
+        int r2 = sgpu_write(dev, base, a, 4);
+        printf("next call: %d after %.3f s\n", r2, now_s() - t1);
+        sgpu_close(dev);
+        return r == SGPU_ERROR_IO ? 0 : 1;
+      }
+    }
+  }
+  sgpu_link_stats st0, st1;
+  memset(&st0, 0, sizeof st0);
+  sgpu_link_get_stats(dev->tr, &st0);
+  double t0 = now_s();
+  r = sgpu_write(dev, base, a, n);
+  if (r) {
+    fprintf(stderr, "upload: %s: %s\n", sgpu_strerror(r), sgpu_last_error(dev));
+    return 1;
+  }
+  double t1 = now_s();
+  memset(&st1, 0, sizeof st1);
+  sgpu_link_get_stats(dev->tr, &st1);
+  r = sgpu_read(dev, base, b, n);
+  if (r) {
+    fprintf(stderr, "read back: %s: %s\n", sgpu_strerror(r), sgpu_last_error(dev));
+    return 1;
+  }
+  if (memcmp(a, b, n)) {
+    for (uint32_t i = 0; i < n; i++)
+      if (a[i] != b[i]) {
+        fprintf(stderr, "read back differs at byte %u: %02x, want %02x\n", i, b[i], a[i]);
+        break;
+      }
+    return 1;
+  }
+  printf("upload of %u bytes read back identical (%.2f s)\n", n, t1 - t0);
+  uint64_t wire = st1.bytes_sent - st0.bytes_sent;
+  if (wire)
+    printf("upload: %llu frames (%llu repeated), %llu wire bytes for %u payload bytes: %.3f\n",
+           (unsigned long long)(st1.frames - st0.frames),
+           (unsigned long long)(st1.retransmits - st0.retransmits), (unsigned long long)wire, n,
+           (double)n / (double)wire);
+
+  /* exactly-once: K submissions each increment a counter through WRITE_DATA
+   * of (i+1) at a slot; every slot must hold its own value, every fence come */
+  sgpu_context *ctx;
+  if (sgpu_create_context(dev, 0, &ctx)) return 1;
+  uint64_t hb;
+  if (sgpu_alloc(dev, 0, 64, 16, &hb)) return 1;
+  const uint32_t K = 40, slots = 0x300000;
+  uint32_t zeros[40] = {0};
+  if (sgpu_write(dev, slots, zeros, sizeof zeros)) return 1;
+  sgpu_link_get_stats(dev->tr, &st0);
+  double ts = now_s();
+  uint32_t done = 0;
+  for (uint32_t i = 0; i < K; i++) {
+    uint32_t w[4];
+    sgpu_cmdbuf cb;
+    sgpu_cmdbuf_init(&cb, w, sizeof w);
+    uint32_t v = i + 1;
+    sgpu_cmd_write_data(&cb, slots + 4 * i, &v, 1);
+    if ((r = sgpu_write(dev, hb, w, sgpu_cmdbuf_size(&cb)))) break;
+    sgpu_submit_command_args sa;
+    memset(&sa, 0, sizeof sa);
+    sa.context = ctx;
+    sa.dma_buffer_physical_address = hb;
+    sa.dma_buffer_size = 64;
+    sa.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+    sa.submission_fence_id = i + 1;
+    if ((r = sgpu_submit_command(dev, &sa))) break;
+  }
+  if (!r) r = sgpu_wait_fence(dev, 0, K, 60000);
+  double te = now_s();
+  sgpu_link_get_stats(dev->tr, &st1);
+  if (r) {
+    fprintf(stderr, "submissions: %s: %s\n", sgpu_strerror(r), sgpu_last_error(dev));
+    return 1;
+  }
+  sgpu_event ev;
+  while (sgpu_next_event(dev, &ev, 0) == 0)
+    if (ev.type == SGPU_EVENT_DMA_COMPLETED) done++;
+  uint32_t got[40];
+  if (sgpu_read(dev, slots, got, sizeof got)) return 1;
+  for (uint32_t i = 0; i < K; i++)
+    if (got[i] != i + 1) {
+      fprintf(stderr, "slot %u holds %u, want %u\n", i, got[i], i + 1);
+      return 1;
+    }
+  sgpu_fence_info fi;
+  sgpu_get_fence(dev, 0, &fi);
+  if (done != K || fi.completed != K || fi.faulted) {
+    fprintf(stderr, "%u completion events, completed %llu, want %u\n", done,
+            (unsigned long long)fi.completed, K);
+    return 1;
+  }
+  printf("%u submissions: every write applied once, %u completion events, fence %llu\n", K, done,
+         (unsigned long long)fi.completed);
+  printf("submissions: %.1f per second, %.1f wire bytes and %.2f frames each (incl. upload of the "
+         "command buffer and the fence wait)\n",
+         K / (te - ts), (double)(st1.bytes_sent - st0.bytes_sent) / K,
+         (double)(st1.frames - st0.frames) / K);
+  printf("link: %llu frames, %llu repeated, %llu naks, %llu timeouts, %llu duplicates, %llu events "
+         "(%llu missed), %llu rejected\n",
+         (unsigned long long)st1.frames, (unsigned long long)st1.retransmits,
+         (unsigned long long)st1.naks, (unsigned long long)st1.timeouts,
+         (unsigned long long)st1.duplicates, (unsigned long long)st1.events,
+         (unsigned long long)st1.events_missed, (unsigned long long)st1.rejected);
+  sgpu_destroy_context(ctx);
+  sgpu_close(dev);
+  free(a);
+  free(b);
+  return 0;
+}
