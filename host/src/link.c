@@ -154,7 +154,7 @@ static uint32_t ack_timeout_ms(const sgpu_link *L, size_t req_bytes, size_t rsp_
   }
   if (L->opt.bytes_per_sec)
     t += 1000.0 * (double)(req_bytes + rsp_bytes) / L->opt.bytes_per_sec;
-  if (t > L->opt.giveup_ms / 2) t = L->opt.giveup_ms / 2;
+  if (t > L->opt.giveup_ms / 4) t = L->opt.giveup_ms / 4;
   return (uint32_t)t + 1;
 }
 
@@ -191,7 +191,7 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
   size_t rsp_bytes = SGPU_LINK_RSP_HDR_BYTES + SGPU_LINK_CRC_BYTES +
                      (cmd == SGPU_LINK_CMD_READ ? 4u * count : cmd == SGPU_LINK_CMD_PING ? 4u : 0u);
   uint64_t start = mono_ns();
-  uint32_t tries = 0;
+  uint32_t tries = 0, quiet_tries = 0;
   for (;;) {
     uint64_t sent = mono_ns();
     if (tries && (sent - start) / 1000000u >= L->opt.giveup_ms && tries >= LINK_TRIES_MIN) {
@@ -211,7 +211,12 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
     if (tries) L->st.retransmits++;
     else if (cmd == SGPU_LINK_CMD_WRITE) L->st.payload_sent += 4u * count;
     tries++;
-    uint64_t deadline = sent + (uint64_t)ack_timeout_ms(L, (size_t)n, rsp_bytes) * 1000000u;
+    /* Each timeout doubles the wait: a device draining a frame with a bad
+     * header NAKs only after the line has been quiet for the gap timeout,
+     * so repeating at a fixed pace could keep it draining for ever. */
+    uint64_t wait_ms = (uint64_t)ack_timeout_ms(L, (size_t)n, rsp_bytes) << (quiet_tries < 6 ? quiet_tries : 6);
+    if (wait_ms > L->opt.giveup_ms / 2) wait_ms = L->opt.giveup_ms / 2;
+    uint64_t deadline = sent + wait_ms * 1000000u;
     int nak = 0, got = 0;
     sgpu_link_frame ans;
     for (;;) {
@@ -237,6 +242,7 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
       }
     } else if (!nak) {
       L->st.timeouts++;
+      quiet_tries++;
     }
     /* a failed try: smaller frames from the next one on (a noisy line) */
     L->good_run = 0;

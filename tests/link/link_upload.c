@@ -24,6 +24,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: link_upload URI BYTES [kill]\n");
     return 1;
   }
+  setvbuf(stdout, NULL, _IOLBF, 0);
   uint32_t n = (uint32_t)strtoul(argv[2], NULL, 0);
   int kill_mode = argc > 3 && !strcmp(argv[3], "kill");
   sgpu_device *dev;
@@ -53,6 +54,8 @@ int main(int argc, char **argv) {
         int r2 = sgpu_write(dev, base, a, 4);
         printf("next call: %d after %.3f s\n", r2, now_s() - t1);
         sgpu_close(dev);
+        free(a);
+        free(b);
         return r == SGPU_ERROR_IO ? 0 : 1;
       }
     }
@@ -64,6 +67,9 @@ int main(int argc, char **argv) {
   r = sgpu_write(dev, base, a, n);
   if (r) {
     fprintf(stderr, "upload: %s: %s\n", sgpu_strerror(r), sgpu_last_error(dev));
+    sgpu_close(dev);
+    free(a);
+    free(b);
     return 1;
   }
   double t1 = now_s();
