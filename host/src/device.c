@@ -25,8 +25,12 @@ int sgpu__fail(sgpu_device *dev, int code, const char *fmt, ...) {
   if (dev) {
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(dev->err, sizeof dev->err, fmt, ap);
+    int n = vsnprintf(dev->err, sizeof dev->err, fmt, ap);
     va_end(ap);
+    /* A transport failure: say what the transport saw. */
+    const char *why = code == SGPU_ERROR_IO && dev->tr && dev->tr->ops->why ? dev->tr->ops->why(dev->tr) : NULL;
+    if (why && *why && n >= 0 && (size_t)n < sizeof dev->err && !strstr(dev->err, why))
+      snprintf(dev->err + n, sizeof dev->err - (size_t)n, ": %s", why);
   }
   return code;
 }

@@ -35,6 +35,9 @@ typedef struct sgpu_transport_ops {
   /* Advance time until the source's frame capture completes a frame (or
    * max_cycles pass).  Optional: NULL means the library polls `frame`. */
   int (*run_until_frame)(sgpu_transport *t, uint32_t source, uint64_t max_cycles);
+  /* The transport's own reason for its last failure ("" or NULL: none).
+   * Optional: the library appends it to the messages of failed calls. */
+  const char *(*why)(sgpu_transport *t);
 } sgpu_transport_ops;
 
 struct sgpu_transport {

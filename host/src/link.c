@@ -61,6 +61,7 @@ typedef struct sgpu_link {
 
 static const sgpu_transport_ops link_ops_tcp;
 static const sgpu_transport_ops link_ops_serial;
+const char *sgpu__link_error(sgpu_transport *tr);
 static const sgpu_transport_ops link_ops_usb;
 
 static sgpu_link *L_of(sgpu_transport *t) { return (sgpu_link *)t; }
@@ -482,7 +483,8 @@ static void sgpu_tr_link_close(sgpu_transport *t) {
   {                                                                                           \
     nm, sgpu_tr_link_reg_read, sgpu_tr_link_reg_write, sgpu_tr_link_mem_read,                 \
         sgpu_tr_link_mem_write, sgpu_tr_link_run, sgpu_tr_link_irq, sgpu_tr_link_now,         \
-        sgpu_tr_link_frame, sgpu_tr_link_close, sgpu_tr_link_run_until_frame                  \
+        sgpu_tr_link_frame, sgpu_tr_link_close, sgpu_tr_link_run_until_frame,                 \
+        sgpu__link_error                                                                      \
   }
 static const sgpu_transport_ops link_ops_tcp = LINK_OPS("tcp");
 static const sgpu_transport_ops link_ops_serial = LINK_OPS("serial");
@@ -554,7 +556,6 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
 }
 
 /* Reason a link transport failed (for messages); "" when it has not. */
-const char *sgpu__link_error(sgpu_transport *tr);
 const char *sgpu__link_error(sgpu_transport *tr) {
   if (!is_link(tr)) return "";
   return L_of(tr)->why;

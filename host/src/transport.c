@@ -114,6 +114,7 @@ static const sgpu_transport_ops sim_ops = {
     sgpu_tr_sim_frame,
     sgpu_tr_sim_close,
     sgpu_tr_sim_run_until_frame,
+    NULL, /* the model has no transport-level failures to explain */
 };
 
 #endif /* SGPU_NO_SIM */
