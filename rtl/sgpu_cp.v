@@ -377,6 +377,10 @@ module sgpu_cp #(
              CE_PTR  = `SGPU_CFG_ERROR_POINTER_RANGE, CE_BITS  = `SGPU_CFG_ERROR_UNKNOWN_BITS,
              CE_VAL  = `SGPU_CFG_ERROR_VALUE_RANGE,   CE_EN    = `SGPU_CFG_ERROR_WHILE_ENABLED;
 
+  // Ring base, size and RPTR_ADDR change only on a disabled, idle node: a
+  // packet still running (after ENABLE was cleared) keeps its ring words,
+  // RPTR write-back address and data (valid/ready).
+  wire cfg_locked;
   always @(*) begin
     cfg_bits = 6'd0;
     w_base = 1'b0; w_size = 1'b0; w_wptr = 1'b0; w_rptra = 1'b0; w_ctrl = 1'b0; w_wd = 1'b0;
@@ -384,12 +388,12 @@ module sgpu_cp #(
     if (reg_we_i) begin
       case (reg_addr_i)
         `SGPU_NREG_RING_BASE:
-          if (enable_q)                         cfg_bits[CE_EN] = 1'b1;
+          if (cfg_locked)                       cfg_bits[CE_EN] = 1'b1;
           else if (wd[5:0] != 6'd0)             cfg_bits[CE_ALIGN] = 1'b1;
           else if (wd_big)                      cfg_bits[CE_VAL] = 1'b1;
           else                                  w_base = 1'b1;
         `SGPU_NREG_RING_SIZE:
-          if (enable_q)                         cfg_bits[CE_EN] = 1'b1;
+          if (cfg_locked)                       cfg_bits[CE_EN] = 1'b1;
           else if (!wd_pow2)                    cfg_bits[CE_SIZE] = 1'b1;
           else                                  w_size = 1'b1;
         `SGPU_NREG_RING_WPTR:
@@ -397,7 +401,8 @@ module sgpu_cp #(
           else if ((wd & ~ring_mask32) != 0)    cfg_bits[CE_PTR] = 1'b1;
           else                                  w_wptr = 1'b1;
         `SGPU_NREG_RPTR_ADDR:
-          if (wd[1])                            cfg_bits[CE_BITS] = 1'b1;
+          if (cfg_locked)                       cfg_bits[CE_EN] = 1'b1;
+          else if (wd[1])                       cfg_bits[CE_BITS] = 1'b1;
           else if (wd_big)                      cfg_bits[CE_VAL] = 1'b1;
           else                                  w_rptra = 1'b1;
         `SGPU_NREG_CONTROL:
@@ -480,6 +485,10 @@ module sgpu_cp #(
             else if ((p0_q[1:0] | p1_q[1:0]) != 2'd0) fault_d = `SGPU_FAULT_MISALIGNED;
             else if (chk_oor)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
             else if (chk_win)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
+            // Entering a level-2 buffer restarts the IB fetcher: first let
+            // a level-1 prefetch read that is waiting be accepted, so the
+            // port never withdraws a request (its word is dropped).
+            else if (!fl[`SGPU_INDIRECT_FLAG_SKIP] && p1_q != 32'd0 && ib_req_valid_o && !ib_req_ready_i) ;
             else begin
               pkt_done = 1'b1;
               if (!fl[`SGPU_INDIRECT_FLAG_SKIP] && p1_q != 32'd0) begin
@@ -585,6 +594,7 @@ module sgpu_cp #(
   // Busy: a packet in progress or work queued.
   wire busy = (state_q != S_HDR && state_q != S_FAULT) || in_ib ||
               (state_q == S_HDR && enable_q && rcur_q != wptr_q);
+  assign cfg_locked = enable_q || busy;
   wire waiting = (state_q == S_PRSP) || (state_q == S_POLL) || (state_q == S_PGAP) ||
                  (state_q == S_VSYNC) || (state_q == S_SCAN) || (state_q == S_FLIPW) ||
                  (state_q == S_FLIPW1);
@@ -687,7 +697,9 @@ module sgpu_cp #(
               else ibend1_q <= chk_hi[IW-1:0];
             end
           end
-          `SGPU_OP_TIMESTAMP: tshi_q <= 1'b0;
+          // The whole 64-bit count of one cycle, taken now, so both writes
+          // present fixed data while they wait (valid/ready).
+          `SGPU_OP_TIMESTAMP: begin tshi_q <= 1'b0; p2_q <= cycle_i[31:0]; p1_q <= cycle_i[63:32]; end
           `SGPU_OP_CONTEXT: if (pkt_done) begin
             ctx_id_q <= p4_q; ctx_null_q <= !ctx_nz;
             if (ctx_nz) begin wbase_q <= {1'b0, p0_q}; wend_q <= chk_hi[IW:0]; end
@@ -700,9 +712,8 @@ module sgpu_cp #(
         p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; left_q <= left_q - 14'd1;
       end
       if (state_q == S_WR && wr_req_ready_i) begin
-        // TIMESTAMP: the low word goes out straight from cycle_i; the high
-        // word of the same cycle is kept for the second write.
-        if (op == `SGPU_OP_TIMESTAMP) begin p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; p1_q <= cycle_i[63:32]; tshi_q <= 1'b1; end
+        // TIMESTAMP: low word (p2) first, then the high word (p1).
+        if (op == `SGPU_OP_TIMESTAMP) begin p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; tshi_q <= 1'b1; end
         if (op == `SGPU_OP_FENCE) last_fence_q <= p1_q;
       end
       if (state_q == S_RCHK && state_d == S_MUL) ph_q <= 1'b1;
@@ -744,7 +755,7 @@ module sgpu_cp #(
   assign wr_req_addr_o  = {{(32-IW){1'b0}}, (state_q == S_WB) ? {rptr_addr_q, 2'b00} : p0_q};
   assign wr_req_wdata_o = (state_q == S_WD) ? st_data :
                           (state_q == S_WB) ? {{(32-IW){1'b0}}, rptr_q} :
-                          (op == `SGPU_OP_TIMESTAMP && !tshi_q) ? cycle_i[31:0] : p1_q;
+                          (op == `SGPU_OP_TIMESTAMP && !tshi_q) ? p2_q : p1_q;
   assign wr_req_wstrb_o = 4'hF;
 
   assign blit_valid_o     = (state_q == S_BLIT);

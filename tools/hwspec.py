@@ -373,7 +373,7 @@ GLOBAL_REGS = [
     ("INT_ENABLE", 0x014, "rw", "interrupt mask for the irq output"),
     ("CFG_ERROR", 0x018, "w1c", "rejected register writes: [0] ring size not a power of two or out of range, "
                                 "[1] misaligned address, [2] pointer out of range, [3] unknown bits set, "
-                                "[4] value out of range, [5] ring base/size written while the ring is enabled. "
+                                "[4] value out of range, [5] ring base/size/RPTR_ADDR written while the node is enabled or busy. "
                                 "A write to a read-only or unmapped offset sets [3]; a write the "
                                 "display rejects sets [4]. Rejected writes change nothing."),
     ("CFG_ERROR_ADDR", 0x01C, "ro", "offset of the last rejected register write"),
@@ -399,17 +399,18 @@ NODE_BASE = 0x100
 NODE_STRIDE = 0x80
 NODE_REGS = [
     ("RING_BASE", 0x00, "rw", "ring base, byte address: 64-byte aligned (else CFG_ERROR[1]) and inside "
-                              "memory (else [4]); writable only while disabled (else [5]). Enabling checks "
+                              "memory (else [4]); writable only while disabled and idle, STATUS.BUSY = 0 (else [5]). Enabling checks "
                               "it is aligned to RING_SIZE ([1]) and the ring fits in memory ([4]). An "
                               "accepted write sets RPTR = WPTR = 0"),
     ("RING_SIZE", 0x04, "rw", "ring size in bytes: a power of two from 64 to 1 MiB (else CFG_ERROR[0]); "
-                              "writable only while disabled (else [5]); an accepted write sets RPTR = WPTR = 0"),
+                              "writable only while disabled and idle, STATUS.BUSY = 0 (else [5]); an accepted write sets RPTR = WPTR = 0"),
     ("RING_WPTR", 0x08, "rw", "doorbell: write pointer, byte offset in the ring, 4-byte aligned (else "
                               "CFG_ERROR[1]), < RING_SIZE (else [2]). A packet reaching past WPTR is an OVERRUN fault"),
     ("RING_RPTR", 0x0C, "ro", "read pointer, byte offset in the ring of the next packet not yet "
                               "completed (an INDIRECT completes when its buffer is entered)"),
     ("RPTR_ADDR", 0x10, "rw", "where RING_RPTR is written back after each ring packet; [0] enable, "
-                              "[1] must be 0 (else CFG_ERROR[3]), [31:2] word address inside memory (else [4])"),
+                              "[1] must be 0 (else CFG_ERROR[3]), [31:2] word address inside memory (else [4]); "
+                              "writable only while disabled and idle, STATUS.BUSY = 0 (else [5])"),
     ("CONTROL", 0x14, "rw", "[0] ENABLE, [1] RESET (self-clearing: stop all memory traffic and drop "
                             "reads in flight, clear the fault, IB stack and context (null), RPTR = WPTR = 0; "
                             "ENABLE keeps its value, the ENABLE bit of a RESET write is ignored). Other "

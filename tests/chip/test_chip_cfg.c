@@ -43,6 +43,7 @@ int main(void) {
       {"control_unknown", SGPU_NREG_CONTROL, 0x100, SGPU_CFG_ERROR_UNKNOWN_BITS, 0},
       {"rptr_addr_bit1", SGPU_NREG_RPTR_ADDR, 0x0001F002u, SGPU_CFG_ERROR_UNKNOWN_BITS, 0},
       {"rptr_addr_outside", SGPU_NREG_RPTR_ADDR, mem | 1u, SGPU_CFG_ERROR_VALUE_RANGE, 0},
+      {"rptr_addr_while_enabled", SGPU_NREG_RPTR_ADDR, 0x0001F001u, SGPU_CFG_ERROR_WHILE_ENABLED, 1},
       {"watchdog_25_bits", SGPU_NREG_WATCHDOG, 0x01000000u, SGPU_CFG_ERROR_VALUE_RANGE, 0},
       {"base_while_enabled", SGPU_NREG_RING_BASE, 0x00014000u, SGPU_CFG_ERROR_WHILE_ENABLED, 1},
       {"size_while_enabled", SGPU_NREG_RING_SIZE, 1024, SGPU_CFG_ERROR_WHILE_ENABLED, 1},

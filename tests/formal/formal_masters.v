@@ -86,13 +86,13 @@ module formal_display #(parameter integer AW = 17, LB_AW = 2, CW = 10) (
 endmodule
 
 // sgpu_cp: ring, IB and writer ports, the 2D command and the flip request.
-// CHECK_WR = 0 / CHECK_IB = 0 leave the writer and IB ports out: each
-// still has an open counterexample without a port-visible excuse (writer:
-// valid withdrawn after RPTR_ADDR is rewritten while the RPTR write-back
-// waits; IB: address changed while waiting, no register write before it,
-// likely an IB restart); run them with 1 to see the traces.
-module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_WR = 0,
-                   parameter integer CHECK_IB = 0) (
+// The writer and IB ports are checked too (CHECK_WR / CHECK_IB = 0 would
+// leave them out).  This proof found both withdrawing a waiting request:
+// the writer when RPTR_ADDR was rewritten during a write-back (RPTR_ADDR is
+// now refused then), the IB fetch when a level-2 INDIRECT restarted the
+// fetcher under a waiting prefetch (the restart now waits for it).
+module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_WR = 1,
+                   parameter integer CHECK_IB = 1) (
   input wire clk_i, rst_ni, reg_we_i,
   input wire [6:0] reg_addr_i,
   input wire [31:0] reg_wdata_i,
@@ -154,16 +154,18 @@ module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_
     f_fault_q <= firq;
   end
   wire f_fetch_excuse = f_we_q || ba || firq || f_fault_q;
-  // The writer's RPTR write-back takes its address from RPTR_ADDR as it is
-  // now: a host write to RPTR_ADDR while a write-back waits moves it (found
-  // by this proof; excused here, reported).
 
   sgpu_vr_check #(.W(32)) u_vr_ring (.clk_i(clk_i), .rst_ni(rst_ni), .valid_i(rv),
     .ready_i(ring_req_ready_i), .payload_i(ra), .excuse_i(f_fetch_excuse));
   sgpu_vr_check #(.W(32)) u_vr_ib (.clk_i(clk_i), .rst_ni(rst_ni), .valid_i(iv && CHECK_IB != 0),
     .ready_i(ib_req_ready_i), .payload_i(ia), .excuse_i(f_fetch_excuse));
+  // The writer withdraws only for an engine reset (a CONTROL.RESET write
+  // cuts it in that very cycle: "stop all memory traffic") or the watchdog
+  // firing (a fault, fault_irq_o in that cycle).
+  wire f_reset_now = reg_we_i && reg_addr_i == `SGPU_NREG_CONTROL && reg_wdata_i[`SGPU_CONTROL_RESET] &&
+                     reg_wdata_i[31:2] == 30'd0;
   sgpu_vr_check #(.W(69)) u_vr_wr (.clk_i(clk_i), .rst_ni(rst_ni), .valid_i(wv && CHECK_WR != 0),
-    .ready_i(wr_req_ready_i), .payload_i({ww, wa, ww ? {wd, ws} : 36'd0}), .excuse_i(f_we_q));
+    .ready_i(wr_req_ready_i), .payload_i({ww, wa, ww ? {wd, ws} : 36'd0}), .excuse_i(f_reset_now || firq));
   sgpu_vr_check #(.W(177)) u_vr_blit (.clk_i(clk_i), .rst_ni(rst_ni), .valid_i(bv),
     .ready_i(blit_ready_i), .payload_i({bc, bdst, bdp, bsrc, bsp, bw, bh, bpat}), .excuse_i(f_fetch_excuse));
   sgpu_vr_check #(.W(36)) u_vr_flip (.clk_i(clk_i), .rst_ni(rst_ni), .valid_i(fv),

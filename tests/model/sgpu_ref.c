@@ -502,9 +502,12 @@ int sgpu_ref_reg_write(sgpu_ref *m, uint32_t offset, uint32_t v) {
     const uint32_t n = (offset - SGPU_NODE_BASE) / SGPU_NODE_STRIDE, r = (offset - SGPU_NODE_BASE) % SGPU_NODE_STRIDE;
     ref_node *nd = &m->node[n];
     const int enabled = nd->control & SGPU_CONTROL_ENABLE;
+    /* Ring base, size and RPTR_ADDR change only on an idle, disabled node
+     * (STATUS.BUSY = 0): a node of the model is busy only while it waits. */
+    const int locked = enabled || nd->waiting;
     switch (r) {
     case SGPU_NREG_RING_BASE:
-      if (enabled) cfg_err(m, offset, SGPU_CFG_ERROR_WHILE_ENABLED);
+      if (locked) cfg_err(m, offset, SGPU_CFG_ERROR_WHILE_ENABLED);
       else if (v & 63u) cfg_err(m, offset, SGPU_CFG_ERROR_MISALIGNED);
       else if (v >= m->cfg.mem_bytes) cfg_err(m, offset, SGPU_CFG_ERROR_VALUE_RANGE);
       else {
@@ -513,7 +516,7 @@ int sgpu_ref_reg_write(sgpu_ref *m, uint32_t offset, uint32_t v) {
       }
       return 0;
     case SGPU_NREG_RING_SIZE:
-      if (enabled) cfg_err(m, offset, SGPU_CFG_ERROR_WHILE_ENABLED);
+      if (locked) cfg_err(m, offset, SGPU_CFG_ERROR_WHILE_ENABLED);
       else if (!is_pow2(v) || v < 64 || v > (1u << 20)) cfg_err(m, offset, SGPU_CFG_ERROR_RING_SIZE);
       else {
         nd->ring_size = v;
@@ -529,7 +532,8 @@ int sgpu_ref_reg_write(sgpu_ref *m, uint32_t offset, uint32_t v) {
       }
       return 0;
     case SGPU_NREG_RPTR_ADDR:
-      if (v & 2u) cfg_err(m, offset, SGPU_CFG_ERROR_UNKNOWN_BITS);
+      if (locked) cfg_err(m, offset, SGPU_CFG_ERROR_WHILE_ENABLED);
+      else if (v & 2u) cfg_err(m, offset, SGPU_CFG_ERROR_UNKNOWN_BITS);
       else if ((v & ~3u) + 4u > m->cfg.mem_bytes || (v & ~3u) >= m->cfg.mem_bytes)
         cfg_err(m, offset, SGPU_CFG_ERROR_VALUE_RANGE);
       else nd->rptr_addr = v;
