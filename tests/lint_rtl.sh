@@ -1,10 +1,18 @@
 #!/usr/bin/env bash
-# verilator --lint-only -Wall must be clean on all of rtl/ (chip and boards).
+# verilator --lint-only -Wall must be clean on all of rtl/: the chip from its
+# top, every module on its own (so modules not yet used by a top are linted
+# too), and each board top.
 set -eu
 cd "$(dirname "$0")/.."
 srcs=$(ls rtl/*.v)
 verilator --lint-only -Wall -Ibuild/gen -Irtl --top-module sgpu_top $srcs
 echo "lint clean: sgpu_top"
+for f in rtl/*.v; do
+  m=$(basename "$f" .v)
+  [ "$m" = sgpu_top ] && continue
+  verilator --lint-only -Wall -Ibuild/gen -Irtl --top-module "$m" $srcs
+  echo "lint clean: $m"
+done
 for b in rtl/boards/*.v; do
   [ -e "$b" ] || continue
   top=$(basename "$b" .v)
