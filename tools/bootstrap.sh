@@ -5,7 +5,7 @@ set -u
 need_cmds=(verilator iverilog yosys nextpnr-ice40 icepack pkg-config xvfb-run valgrind)
 need_pkgs=(verilator iverilog yosys nextpnr-ice40 fpga-icestorm pkg-config xvfb valgrind
            libcmocka-dev libpng-dev libsdl2-dev libusb-1.0-0-dev libftdi1-dev
-           clang-14 libclang-rt-14-dev z3 python3-venv openfpgaloader)
+           clang-14 libclang-rt-14-dev z3 python3-venv openfpgaloader gnuplot-nox)
 missing=()
 for p in "${need_pkgs[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
