@@ -14,14 +14,21 @@ $(BUILD)/tests/rtl/%: tests/rtl/%.v $(RTL_SRCS) $(HW_VH)
 	$(IVERILOG) -g2005 -Wall -Wno-timescale -Wno-implicit-dimensions $(RTL_INC) -Itests/rtl -s $* -o $@ $< $(RTL_SRCS)
 
 # The same testbenches under Verilator (--timing), each its own TESTS entry
-# <tb>-verilator, built with line and toggle coverage: the runs feed
-# `make coverage` (tests/coverage) when SGPU_COVERAGE_DIR is set.  The C++
-# is compiled with -O1; the Verilator runtime is compiled once (from a stub
-# model verilated with the same options) and linked into every bench.
+# <tb>-verilator, so a bench failing under either simulator fails the suite.
+# They are built with line and toggle coverage and, when SGPU_COVERAGE_DIR is
+# set, write it there for tests/coverage.  C++ at -O1, no tracing.  The
+# Verilator runtime is compiled once, from a stub verilated with the same
+# options (the delay makes it a --timing model like the benches).
+# Two Verilator 5.006 optimisations are wrong for timed testbench code and
+# are turned off: -fno-life (verilator#6593: assignments across timing
+# controls are dropped, so a counter incremented in a loop with @(...) reads
+# back its value from before the loop) and -fno-localize (a variable written
+# by an always block and read by an initial block across a wait becomes a
+# local of each, so the initial block never sees the write).
 RTL_VL_DIR    := $(BUILD)/tests/rtl-vl
 RTL_VL_BINS   := $(patsubst tests/rtl/%.v,$(RTL_VL_DIR)/%-verilator,$(RTL_TBS))
 RTL_VL_MAIN   := tests/coverage/tb_main.cpp
-RTL_VL_FLAGS  := --cc --exe --timing -Wno-fatal -Wno-lint -Wno-style \
+RTL_VL_FLAGS  := --cc --exe --timing -fno-life -fno-localize -Wno-fatal -Wno-lint -Wno-style \
                  --coverage-line --coverage-toggle --prefix Vtb -CFLAGS -g0
 RTL_VL_VMAKE  := MAKEOVERRIDES= OPT_FAST=-O1 OPT_SLOW=-O1 OPT_GLOBAL=-O1
 RTL_VL_RT     := verilated.o verilated_cov.o verilated_timing.o verilated_threads.o

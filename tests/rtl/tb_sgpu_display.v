@@ -515,7 +515,8 @@ module tb_sgpu_display;
   end
 
   initial begin
-    #200_000_000;
+    // in 1 ms steps: Verilator 5.006 wraps a single delay at 2^32 ps
+    repeat (200) #1000000;
     $fatal(1, "tb_sgpu_display: timeout");
   end
 endmodule

@@ -344,7 +344,7 @@ module tb_sgpu_host_bridge;
 
   // ------------------------------------------------------------ shadow model for the random run
   reg [31:0] shadow [0:1023];
-  integer i, j, n, w0, seqn, tries, before;
+  integer i, j, n, w0, seqn, tries, n_before;
   reg [31:0] a;
   reg [7:0] fl;
   reg ok, corrupt, drop;
@@ -395,28 +395,28 @@ module tb_sgpu_host_bridge;
       if (rxw[i] !== txw[i]) $fatal(1, "long read word %0d = %h, want %h", i, rxw[i], txw[i]);
 
     // --- bad CRC: nak, nothing written
-    before = mem_writes;
+    n_before = mem_writes;
     for (i = 0; i < 4; i = i + 1) txw[i] = 32'hDEAD_0000 + i;
     build_frame(8'd6, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd4, 32'h40, 4);
     fb[fn - 1] = fb[fn - 1] ^ 8'h01;
     send_built(fn);
     expect_nak(`SGPU_LINK_NAK_BAD_CRC);
-    if (mem_writes != before) $fatal(1, "a frame with a bad CRC was applied");
+    if (mem_writes != n_before) $fatal(1, "a frame with a bad CRC was applied");
     if (mem[16] === 32'hDEAD_0000) $fatal(1, "bad-CRC data reached memory");
     // a flipped data bit is caught too
     build_frame(8'd6, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd4, 32'h40, 4);
     fb[12] = fb[12] ^ 8'h10;
     send_built(fn);
     expect_nak(`SGPU_LINK_NAK_BAD_CRC);
-    if (mem_writes != before) $fatal(1, "a corrupted frame was applied");
+    if (mem_writes != n_before) $fatal(1, "a corrupted frame was applied");
 
     // --- the same sequence number, now intact: applied (it was never executed)
     do_write(8'd6, 32'h40, 4, 8'h00);
     expect_ack(8'd6, 8'd0, 0);
-    if (mem_writes != before + 4 || mem[16] !== 32'hDEAD_0000) $fatal(1, "write after nak not applied");
+    if (mem_writes != n_before + 4 || mem[16] !== 32'hDEAD_0000) $fatal(1, "write after nak not applied");
 
     // --- retransmission (ack lost): acknowledged as a duplicate, applied once
-    before = mem_writes;
+    n_before = mem_writes;
     for (i = 0; i < 4; i = i + 1) txw[i] = 32'hBEEF_0000 + i;
     do_write(8'd7, 32'h80, 4, 8'h00);
     expect_ack(8'd7, 8'd0, 0);
@@ -424,7 +424,7 @@ module tb_sgpu_host_bridge;
     expect_ack(8'd7, `SGPU_LINK_ACK_DUPLICATE, 0);
     do_write(8'd7, 32'h80, 4, 8'h00);
     expect_ack(8'd7, `SGPU_LINK_ACK_DUPLICATE, 0);
-    if (mem_writes != before + 4) $fatal(1, "retransmitted write applied %0d words", mem_writes - before);
+    if (mem_writes != n_before + 4) $fatal(1, "retransmitted write applied %0d words", mem_writes - n_before);
 
     // the doorbell: a register write retransmitted must ring once
     txw[0] = 32'h40;
@@ -455,7 +455,7 @@ module tb_sgpu_host_bridge;
     expect_nak(`SGPU_LINK_NAK_BAD_LENGTH);
     do_read(8'd12, 32'h0, MAXW + 1, 8'h00);
     expect_nak(`SGPU_LINK_NAK_BAD_LENGTH);
-    before = mem_writes;
+    n_before = mem_writes;
     for (i = 0; i < 4; i = i + 1) txw[i] = 32'hFFFF_FFFF;
     build_frame(8'd12, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd200, 32'h0, 4);  // says 200, sends 4
     send_built(fn);
@@ -473,7 +473,7 @@ module tb_sgpu_host_bridge;
     expect_nak(`SGPU_LINK_NAK_TIMEOUT);
     send_built(20);                                                     // stops in the data
     expect_nak(`SGPU_LINK_NAK_TIMEOUT);
-    if (mem_writes != before) $fatal(1, "a rejected frame was applied");
+    if (mem_writes != n_before) $fatal(1, "a rejected frame was applied");
     // noise between frames is ignored
     send_byte(8'h00); send_byte(8'h5A); send_byte(8'hFF);
     do_read(8'd12, 32'h40, 1, 8'h00);
@@ -568,7 +568,8 @@ module tb_sgpu_host_bridge;
   end
 
   initial begin
-    #400000000;
+    // in 1 ms steps: Verilator 5.006 wraps a single delay at 2^32 ps
+    repeat (400) #1000000;
     $fatal(1, "tb_sgpu_host_bridge: timeout");
   end
 

@@ -22,16 +22,30 @@ module tb_sgpu_sram;
   reg  [31:0] wdata [0:1];
   reg  [3:0]  wstrb [0:1];
   wire        ready0, ready1, rv0, rv1;
+  // The ports are driven from plain copies of the arrays (apply, after each
+  // change): Verilator 5.006 did not propagate writes to the array elements
+  // into ports connected to them, and the responses went missing.
+  reg         p_valid0, p_valid1, p_write0, p_write1;
+  reg  [31:0] p_addr0, p_addr1, p_wdata0, p_wdata1;
+  reg  [3:0]  p_wstrb0, p_wstrb1;
+  task apply;
+    begin
+      p_valid0 = valid[0]; p_write0 = write[0]; p_addr0 = addr[0]; p_wdata0 = wdata[0];
+      p_wstrb0 = wstrb[0];
+      p_valid1 = valid[1]; p_write1 = write[1]; p_addr1 = addr[1]; p_wdata1 = wdata[1];
+      p_wstrb1 = wstrb[1];
+    end
+  endtask
   wire [31:0] rd0, rd1;
 
   sgpu_sram #(.BYTES(1024)) u_small (
-    .clk_i(clk), .rst_ni(rst_n), .req_valid_i(valid[0]), .req_ready_o(ready0),
-    .req_write_i(write[0]), .req_addr_i(addr[0]), .req_wdata_i(wdata[0]), .req_wstrb_i(wstrb[0]),
+    .clk_i(clk), .rst_ni(rst_n), .req_valid_i(p_valid0), .req_ready_o(ready0),
+    .req_write_i(p_write0), .req_addr_i(p_addr0), .req_wdata_i(p_wdata0), .req_wstrb_i(p_wstrb0),
     .rsp_valid_o(rv0), .rsp_rdata_o(rd0));
 
   sgpu_sram #(.BYTES(131072)) u_big (
-    .clk_i(clk), .rst_ni(rst_n), .req_valid_i(valid[1]), .req_ready_o(ready1),
-    .req_write_i(write[1]), .req_addr_i(addr[1]), .req_wdata_i(wdata[1]), .req_wstrb_i(wstrb[1]),
+    .clk_i(clk), .rst_ni(rst_n), .req_valid_i(p_valid1), .req_ready_o(ready1),
+    .req_write_i(p_write1), .req_addr_i(p_addr1), .req_wdata_i(p_wdata1), .req_wstrb_i(p_wstrb1),
     .rsp_valid_o(rv1), .rsp_rdata_o(rd1));
 
   reg [31:0] shadow0 [0:255];
@@ -64,6 +78,7 @@ module tb_sgpu_sram;
   task drive(input integer un, input v, input wr, input [31:0] a, input [31:0] d, input [3:0] s);
     begin
       valid[un] = v; write[un] = wr; addr[un] = a; wdata[un] = d; wstrb[un] = s;
+      apply;
     end
   endtask
 
@@ -74,6 +89,7 @@ module tb_sgpu_sram;
       valid[u] = 1'b0; write[u] = 1'b0; addr[u] = 0; wdata[u] = 0; wstrb[u] = 0;
       exp_v[u] = 1'b0; exp_d[u] = 0; reads[u] = 0;
     end
+    apply;
     repeat (3) @(posedge clk);
     #1 rst_n = 1'b1;
     // fill both memories (whole words) so the shadows are defined
@@ -109,6 +125,7 @@ module tb_sgpu_sram;
         end
         if (valid[u] && !write[u]) reads[u] = reads[u] + 1;
       end
+      apply;
       @(posedge clk);
       // the expectation for this edge's response was the previous cycle's
       // request; set up the next one
@@ -119,6 +136,7 @@ module tb_sgpu_sram;
       exp_d[1] = pend_d[1];
     end
     valid[0] = 1'b0; valid[1] = 1'b0;
+    apply;
     @(posedge clk); #1;
     exp_v[0] = 1'b0; exp_v[1] = 1'b0;
     @(posedge clk); #1;

@@ -98,7 +98,8 @@ module tb_sgpu_uart_rx;
   end
 
   initial begin
-    #50000000;
+    // in 1 ms steps: Verilator 5.006 wraps a single delay at 2^32 ps
+    repeat (50) #1000000;
     $fatal(1, "tb_sgpu_uart_rx: timeout");
   end
 
