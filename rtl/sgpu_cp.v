@@ -74,6 +74,12 @@ module sgpu_cp #(
   input  wire [SOURCES-1:0]    vblank_i,
   input  wire [SOURCES-1:0]    in_vblank_i,
   input  wire [SOURCES*16-1:0] scanline_i
+`ifdef FORMAL
+  ,
+  // The writer presents TIMESTAMP's live low word (for the harness's
+  // valid/ready check: its data is the count of the accepting cycle).
+  output wire                  f_wdata_live_o
+`endif
 );
   // Internal address width: AW, or fewer bits if the memory is smaller.
   localparam MAW = $clog2(MEM_BYTES);
@@ -697,9 +703,7 @@ module sgpu_cp #(
               else ibend1_q <= chk_hi[IW-1:0];
             end
           end
-          // The whole 64-bit count of one cycle, taken now, so both writes
-          // present fixed data while they wait (valid/ready).
-          `SGPU_OP_TIMESTAMP: begin tshi_q <= 1'b0; p2_q <= cycle_i[31:0]; p1_q <= cycle_i[63:32]; end
+          `SGPU_OP_TIMESTAMP: tshi_q <= 1'b0;
           `SGPU_OP_CONTEXT: if (pkt_done) begin
             ctx_id_q <= p4_q; ctx_null_q <= !ctx_nz;
             if (ctx_nz) begin wbase_q <= {1'b0, p0_q}; wend_q <= chk_hi[IW:0]; end
@@ -712,8 +716,11 @@ module sgpu_cp #(
         p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; left_q <= left_q - 14'd1;
       end
       if (state_q == S_WR && wr_req_ready_i) begin
-        // TIMESTAMP: low word (p2) first, then the high word (p1).
-        if (op == `SGPU_OP_TIMESTAMP) begin p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; tshi_q <= 1'b1; end
+        // TIMESTAMP: the low word goes out live from cycle_i and counts in
+        // the cycle it is accepted; the high word of that same cycle is
+        // kept for the second write (no 32 flops to hold a sample: the
+        // iCE40 build has no room for them).
+        if (op == `SGPU_OP_TIMESTAMP) begin p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; p1_q <= cycle_i[63:32]; tshi_q <= 1'b1; end
         if (op == `SGPU_OP_FENCE) last_fence_q <= p1_q;
       end
       if (state_q == S_RCHK && state_d == S_MUL) ph_q <= 1'b1;
@@ -755,8 +762,11 @@ module sgpu_cp #(
   assign wr_req_addr_o  = {{(32-IW){1'b0}}, (state_q == S_WB) ? {rptr_addr_q, 2'b00} : p0_q};
   assign wr_req_wdata_o = (state_q == S_WD) ? st_data :
                           (state_q == S_WB) ? {{(32-IW){1'b0}}, rptr_q} :
-                          (op == `SGPU_OP_TIMESTAMP && !tshi_q) ? p2_q : p1_q;
+                          (op == `SGPU_OP_TIMESTAMP && !tshi_q) ? cycle_i[31:0] : p1_q;
   assign wr_req_wstrb_o = 4'hF;
+`ifdef FORMAL
+  assign f_wdata_live_o = (state_q == S_WR) && (op == `SGPU_OP_TIMESTAMP) && !tshi_q;
+`endif
 
   assign blit_valid_o     = (state_q == S_BLIT);
   assign blit_copy_o      = is_copy;

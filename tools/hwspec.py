@@ -158,7 +158,9 @@ OPCODES = [
        checks=[C("privileged"), C("align", "base", "size", when="id"),
                C("range", "base", "size", when="id")]),
     Op("TIMESTAMP", 0x0B, [W("addr", "address (two words: cycle counter low, high)", kind="addr")],
-       "Write the 64-bit cycle counter once earlier writes are in memory.",
+       "Write the 64-bit cycle counter once earlier writes are in memory: the count of the cycle "
+       "the low word's write is accepted (that word's data follows the counter while it waits), "
+       "its high word written next.",
        checks=[C("align", "addr"), C("range", "addr", 8), C("window", "addr", 8)]),
 ]
 

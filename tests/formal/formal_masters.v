@@ -90,7 +90,10 @@ endmodule
 // leave them out).  This proof found both withdrawing a waiting request:
 // the writer when RPTR_ADDR was rewritten during a write-back (RPTR_ADDR is
 // now refused then), the IB fetch when a level-2 INDIRECT restarted the
-// fetcher under a waiting prefetch (the restart now waits for it).
+// fetcher under a waiting prefetch (the restart now waits for it).  One
+// payload is exempt by the interface spec: TIMESTAMP's low word is the
+// cycle count of the cycle the write is accepted, so it moves while it
+// waits (cp's f_wdata_live_o marks it); its address and strobes still hold.
 module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_WR = 1,
                    parameter integer CHECK_IB = 1) (
   input wire clk_i, rst_ni, reg_we_i,
@@ -115,6 +118,7 @@ module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_
   wire [3:0] ws;
   wire [15:0] bdp, bsp, bw, bh;
   wire [2:0] fi;
+  wire f_live;
   sgpu_cp #(.SOURCES(1), .MEM_BYTES(MEM_BYTES), .PERF(0), .AW(AW)) dut (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .reg_we_i(reg_we_i), .reg_addr_i(reg_addr_i), .reg_wdata_i(reg_wdata_i), .reg_rdata_o(rd),
@@ -133,7 +137,7 @@ module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_
     .blit_busy_i(blit_busy_i), .blit_progress_i(blit_progress_i), .blit_abort_o(ba),
     .flip_valid_o(fv), .flip_ready_i(flip_ready_i), .flip_src_o(fs), .flip_addr_o(fa),
     .flip_interval_o(fi), .flip_pending_i(flip_pending_i), .vblank_i(vblank_i),
-    .in_vblank_i(in_vblank_i), .scanline_i(scanline_i));
+    .in_vblank_i(in_vblank_i), .scanline_i(scanline_i), .f_wdata_live_o(f_live));
   formal_rd_count u_rd_ring (.clk_i(clk_i), .rst_ni(rst_ni), .fire_i(rv && ring_req_ready_i),
     .write_i(1'b0), .rsp_i(ring_rsp_valid_i));
   formal_rd_count u_rd_ib (.clk_i(clk_i), .rst_ni(rst_ni), .fire_i(iv && ib_req_ready_i),
@@ -165,7 +169,7 @@ module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_
   wire f_reset_now = reg_we_i && reg_addr_i == `SGPU_NREG_CONTROL && reg_wdata_i[`SGPU_CONTROL_RESET] &&
                      reg_wdata_i[31:2] == 30'd0;
   sgpu_vr_check #(.W(69)) u_vr_wr (.clk_i(clk_i), .rst_ni(rst_ni), .valid_i(wv && CHECK_WR != 0),
-    .ready_i(wr_req_ready_i), .payload_i({ww, wa, ww ? {wd, ws} : 36'd0}), .excuse_i(f_reset_now || firq));
+    .ready_i(wr_req_ready_i), .payload_i({ww, wa, ww ? {f_live ? 32'd0 : wd, ws} : 36'd0}), .excuse_i(f_reset_now || firq));
   sgpu_vr_check #(.W(177)) u_vr_blit (.clk_i(clk_i), .rst_ni(rst_ni), .valid_i(bv),
     .ready_i(blit_ready_i), .payload_i({bc, bdst, bdp, bsrc, bsp, bw, bh, bpat}), .excuse_i(f_fetch_excuse));
   sgpu_vr_check #(.W(36)) u_vr_flip (.clk_i(clk_i), .rst_ni(rst_ni), .valid_i(fv),
