@@ -40,8 +40,19 @@ $(DIFF_DIR)/diff_seeds.sh: $(DIFF_BIN) tests/diff/diff.mk
 	printf '#!/bin/sh\nexec %s --seeds %s --base 1 "$$@"\n' '$(abspath $(DIFF_BIN))' '$(DIFF_SEEDS)' >$@
 	chmod +x $@
 
+# Seeds that once failed, each named after what it was.
+#   soak_watchdog_under_heavy_stall: with two nodes and memory refusing 87-88%
+#   of requests, a valid packet TIMEOUT on the 30000-cycle watchdog while the
+#   other node's COPY held the 2D engine (the runner now scales the watchdog).
+DIFF_REGRESSION_SEEDS := 1885279588 1885280023
+$(DIFF_DIR)/diff_regression_seeds.sh: $(DIFF_BIN) tests/diff/diff.mk
+	@mkdir -p $(dir $@)
+	{ echo '#!/bin/sh'; echo 'set -e'; \
+	  for s in $(DIFF_REGRESSION_SEEDS); do echo "$(abspath $(DIFF_BIN)) --seed $$s"; done; } >$@
+	chmod +x $@
+
 DIFF_TESTS := $(DIFF_DIR)/diff_seeds.sh $(DIFF_DIR)/test_validate_exact $(DIFF_DIR)/test_regs_diff \
-              $(DIFF_DIR)/test_diff_regressions
+              $(DIFF_DIR)/test_diff_regressions $(DIFF_DIR)/diff_regression_seeds.sh
 TESTS += $(DIFF_TESTS)
 
 .PHONY: soak diff
