@@ -47,8 +47,10 @@ $(DIFF_DIR)/diff_seeds.sh: $(DIFF_BIN) tests/diff/diff.mk
 DIFF_REGRESSION_SEEDS := 1885279588 1885280023
 $(DIFF_DIR)/diff_regression_seeds.sh: $(DIFF_BIN) tests/diff/diff.mk
 	@mkdir -p $(dir $@)
-	{ echo '#!/bin/sh'; echo 'set -e'; \
-	  for s in $(DIFF_REGRESSION_SEEDS); do echo "$(abspath $(DIFF_BIN)) --seed $$s"; done; } >$@
+	{ echo '#!/bin/sh'; echo '# one seed each; their per-seed figures are not the suite'"'"'s'; \
+	  for s in $(DIFF_REGRESSION_SEEDS); do \
+	    echo "out=\$$($(abspath $(DIFF_BIN)) --seed $$s 2>&1) || { echo \"\$$out\"; exit 1; }"; \
+	    echo "echo \"\$$out\" | grep -v '^FIGURE'"; done; echo 'exit 0'; } >$@
 	chmod +x $@
 
 DIFF_TESTS := $(DIFF_DIR)/diff_seeds.sh $(DIFF_DIR)/test_validate_exact $(DIFF_DIR)/test_regs_diff \
