@@ -24,6 +24,7 @@ HW_TABLES := $(GEN)/sgpu_hw_tables.h
 
 # Lists the fragments fill in.
 TESTS :=          # executables run by `make test`; each passes by exiting 0
+TESTS_LAST :=     # run after all of TESTS: checks of what the tests left (coverage)
 ALL_TARGETS :=    # what `make` builds
 
 $(HW_H) $(HW_VH) $(HW_TABLES) &: tools/hwspec.py tools/genhw.py
@@ -49,8 +50,8 @@ bootstrap:
 
 # `make test`: bootstrap, build every test, run them all, one summary line.
 test: bootstrap
-	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS)
-	@bash tests/run_tests.sh $(TESTS)
+	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(TESTS_LAST)
+	@bash tests/run_tests.sh $(TESTS) $(TESTS_LAST)
 
 # `make demo`: bootstrap, build, then the animated scene on the in-process model.
 demo: bootstrap

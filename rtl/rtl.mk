@@ -35,23 +35,26 @@ RTL_VL_RT     := verilated.o verilated_cov.o verilated_timing.o verilated_thread
 RTL_VL_LIBS   := -pthread -latomic
 TESTS += $(RTL_VL_BINS)
 
+# Each build happens in a private folder that is moved into place at the end:
+# a concurrent make in the same tree must not see (or delete) a half-built one.
 $(RTL_VL_DIR)/rt.stamp: $(RTL_VL_MAIN) rtl/rtl.mk
-	+@set -e; d=$(RTL_VL_DIR)/rt; rm -rf $$d; mkdir -p $$d; \
+	+@set -e; d=$(RTL_VL_DIR)/rt; t=$$d.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
 	echo "VERILATE runtime of the testbenches -> $$d"; \
-	echo 'module tb; initial #1 $$finish; endmodule' >$$d/tb.v; \
-	$(VERILATOR) $(RTL_VL_FLAGS) --top-module tb --Mdir $$d $$d/tb.v $(abspath $(RTL_VL_MAIN)); \
-	$(MAKE) --no-print-directory -s -C $$d -f Vtb.mk $(RTL_VL_VMAKE) $(RTL_VL_RT); \
-	touch $@
+	echo 'module tb; initial #1 $$finish; endmodule' >$$t/tb.v; \
+	$(VERILATOR) $(RTL_VL_FLAGS) --top-module tb --Mdir $$t $$t/tb.v $(abspath $(RTL_VL_MAIN)); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vtb.mk $(RTL_VL_VMAKE) $(RTL_VL_RT); \
+	rm -rf $$d; mv $$t $$d; touch $@
 
 $(RTL_VL_DIR)/%-verilator: tests/rtl/%.v $(RTL_SRCS) $(HW_VH) $(wildcard tests/rtl/*.vh) \
     $(RTL_VL_MAIN) $(RTL_VL_DIR)/rt.stamp
-	+@set -e; d=$(RTL_VL_DIR)/$*.obj; rm -rf $$d; mkdir -p $$d; \
+	+@set -e; t=$(RTL_VL_DIR)/$*.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
 	echo "VERILATE $* -> $@"; \
-	$(VERILATOR) $(RTL_VL_FLAGS) $(RTL_INC) -Itests/rtl --top-module $* --Mdir $$d \
+	$(VERILATOR) $(RTL_VL_FLAGS) $(RTL_INC) -Itests/rtl --top-module $* --Mdir $$t \
 	  $< $(RTL_SRCS) $(abspath $(RTL_VL_MAIN)); \
-	$(MAKE) --no-print-directory -s -C $$d -f Vtb.mk $(RTL_VL_VMAKE) Vtb__ALL.a tb_main.o; \
-	$(CXX) -o $@.tmp $$d/tb_main.o $$d/Vtb__ALL.a $(addprefix $(RTL_VL_DIR)/rt/,$(RTL_VL_RT)) $(RTL_VL_LIBS); \
-	mv $@.tmp $@
+	$(MAKE) --no-print-directory -s -C $$t -f Vtb.mk $(RTL_VL_VMAKE) Vtb__ALL.a tb_main.o; \
+	$(CXX) -o $@.tmp.$$$$ $$t/tb_main.o $$t/Vtb__ALL.a $(addprefix $(RTL_VL_DIR)/rt/,$(RTL_VL_RT)) \
+	  $(RTL_VL_LIBS); \
+	rm -rf $$t; mv $@.tmp.$$$$ $@
 
 .PHONY: rtl-verilator
 rtl-verilator: $(RTL_VL_BINS)
