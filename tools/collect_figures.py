@@ -5,6 +5,10 @@ into docs/figures.md, so the recorded figures are always measured ones.
 usage: collect_figures.py [LOGDIR] [OUT.md] [EXTRA.log ...]
   (after `make test`; EXTRA logs such as build/synth/pnr.txt from
   `make synth-icebreaker` are read too)
+
+The verification figures (differential test, coverage, fuzzing, formal) get
+headline tables of their own; every figure is also in the full table.  A
+section of OUT.md from "## Benchmark" on (written from `make bench`) is kept.
 """
 import os
 import subprocess
@@ -32,6 +36,64 @@ try:
 except (OSError, subprocess.CalledProcessError):
     rev = "unknown"
 
+kept = ""
+if os.path.exists(out):
+    with open(out) as f:
+        old = f.read()
+    i = old.find("\n## Benchmark")
+    if i >= 0:
+        kept = old[i + 1:]
+
+
+def pick(prefix):
+    """{suffix: value} of the figures named prefix + suffix."""
+    return {fig[len(prefix):]: val for test, fig, val in rows if fig.startswith(prefix)}
+
+
+def table(title, note, header, items):
+    if not items:
+        return ""
+    s = f"## {title}\n\n{note}\n\n| {' | '.join(header)} |\n|{'---|' * len(header)}\n"
+    for item in items:
+        s += "| " + " | ".join(str(x).replace("|", "/") for x in item) + " |\n"
+    return s + "\n"
+
+
+sections = []
+diff = pick("diff_")
+packets = pick("diff_packets_per_1000_seeds_")
+faults = pick("diff_faults_per_1000_seeds_")
+if diff:
+    items = [(k, v) for k, v in diff.items() if not k.startswith(("packets_per", "faults_per"))]
+    items += [(f"packets per 1,000 seeds: {k}", v) for k, v in packets.items()]
+    items += [(f"faults per 1,000 seeds: {k}", v) for k, v in faults.items()]
+    sections.append(table(
+        "Differential testing (RTL against the reference model)",
+        "`tests/diff`: 2,000 fixed seeds in `make test` (`make soak SEEDS=N` for more); "
+        "every opcode and every fault reason must appear or the test fails.",
+        ["figure", "value"], items))
+cov_line, cov_toggle = pick("coverage_line_"), pick("coverage_toggle_")
+if cov_line:
+    sections.append(table(
+        "RTL coverage (Verilator, from `make test`)",
+        "Line and toggle coverage per module of `rtl/`; `make coverage` writes the annotated "
+        "sources. Modules below 90% of lines are listed in tests/coverage/waivers.txt with the reason.",
+        ["module", "lines %", "toggles %"],
+        [(m, v, cov_toggle.get(m, "-")) for m, v in sorted(cov_line.items())]))
+fuzz = pick("fuzz_execs_per_sec_")
+if fuzz:
+    sections.append(table(
+        "Fuzzing (libFuzzer, ASan + UBSan)",
+        "Executions per second of each target during its short run in `make test` "
+        "(`make fuzz FUZZ_SECONDS=N` for long runs); the machine is shared, so these vary.",
+        ["target", "executions/s"], sorted(fuzz.items())))
+formal = pick("formal_depth_")
+if formal:
+    sections.append(table(
+        "Formal proofs (SymbiYosys)",
+        "`make formal`; `make test` runs every proof but the long host-bridge `full` task.",
+        ["proof", "depth"], sorted(formal.items())))
+
 with open(out, "w") as f:
     f.write("# Measured figures\n\n")
     f.write("Printed by the tests as `FIGURE` lines and collected by "
@@ -40,7 +102,11 @@ with open(out, "w") as f:
             "Cycle figures are simulation cycles and do not depend on the machine; "
             "the limits they must meet are asserted by the tests that print them, except the "
             "iCE40 Fmax, which is reported only.\n\n")
-    f.write("| test | figure | value |\n|---|---|---|\n")
+    for s in sections:
+        f.write(s)
+    f.write("## All figures\n\n| test | figure | value |\n|---|---|---|\n")
     for test, fig, val in rows:
         f.write(f"| {test} | {fig} | {val.replace('|', '/')} |\n")
+    if kept:
+        f.write("\n" + kept)
 print(f"{len(rows)} figures written to {out}")
