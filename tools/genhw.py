@@ -68,15 +68,20 @@ def check_text(o, c):
     return t if fault == "NONE" else f"{t} ({fault})"
 
 
+def all_errors():
+    """(C name, value, what it means, message) of every library error code."""
+    for name, val, doc, msg in S.ERRORS:
+        yield ("SGPU_SUCCESS" if name == "SUCCESS" else f"SGPU_ERROR_{name}"), val, doc, msg
+    for name, val, msg in S.PACKET_ERRORS:
+        yield f"SGPU_ERROR_PACKET_{name}", val, f"validation: the hardware would fault {name}", msg
+
+
 def c_errors():
     o = ["", "/* library error codes (negative), sgpu_strerror() has their messages */",
          "typedef enum sgpu_error {"]
     d = o.append
-    for e in S.ERRORS:
-        cname = "SGPU_SUCCESS" if e[0] == "SUCCESS" else f"SGPU_ERROR_{e[0]}"
-        d(f"  {cname} = {e[1]},{'  /* ' + e[2] + ' */' if e[2] else ''}")
-    for name, val, msg in S.PACKET_ERRORS:
-        d(f"  SGPU_ERROR_PACKET_{name} = {val},  /* validation: the hardware would fault {name} */")
+    for cname, val, doc, msg in all_errors():
+        d(f"  {cname} = {val},{'  /* ' + doc + ' */' if doc else ''}")
     d("} sgpu_error;")
     return o
 
@@ -211,10 +216,8 @@ def c_tables():
     o = [f"/* {BANNER} */", "#ifndef SGPU_HW_TABLES_H", "#define SGPU_HW_TABLES_H", "",
          "#include <stddef.h>", "#include <stdint.h>", "", '#include "sgpu_hw.h"', ""]
     d = o.append
-    kinds = ["value", "addr", "len", "u16", "source", "lines", "rest"]
     checks = ["nesting", "privileged", "flag_max", "max", "source", "pitch", "empty", "align",
               "range", "window"]
-    d("enum sgpu_hw_word_kind { " + ", ".join(f"SGPU_WORD_{k.upper()}" for k in kinds) + " };")
     d("enum sgpu_hw_check_kind { " + ", ".join(f"SGPU_CHECK_{k.upper()}" for k in checks) + " };")
     d("/* How a range check's length is found: a constant, a payload word, the")
     d(" * payload after the first word, or a rectangle (pitch, width, height words). */")
@@ -228,19 +231,9 @@ def c_tables():
     d("  uint32_t k;       /* bound (max, flag_max), flag shift, or constant length */")
     d("  uint8_t nwords;   /* how many of word[] are used */")
     d("} sgpu_hw_check;")
-    d("typedef struct sgpu_hw_word {")
-    d("  const char *asm_name, *doc;")
-    d("  uint8_t kind;       /* enum sgpu_hw_word_kind */")
-    d("  uint8_t hex;        /* printed in hexadecimal */")
-    d("  uint8_t optional;   /* has a default in assembly */")
-    d("  uint32_t def, max;  /* default; largest value the assembler takes (0: none) */")
-    d("  const char *const *names; /* symbolic values (index = value), NULL-terminated, or NULL */")
-    d("} sgpu_hw_word;")
-    d("typedef struct sgpu_hw_flag {")
-    d("  const char *name, *asm_name, *doc;")
-    d("  uint8_t lsb, width;")
-    d("  const char *const *names;")
-    d("} sgpu_hw_flag;")
+    d("/* Payload words and flag fields by the names fault messages give them. */")
+    d("typedef struct sgpu_hw_word { const char *asm_name; } sgpu_hw_word;")
+    d("typedef struct sgpu_hw_flag { const char *asm_name; uint8_t lsb, width; } sgpu_hw_flag;")
     d("typedef struct sgpu_hw_op {")
     d("  const char *name;      /* as in SGPU_OP_<name> */")
     d("  const char *mnemonic;  /* lower case, the assembler's */")
@@ -300,31 +293,16 @@ def c_tables():
     d("#endif")
     d("")
     d("/* The data: defined in the one file that defines SGPU_HW_TABLES_DATA")
-    d(" * (host/src/packet_check.c), which gives the others accessors. */")
+    d(" * (host/src/hwinfo.c), which gives the others accessors. */")
     d("#ifdef SGPU_HW_TABLES_DATA")
-    namelists = {}
-
-    def names_ref(names):
-        if not names:
-            return "NULL"
-        key = tuple(names)
-        if key not in namelists:
-            namelists[key] = f"sgpu_hw_names_{len(namelists)}"
-            d(f"static const char *const {namelists[key]}[] = {{"
-              + ", ".join(f'"{n}"' for n in names) + ", NULL};")
-        return namelists[key]
-
     for o2 in S.OPCODES:
         n = o2["name"].lower()
         ws = []
         for p in o2["payload"]:
-            ws.append(f'{{"{p["asm"]}", "{p["doc"]}", SGPU_WORD_{p["kind"].upper()}, '
-                      f'{1 if p["fmt"] == "hex" else 0}, {0 if p["default"] is None else 1}, '
-                      f'0x{p["default"] or 0:X}u, {p["max"] or 0}u, {names_ref(p["names"])}}}')
+            ws.append(f'{{"{p["asm"]}"}}')
         d(f"static const sgpu_hw_word sgpu_hw_words_{n}[] = {{" + SEP + ("," + SEP).join(ws) + "};")
         if o2["flags"]:
-            fs = [f'{{"{f["name"]}", "{f["asm"]}", "{f["doc"]}", {f["lsb"]}, {f["width"]}, '
-                  f'{names_ref(f["names"])}}}' for f in o2["flags"]]
+            fs = [f'{{"{f["asm"]}", {f["lsb"]}, {f["width"]}}}' for f in o2["flags"]]
             d(f"static const sgpu_hw_flag sgpu_hw_flags_{n}[] = {{" + SEP + ("," + SEP).join(fs) + "};")
         if o2["checks"]:
             cs = []
@@ -372,17 +350,10 @@ def c_tables():
     d("")
     d("static const char *const sgpu_hw_fault_names[SGPU_FAULT_COUNT] = {")
     d("  " + ", ".join(f'"{n}"' for n, v, doc in sorted(S.FAULTS, key=lambda f: f[1])) + "};")
-    d("static const char *const sgpu_hw_fault_docs[SGPU_FAULT_COUNT] = {")
-    for n, v, doc in sorted(S.FAULTS, key=lambda f: f[1]):
-        d(f'  "{doc}",')
-    d("};")
     d("")
     d("static const sgpu_hw_error sgpu_hw_errors[] = {")
-    for e in S.ERRORS:
-        cname = "SGPU_SUCCESS" if e[0] == "SUCCESS" else f"SGPU_ERROR_{e[0]}"
-        d(f'  {{{cname}, "{cname}", "{e[3]}"}},')
-    for name, val, msg in S.PACKET_ERRORS:
-        d(f'  {{SGPU_ERROR_PACKET_{name}, "SGPU_ERROR_PACKET_{name}", "{msg}"}},')
+    for cname, val, doc, msg in all_errors():
+        d(f'  {{{cname}, "{cname}", "{msg}"}},')
     d("};")
     d("")
     d("/* Validation's error for each fault it predicts. */")
@@ -707,11 +678,8 @@ def markdown():
     d("Every function of `libsgpu` returns 0 or one of these; `sgpu_strerror()` gives the message.\n")
     d("| code | name | message |")
     d("|---|---|---|")
-    for e in S.ERRORS:
-        cname = "SGPU_SUCCESS" if e[0] == "SUCCESS" else f"SGPU_ERROR_{e[0]}"
-        d(f"| {e[1]} | {cname} | {e[3]} |")
-    for name, val, msg in S.PACKET_ERRORS:
-        d(f"| {val} | SGPU_ERROR_PACKET_{name} | {msg} |")
+    for cname, val, doc, msg in all_errors():
+        d(f"| {val} | {cname} | {msg} |")
     d("")
     d("## Display timings\n")
     d("| name | horizontal (active, front porch, sync, back porch) | vertical | sync polarity | pixel clock |")

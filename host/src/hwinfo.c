@@ -9,16 +9,8 @@
 #include "packet_check.h"
 #include "sgpu.h"
 
-const sgpu_hw_op *sgpu__op_info(uint32_t opcode) {
-  return opcode < SGPU_OP_COUNT_OF_OPCODES ? &sgpu_hw_ops[opcode] : NULL;
-}
-
 const char *sgpu_fault_name(uint32_t fault) {
   return fault < SGPU_FAULT_COUNT ? sgpu_hw_fault_names[fault] : "UNKNOWN";
-}
-
-const char *sgpu__fault_doc(uint32_t fault) {
-  return fault < SGPU_FAULT_COUNT ? sgpu_hw_fault_docs[fault] : "fault code not defined";
 }
 
 const char *sgpu__error_message(int code) {
@@ -32,8 +24,6 @@ int sgpu__error_of_fault(uint32_t fault) {
     if (sgpu_hw_fault_errors[i].fault == fault) return sgpu_hw_fault_errors[i].code;
   return SGPU_ERROR_INVALID_PARAM;
 }
-
-
 
 int sgpu_register_offset(const char *name, uint32_t index, uint32_t *offset) {
   if (!name || !offset) return SGPU_ERROR_INVALID_PARAM;

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "sgpu_hw_tables.h"
+
 /* Where a packet executes. */
 typedef struct sgpu_pkt_env {
   uint64_t mem_size;  /* bytes of GPU memory (a power of two) */
@@ -38,17 +40,10 @@ uint32_t sgpu__check_payload(const sgpu_pkt_env *env, const uint32_t *pkt, char 
 uint32_t sgpu__check_packet(const sgpu_pkt_env *env, const uint32_t *pkt, uint64_t avail_words,
                             char *why, size_t why_size);
 
-/* The generated description of an opcode (name, payload words, flags,
- * checks), NULL for an undefined one. */
-#include "sgpu_hw_tables.h"
-const sgpu_hw_op *sgpu__op_info(uint32_t opcode);
-/* One-line meaning of a fault code. */
-const char *sgpu__fault_doc(uint32_t fault);
 /* sgpu_strerror()'s message of a library code, NULL when it is none. */
 const char *sgpu__error_message(int code);
 /* SGPU_ERROR_PACKET_<fault> for a fault validation predicts. */
 int sgpu__error_of_fault(uint32_t fault);
-
 
 /* Is [addr, addr + len) inside memory of mem_size bytes?  An address at or
  * past the end is outside even with len 0 (the hardware's rule). */
