@@ -29,6 +29,8 @@ module sgpu_cp #(
   input  wire [63:0] cycle_i,
   output wire        done_irq_o,       // strobe: FENCE with IRQ written
   output wire        fault_irq_o,      // strobe: engine faulted
+  output wire        busy_o,           // STATUS.BUSY
+  output wire        faulted_o,        // STATUS.FAULTED
   // ring fetch (read only)
   output wire        ring_req_valid_o,
   input  wire        ring_req_ready_i,
@@ -787,6 +789,8 @@ module sgpu_cp #(
 
   assign done_irq_o  = done_irq;
   assign fault_irq_o = (state_q != S_FAULT) && (state_d == S_FAULT);
+  assign busy_o      = busy;
+  assign faulted_o   = (state_q == S_FAULT);
 
   // ------------------------------------------------------------ register reads
   wire [31:0] status = ({31'd0, busy} << `SGPU_STATUS_BUSY_LSB) |

@@ -33,7 +33,9 @@ module sgpu_link_top #(
   output wire                 irq_o,
   // a frame was executed / a NAK was sent (one-cycle strobes)
   output wire                 frame_ok_o,
-  output wire                 frame_err_o
+  output wire                 frame_err_o,
+  output wire                 busy_o,      // the board's LEDs
+  output wire                 fault_o
 );
 
   wire        h_req_valid, h_req_ready, h_req_write, h_rsp_valid;
@@ -54,7 +56,7 @@ module sgpu_link_top #(
     .irq_i(irq_o), .frame_ok_o(frame_ok_o), .frame_err_o(frame_err_o));
 
   sgpu_top #(.NODES(NODES), .SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES)) u_gpu (
-    .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(1'b1),
+    .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(1'b1), .pix_clk_i(1'b0), .pix_rst_ni(1'b1),
     .host_req_valid_i(h_req_valid), .host_req_ready_o(h_req_ready),
     .host_req_write_i(h_req_write), .host_req_addr_i(h_req_addr),
     .host_req_wdata_i(h_req_wdata), .host_req_wstrb_i(h_req_wstrb),
@@ -65,7 +67,7 @@ module sgpu_link_top #(
     .mem_rsp_valid_i(m_rsp_valid), .mem_rsp_rdata_i(m_rsp_rdata),
     .vid_r_o(vid_r_o), .vid_g_o(vid_g_o), .vid_b_o(vid_b_o),
     .vid_hsync_o(vid_hsync_o), .vid_vsync_o(vid_vsync_o), .vid_de_o(vid_de_o),
-    .irq_o(irq_o));
+    .irq_o(irq_o), .busy_o(busy_o), .fault_o(fault_o));
 
   sgpu_sram #(.BYTES(MEM_BYTES)) u_mem (
     .clk_i(clk_i), .rst_ni(rst_ni),

@@ -1,5 +1,8 @@
-// Multi-cycle 16x16 shift-add multiplier (one bit of b per cycle, stops
-// early when the remaining multiplier bits are zero): cheap on iCE40.
+// 16x16 multiplier with a registered product: p_o and ovf_o hold the
+// product of the a_i, b_i given with start_i from the next cycle on.  One
+// multiply, so synthesis maps it onto a DSP block (iCE40UP5K SB_MAC16 with
+// synth_ice40 -dsp, ECP5 MULT18X18D) instead of logic cells.  busy_o stays
+// for the handshake of a multi-cycle multiplier and is never set.
 // PW: product bits kept.  ovf_o is set when the product needs more than PW
 // bits (p_o is then not meaningful); with PW = 32 it never is.
 `include "sgpu_hw.vh"
@@ -15,31 +18,24 @@ module sgpu_mul16 #(
   output wire [PW-1:0] p_o,
   output wire          ovf_o
 );
-  reg [PW-1:0] acc_q, a_q;
-  reg          acc_ovf_q, a_ovf_q;   // product / shifted a reached 2^PW
-  reg [15:0]   b_q;
+  // No reset: the product is read only after a start, and a register
+  // without one is the DSP block's own output register.
+  reg [31:0] p_q;
 
-  wire [PW:0] sum = {1'b0, acc_q} + {1'b0, a_q};
-
-  always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      acc_q <= {PW{1'b0}}; a_q <= {PW{1'b0}}; b_q <= 16'd0;
-      acc_ovf_q <= 1'b0; a_ovf_q <= 1'b0;
-    end else if (start_i) begin
-      acc_q <= {PW{1'b0}}; a_q <= {{(PW-16){1'b0}}, a_i}; b_q <= b_i;
-      acc_ovf_q <= 1'b0; a_ovf_q <= 1'b0;
-    end else if (b_q != 16'd0) begin
-      if (b_q[0]) begin
-        acc_q <= sum[PW-1:0];
-        if (sum[PW] || a_ovf_q) acc_ovf_q <= 1'b1;
-      end
-      a_q <= {a_q[PW-2:0], 1'b0};
-      if (a_q[PW-1]) a_ovf_q <= 1'b1;
-      b_q <= {1'b0, b_q[15:1]};
-    end
+  always @(posedge clk_i) begin
+    if (start_i) p_q <= a_i * b_i;
   end
 
-  assign busy_o = (b_q != 16'd0);
-  assign p_o    = acc_q;
-  assign ovf_o  = acc_ovf_q;
+  assign busy_o = 1'b0;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire unused_ok = rst_ni;
+  /* verilator lint_on UNUSEDSIGNAL */
+  assign p_o    = p_q[PW-1:0];
+  generate
+    if (PW < 32) begin : g_ovf
+      assign ovf_o = (p_q[31:PW] != 0);
+    end else begin : g_no_ovf
+      assign ovf_o = 1'b0;
+    end
+  endgenerate
 endmodule

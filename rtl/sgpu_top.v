@@ -7,11 +7,14 @@ module sgpu_top #(
   parameter SOURCES   = 1,
   parameter MEM_BYTES = 8388608,
   parameter PERF      = 1,         // 0: per-node PERF_* counters read 0 (saves ~450 LCs on iCE40)
-  parameter MEM_RDQ   = 8          // reads the external memory may have outstanding (power of two >= 2)
+  parameter MEM_RDQ   = 8,         // reads the external memory may have outstanding (power of two >= 2)
+  parameter PIX_CDC   = 0          // 1: the displays' pixel side runs on pix_clk_i (video outputs in that domain)
 ) (
   input  wire                 clk_i,
   input  wire                 rst_ni,
-  input  wire                 pix_en_i,
+  input  wire                 pix_en_i,    // PIX_CDC = 0: pixel enable on clk_i
+  input  wire                 pix_clk_i,   // PIX_CDC = 1: pixel clock
+  input  wire                 pix_rst_ni,  // PIX_CDC = 1: reset released in step with pix_clk_i
   // host port: reads answer with exactly one rsp; one read outstanding
   input  wire                 host_req_valid_i,
   output wire                 host_req_ready_o,
@@ -37,7 +40,9 @@ module sgpu_top #(
   output wire [SOURCES-1:0]   vid_hsync_o,
   output wire [SOURCES-1:0]   vid_vsync_o,
   output wire [SOURCES-1:0]   vid_de_o,
-  output wire                 irq_o
+  output wire                 irq_o,
+  output wire                 busy_o,      // some node is busy (for LEDs)
+  output wire                 fault_o      // some node is faulted (for LEDs)
 );
   // Arbiter masters: sources (strict priority), host, per node ring fetch,
   // IB fetch, writer, then the 2D engine.
@@ -113,7 +118,7 @@ module sgpu_top #(
 
   // per-node signals
   wire [NODES*32-1:0] n_rdata;
-  wire [NODES-1:0]    n_cfg_err, n_done, n_fault;
+  wire [NODES-1:0]    n_cfg_err, n_done, n_fault, n_busy, n_faulted;
   wire [NODES*6-1:0]  n_cfg_bits;
   // per-source signals
   wire [SOURCES*32-1:0] s_rdata;
@@ -141,6 +146,7 @@ module sgpu_top #(
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),
         .cfg_err_o(n_cfg_err[g]), .cfg_err_bits_o(n_cfg_bits[g*6 +: 6]),
         .cycle_i(cycle_q), .done_irq_o(n_done[g]), .fault_irq_o(n_fault[g]),
+        .busy_o(n_busy[g]), .faulted_o(n_faulted[g]),
         .ring_req_valid_o(a_valid[R]), .ring_req_ready_i(a_ready[R]),
         .ring_req_addr_o(a_addr[R*32 +: 32]),
         .ring_rsp_valid_i(a_rsp[R]), .ring_rsp_rdata_i(a_rdata),
@@ -263,8 +269,9 @@ module sgpu_top #(
       end
       assign s_rdy[g*NODES +: NODES] = gnt & {NODES{s_flip_ready[g]}};
 
-      sgpu_display #(.AW(AW)) u_disp (
+      sgpu_display_2c #(.AW(AW), .PIX_CDC(PIX_CDC)) u_disp (
         .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(pix_en_i),
+        .pix_clk_i(pix_clk_i), .pix_rst_ni(pix_rst_ni),
         .reg_we_i(reg_we && is_src && ssel == g), .reg_addr_i(roff[5:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(s_rdata[g*32 +: 32]),
         .reg_error_o(s_err[g]),
@@ -419,7 +426,9 @@ module sgpu_top #(
     end
   end
 
-  assign irq_o = |(int_status_q & int_enable_q);
+  assign irq_o   = |(int_status_q & int_enable_q);
+  assign busy_o  = |n_busy;
+  assign fault_o = |n_faulted;
 
   /* verilator lint_off UNUSEDSIGNAL */
   wire unused_ok = &{1'b0, host_req_addr_i[30:12], ssel[5:1], nsel[4:1], noff[6:0], soff[5:0]};

@@ -102,6 +102,7 @@ class Model : public ModelIf {
     m_->clk_i = clk;
     m_->rst_ni = rst_n;
     m_->pix_en_i = 1;
+    m_->pix_rst_ni = 1;   // one clock: the pixel side runs on clk_i with pix_en_i
     m_->host_req_valid_i = in.host_valid;
     m_->host_req_write_i = in.host_write;
     m_->host_req_addr_i = in.host_addr;

@@ -11,8 +11,9 @@
 # LC_MAX_PCT (80) % of the device.  The bitstream is the first seed's.
 # Exit status 0 only when every seed passes.
 #
-# Environment: SEEDS, SYNTH_OPTS (extra synth_ice40 options, default
-# "-abc2"), PNR_OPTS (extra nextpnr options), SWEEP=1 (instead: synthesize
+# Environment: BAUD (the board's UART rate, default the board top's),
+# SEEDS, SYNTH_OPTS (extra synth_ice40 options, default
+# "-dsp -abc2"), PNR_OPTS (extra nextpnr options), SWEEP=1 (instead: synthesize
 # with each option set of SWEEP_SETS, place and route seed 1, print logic
 # cells and Fmax of each; writes build/BOARD/sweep.txt).
 set -u
@@ -24,8 +25,9 @@ case "$board" in
     top=icebreaker_top
     device="--up5k --package sg48"
     lc_total=5280
-    # clock nets of the board top and their frequencies (MHz)
-    clocks="clk:25.125"
+    # clock nets of the board top and their frequencies (MHz): the system
+    # domain on the 12 MHz oscillator, the pixel domain on the PLL
+    clocks="clk:12 clk_pix:25.125"
     ;;
   *) echo "bitstream_ice40.sh: unknown board '$board'" >&2; exit 2 ;;
 esac
@@ -36,7 +38,7 @@ margin=${MARGIN:-1.15}
 lc_max_pct=${LC_MAX_PCT:-80}
 lc_max=$(( lc_total * lc_max_pct / 100 ))
 seeds=${SEEDS:-1 2 3}
-synth_opts=${SYNTH_OPTS--abc2}
+synth_opts=${SYNTH_OPTS--dsp -abc2}
 pnr_opts=${PNR_OPTS-}
 srcs=$(echo rtl/*.v)
 pcf=constraints/$top.pcf
@@ -49,9 +51,11 @@ for c in $clocks; do
     'BEGIN { printf "ctx.addClock(\"%s\", %.4f)\n", n, f * m }' >>"$pre"
 done
 
+chparam=""
+[ -n "${BAUD:-}" ] && chparam="chparam -set BAUD $BAUD $top;"
 synth() {  # synth OPTS JSON LOG
   yosys -q -l "$3" -p "read_verilog -DSYNTHESIS -Ibuild/gen -Irtl rtl/boards/$top.v $srcs; \
-    synth_ice40 -device u -spram $1 -top $top -json $2" >/dev/null 2>&1
+    $chparam synth_ice40 -device u -spram $1 -top $top -json $2" >/dev/null 2>&1
 }
 
 # pnr JSON SEED TAG -> sets p_rc p_lc p_ram p_dsp p_fmax ("clk=12.3 ...") p_ok
@@ -105,7 +109,7 @@ fi
 rep=$out/report.txt
 {
   echo "sgpu bitstream report: $board ($top)"
-  echo "synthesis: yosys synth_ice40 -device u -spram $synth_opts"
+  echo "synthesis: yosys ${chparam:+$chparam }synth_ice40 -device u -spram $synth_opts"
   echo "place and route: nextpnr-ice40 $device --pre-pack $pre $pnr_opts (no --timing-allow-fail)"
   echo "checks: every clock's Fmax >= $margin x its frequency; logic cells <= $lc_max ($lc_max_pct % of $lc_total)"
 } >"$rep"

@@ -6,10 +6,11 @@
 # board with openFPGALoader (tools/flash.sh).
 BOARD ?= icebreaker
 DRY_RUN ?= 0
+BAUD ?=
 .PHONY: bitstream bitstream-sweep flash
 
 bitstream: $(HW_VH)
-	@bash tools/bitstream_ice40.sh $(BOARD)
+	@BAUD=$(BAUD) bash tools/bitstream_ice40.sh $(BOARD)
 
 bitstream-sweep: $(HW_VH)
 	@SWEEP=1 bash tools/bitstream_ice40.sh $(BOARD)

@@ -516,7 +516,7 @@ LINK_CRC_INIT = 0xFFFF
 # for an answer at least LINK_ACK_TIMEOUT_US plus the frame's transfer time.
 LINK_GAP_TIMEOUT_US = 5000
 LINK_ACK_TIMEOUT_US = 20000
-LINK_BAUD_ICEBREAKER = 1000000
+LINK_BAUD_ICEBREAKER = 3000000   # 12 MHz system clock: exactly 4 clocks per bit
 
 # name, value, doc
 LINK_CMDS = [

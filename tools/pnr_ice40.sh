@@ -16,7 +16,7 @@ for top_v in rtl/boards/icebreaker*.v; do
   pcf=constraints/$top.pcf
   echo "synthesizing $top (yosys)..."
   yosys -q -l "$out/$top.log" -p "read_verilog -DSYNTHESIS -Ibuild/gen -Irtl $top_v $srcs; \
-    synth_ice40 -device u -spram -abc2 -top $top -json $out/$top.json"
+    synth_ice40 -device u -spram -dsp -abc2 -top $top -json $out/$top.json"
   echo "placing and routing $top (nextpnr-ice40, about a minute)..."
   if nextpnr-ice40 --up5k --package sg48 --json "$out/$top.json" --pcf "$pcf" \
       --asc "$out/$top.asc" --seed 1 --timing-allow-fail -l "$out/$top.pnr.log" >/dev/null 2>&1; then

@@ -1,30 +1,41 @@
 // icebreaker_top: sgpu on the iCEBreaker (iCE40UP5K-SG48).
 //
-//  - 12 MHz oscillator -> SB_PLL40_PAD -> 25.125 MHz system and pixel clock
-//    (DIVR 0, DIVF 66, DIVQ 5: 12 * 67 / 32; VGA 640x480@60 wants 25.175)
-//  - power-on reset: held until the PLL locks, then 2^16 cycles; the user
-//    button (BTN_N) resets the chip too
+//  - two clock domains: the system (command processor, 2D engine, memory,
+//    host link) on the 12 MHz oscillator, passed through the PLL's pad
+//    buffer (PLLOUTGLOBALA); the pixel side of the display (timing, line
+//    buffer read port, output registers) on the PLL's 25.125 MHz output
+//    (PLLOUTGLOBALB; DIVR 0, DIVF 66, DIVQ 5: 12 * 67 / 32; VGA 640x480@60
+//    wants 25.175).  sgpu_display_2c crosses between them by construction.
+//  - power-on reset: held until the PLL locks, then 2^16 system cycles; the
+//    user button (BTN_N) resets the chip too; the pixel domain leaves reset
+//    through its own synchroniser
 //  - sgpu_top with 1 node, 1 source, 128 KiB of GPU memory in the four
 //    SPRAMs (sgpu_sram)
 //  - the host link (sgpu_host_bridge, docs/link-protocol.md) on the FT2232H
-//    channel B UART at SGPU_LINK_BAUD_ICEBREAKER (8N1)
+//    channel B UART at BAUD (default SGPU_LINK_BAUD_ICEBREAKER, 3 Mbaud:
+//    4 system clocks per bit; 8N1)
 //  - the 12-bit DVI Pmod on PMOD1A/1B: the top 4 bits of each colour, syncs
 //    and DE from I/O-cell flip-flops; the pixel clock leaves through a DDR
 //    I/O cell inverted, so it rises in the middle of each data bit
-//  - LEDs (active low): red = irq, green = heartbeat (blinks off briefly on
-//    each host frame)
-// Vendor primitives are used under `ifdef SYNTHESIS (yosys defines it);
-// Lint (Verilator) and simulators see a plain-logic stand-in with the same
-// behaviour at the pins (clock passed through, ordinary output flops).
+//  - LEDs: on the main board red = fault, green = idle; on the snap-off
+//    board (PMOD2) LED1 = idle, LED2 = busy, LED3 = fault, LED4 = link
+//    activity (blinks on each host frame), LED5 = heartbeat
+// Vendor primitives are used under `ifdef SYNTHESIS (yosys defines it).
+// Lint and simulators see a plain-logic stand-in with the same behaviour at
+// the pins; there the pixel clock comes from the extra input clk_pix_sim_i
+// (a simulator cannot run a PLL), which synthesis does not have.
 `include "sgpu_hw.vh"
 
-module icebreaker_top (
+module icebreaker_top #(
+  parameter integer BAUD = `SGPU_LINK_BAUD_ICEBREAKER   // UART rate (build-time choice)
+) (
   input  wire       clk_12m_i,     // pin 35
   input  wire       btn_ni,        // user button, active low
   input  wire       uart_rx_i,     // from the FTDI (its TXD)
   output wire       uart_tx_o,     // to the FTDI (its RXD)
-  output wire       led_red_no,
-  output wire       led_green_no,
+  output wire       led_red_no,    // fault
+  output wire       led_green_no,  // idle
+  output wire [5:1] led_o,         // snap-off board: idle, busy, fault, link, heartbeat
   output wire [3:0] dvi_r_o,
   output wire [3:0] dvi_g_o,
   output wire [3:0] dvi_b_o,
@@ -32,20 +43,24 @@ module icebreaker_top (
   output wire       dvi_vsync_o,
   output wire       dvi_de_o,
   output wire       dvi_clk_o
+`ifndef SYNTHESIS
+  ,
+  input  wire       clk_pix_sim_i  // simulation only: the PLL's pixel clock
+`endif
 );
 
-  localparam integer CLK_HZ = 25125000;
+  localparam integer CLK_HZ = 12000000;
   localparam integer MEM_BYTES = 131072;
-  localparam integer BAUD = `SGPU_LINK_BAUD_ICEBREAKER;
   localparam integer CLKS_PER_BIT = (CLK_HZ + BAUD / 2) / BAUD;
   localparam integer GAP_CYCLES = (CLK_HZ / 1000) * (`SGPU_LINK_GAP_TIMEOUT_US / 1000);
 
-  // ------------------------------------------------------------ clock
-  wire clk;
+  // ------------------------------------------------------------ clocks
+  wire clk;          // system: the 12 MHz oscillator
+  wire clk_pix;      // pixel: 25.125 MHz
   wire pll_lock;
 
 `ifdef SYNTHESIS
-  SB_PLL40_PAD #(
+  SB_PLL40_2_PAD #(
     .FEEDBACK_PATH("SIMPLE"),
     .DIVR(4'b0000),
     .DIVF(7'b1000010),
@@ -53,8 +68,10 @@ module icebreaker_top (
     .FILTER_RANGE(3'b001)
   ) u_pll (
     .PACKAGEPIN(clk_12m_i),
-    .PLLOUTCORE(),
-    .PLLOUTGLOBAL(clk),
+    .PLLOUTCOREA(),
+    .PLLOUTGLOBALA(clk),
+    .PLLOUTCOREB(),
+    .PLLOUTGLOBALB(clk_pix),
     .EXTFEEDBACK(1'b0),
     .DYNAMICDELAY(8'd0),
     .LOCK(pll_lock),
@@ -67,6 +84,7 @@ module icebreaker_top (
   );
 `else
   assign clk = clk_12m_i;
+  assign clk_pix = clk_pix_sim_i;
   assign pll_lock = 1'b1;
 `endif
 
@@ -80,6 +98,8 @@ module icebreaker_top (
     else if (!por_q[16])             por_q <= por_q + 1'b1;
   end
   wire rst_n = por_q[16];
+  wire pix_rst_n;
+  sgpu_cdc_rst u_pix_rst (.clk_i(clk_pix), .rst_ni(rst_n), .rst_no(pix_rst_n));
 
   // ------------------------------------------------------------ chip
   wire        h_req_valid, h_req_ready, h_req_write;
@@ -94,14 +114,15 @@ module icebreaker_top (
   wire [31:0] m_rsp_rdata;
   wire [7:0]  vid_r, vid_g, vid_b;
   wire        vid_hsync, vid_vsync, vid_de;
-  wire        irq;
+  wire        irq, gpu_busy, gpu_fault;
 
   // SPRAM answers every read in the next cycle: two reads in flight at most.
   // PERF(0): the per-node PERF_* counters are left out (they read 0 here) so
   // the design fits the UP5K's 5280 logic cells; the counters cost ~250.
   sgpu_top #(.NODES(1), .SOURCES(1), .MEM_BYTES(MEM_BYTES), .MEM_RDQ(2),
-             .PERF(0)) u_gpu (
-    .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b1),
+             .PERF(0), .PIX_CDC(1)) u_gpu (
+    .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b0),
+    .pix_clk_i(clk_pix), .pix_rst_ni(pix_rst_n),
     .host_req_valid_i(h_req_valid), .host_req_ready_o(h_req_ready),
     .host_req_write_i(h_req_write), .host_req_addr_i(h_req_addr),
     .host_req_wdata_i(h_req_wdata), .host_req_wstrb_i(h_req_wstrb),
@@ -112,7 +133,7 @@ module icebreaker_top (
     .mem_rsp_valid_i(m_rsp_valid), .mem_rsp_rdata_i(m_rsp_rdata),
     .vid_r_o(vid_r), .vid_g_o(vid_g), .vid_b_o(vid_b),
     .vid_hsync_o(vid_hsync), .vid_vsync_o(vid_vsync), .vid_de_o(vid_de),
-    .irq_o(irq));
+    .irq_o(irq), .busy_o(gpu_busy), .fault_o(gpu_fault));
 
   sgpu_sram #(.BYTES(MEM_BYTES)) u_mem (
     .clk_i(clk), .rst_ni(rst_n),
@@ -147,15 +168,15 @@ module icebreaker_top (
     .data_i(tx_data), .tx_o(uart_tx_o), .busy_o(tx_busy));
 
   // ------------------------------------------------------------ LEDs
-  // The blink counts ticks of the heartbeat counter (a tick when bit 19
-  // falls, every 2^20 cycles = 42 ms): off for 42..83 ms after a frame.
-  reg [24:0] beat_q;
+  // Link activity: on for 1..2 ticks of the heartbeat counter after each
+  // host frame (a tick when bit 19 falls: every 2^20 cycles = 87 ms).
+  reg [23:0] beat_q;
   reg        tick_q;
   reg [1:0]  blink_q;
   wire       tick = tick_q && !beat_q[19];
   always @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      beat_q  <= 25'd0;
+      beat_q  <= 24'd0;
       tick_q  <= 1'b0;
       blink_q <= 2'd0;
     end else begin
@@ -165,8 +186,10 @@ module icebreaker_top (
       else if (tick && blink_q != 2'd0)     blink_q <= blink_q - 1'b1;
     end
   end
-  assign led_red_no   = !irq;
-  assign led_green_no = !(beat_q[24] && blink_q == 2'd0);
+  wire idle = !gpu_busy && !gpu_fault;
+  assign led_red_no   = !gpu_fault;
+  assign led_green_no = !idle;
+  assign led_o        = {beat_q[23], blink_q != 2'd0, gpu_fault, gpu_busy, idle};
 
   // ------------------------------------------------------------ DVI Pmod
   wire [14:0] vid_out = {vid_r[7:4], vid_g[7:4], vid_b[7:4], vid_hsync, vid_vsync, vid_de};
@@ -180,7 +203,7 @@ module icebreaker_top (
         .PIN_TYPE(6'b0101_01)          // registered output, simple input
       ) u_io (
         .PACKAGE_PIN(vid_pin[gi]),
-        .OUTPUT_CLK(clk),
+        .OUTPUT_CLK(clk_pix),
         .CLOCK_ENABLE(1'b1),
         .D_OUT_0(vid_out[gi])
       );
@@ -190,19 +213,19 @@ module icebreaker_top (
     .PIN_TYPE(6'b0100_01)              // DDR output
   ) u_clk_io (
     .PACKAGE_PIN(dvi_clk_o),
-    .OUTPUT_CLK(clk),
+    .OUTPUT_CLK(clk_pix),
     .CLOCK_ENABLE(1'b1),
     .D_OUT_0(1'b0),                    // driven after the rising edge
     .D_OUT_1(1'b1)                     // driven after the falling edge
   );
 `else
   reg [14:0] vid_q;
-  always @(posedge clk or negedge rst_n) begin
-    if (!rst_n) vid_q <= 15'd0;
-    else        vid_q <= vid_out;
+  always @(posedge clk_pix or negedge pix_rst_n) begin
+    if (!pix_rst_n) vid_q <= 15'd0;
+    else            vid_q <= vid_out;
   end
   assign vid_pin = vid_q;
-  assign dvi_clk_o = !clk;
+  assign dvi_clk_o = !clk_pix;
 `endif
 
   // 4 bits per colour reach the Pmod

@@ -21,7 +21,7 @@ module tb_speed;
   wire [1:0] hs, vs, de;
   wire irq;
   sgpu_top #(.NODES(2), .SOURCES(2), .MEM_BYTES(8388608)) dut (
-    .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b1),
+    .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b1), .pix_clk_i(1'b0), .pix_rst_ni(1'b1),
     .host_req_valid_i(host_valid), .host_req_ready_o(host_ready), .host_req_write_i(host_write),
     .host_req_addr_i(host_addr), .host_req_wdata_i(host_wdata), .host_req_wstrb_i(4'hF),
     .host_rsp_valid_o(host_rsp_valid), .host_rsp_rdata_o(host_rdata),
@@ -29,7 +29,7 @@ module tb_speed;
     .mem_req_addr_o(mem_addr), .mem_req_wdata_o(mem_wdata), .mem_req_wstrb_o(mem_wstrb),
     .mem_rsp_valid_i(mem_rsp_valid), .mem_rsp_rdata_i(mem_rdata),
     .vid_r_o(r), .vid_g_o(g), .vid_b_o(b), .vid_hsync_o(hs), .vid_vsync_o(vs), .vid_de_o(de),
-    .irq_o(irq));
+    .irq_o(irq), .busy_o(), .fault_o());
   always #20 clk = ~clk;
   // Zero-wait memory: a read accepted in one cycle answers in the next; the
   // data is a function of the address (the picture does not matter here).

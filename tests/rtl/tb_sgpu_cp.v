@@ -94,7 +94,7 @@ module tb_sgpu_cp;
     .clk_i(clk), .rst_ni(rst_n),
     .reg_we_i(reg_we), .reg_addr_i(reg_addr), .reg_wdata_i(reg_wdata), .reg_rdata_o(reg_rdata),
     .cfg_err_o(cfg_err), .cfg_err_bits_o(cfg_bits), .cycle_i(cycle),
-    .done_irq_o(done_irq), .fault_irq_o(fault_irq),
+    .done_irq_o(done_irq), .fault_irq_o(fault_irq), .busy_o(), .faulted_o(),
     .ring_req_valid_o(a_valid[0]), .ring_req_ready_i(a_ready[0]), .ring_req_addr_o(a_addr[31:0]),
     .ring_rsp_valid_i(a_rsp[0]), .ring_rsp_rdata_i(a_rdata),
     .ib_req_valid_o(a_valid[1]), .ib_req_ready_i(a_ready[1]), .ib_req_addr_o(a_addr[63:32]),

@@ -58,7 +58,7 @@ module tb_sgpu_top;
   wire [7:0] vr, vg, vb; wire hs, vs, de;
 
   sgpu_top #(.NODES(NODES), .SOURCES(SOURCES), .MEM_BYTES(MEMB)) dut (
-    .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b1),
+    .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b1), .pix_clk_i(1'b0), .pix_rst_ni(1'b1),
     .host_req_valid_i(h_valid), .host_req_ready_o(h_ready), .host_req_write_i(h_write),
     .host_req_addr_i(h_addr), .host_req_wdata_i(h_wdata), .host_req_wstrb_i(4'hF),
     .host_rsp_valid_o(h_rsp), .host_rsp_rdata_o(h_rdata),
@@ -66,7 +66,7 @@ module tb_sgpu_top;
     .mem_req_addr_o(m_addr), .mem_req_wdata_o(m_wdata), .mem_req_wstrb_o(m_wstrb),
     .mem_rsp_valid_i(m_rsp), .mem_rsp_rdata_i(m_rdata),
     .vid_r_o(vr), .vid_g_o(vg), .vid_b_o(vb), .vid_hsync_o(hs), .vid_vsync_o(vs), .vid_de_o(de),
-    .irq_o(irq));
+    .irq_o(irq), .busy_o(), .fault_o());
   tb_sgpu_top_mem #(.WORDS(MEMB/4)) mem (
     .clk(clk), .req_valid(m_valid), .req_ready(m_ready), .req_write(m_write), .req_addr(m_addr),
     .req_wdata(m_wdata), .req_wstrb(m_wstrb), .rsp_valid(m_rsp), .rsp_rdata(m_rdata));
