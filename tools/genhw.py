@@ -465,6 +465,7 @@ def c_header():
         d(f"#define SGPU_TIMING_{name}_SYNC_POSITIVE {pol}u")
         d(f"#define SGPU_TIMING_{name}_PIXEL_HZ {clk}u")
     o.extend(link_c())
+    o.extend(identity_c())
     o.extend(c_errors())
     d("")
     d("#endif")
@@ -558,6 +559,23 @@ def link_c():
     for name, lsb, width, doc in S.LINK_FLAGS:
         d(f"#define SGPU_LINK_FLAG_{name}_SHIFT {lsb}u  /* {doc} */")
         d(f"#define SGPU_LINK_FLAG_{name}_MASK 0x{((1 << width) - 1) << lsb:02X}u")
+    return o
+
+
+def identity_c():
+    """The boot identity block (firmware/, docs/firmware.md)."""
+    o = ["", "/* boot identity block in GPU memory (docs/firmware.md) */"]
+    d = o.append
+    d(f"#define SGPU_IDENTITY_ADDR 0x{S.IDENTITY_ADDR:05X}u")
+    d(f"#define SGPU_IDENTITY_BYTES {S.IDENTITY_BYTES}u")
+    d(f"#define SGPU_IDENTITY_MAGIC 0x{S.IDENTITY_MAGIC:08X}u")
+    d(f"#define SGPU_IDENTITY_LAYOUT_VERSION {S.IDENTITY_LAYOUT_VERSION}u")
+    d(f"#define SGPU_IDENTITY_DONE 0x{S.IDENTITY_DONE:08X}u")
+    d(f"#define SGPU_IDENTITY_NAME_BYTES {S.IDENTITY_NAME_BYTES}u")
+    for name, idx, doc in S.IDENTITY_WORDS:
+        d(f"#define SGPU_IDW_{name} {idx}u  /* {doc} */")
+    for name, val, doc in S.BOARDS:
+        d(f"#define SGPU_BOARD_{name} {val}u  /* {doc} */")
     return o
 
 
@@ -680,6 +698,23 @@ def markdown():
     d("|---|---|---|")
     for cname, val, doc, msg in all_errors():
         d(f"| {val} | {cname} | {msg} |")
+    d("")
+    d("## Boot identity block\n")
+    d(f"The boot firmware (docs/firmware.md) writes {S.IDENTITY_BYTES} bytes at GPU address "
+      f"0x{S.IDENTITY_ADDR:05X} (the last {S.IDENTITY_BYTES} bytes of 128 KiB, the smallest board "
+      f"memory) with WRITE_DATA, then its DONE word with the boot FENCE. The block is valid when "
+      f"MAGIC is 0x{S.IDENTITY_MAGIC:08X}, LAYOUT is {S.IDENTITY_LAYOUT_VERSION << 16 | S.IDENTITY_BYTES:#x}, "
+      f"CHECK is the XOR of words 0..13 and DONE is 0x{S.IDENTITY_DONE:08X}; the library then "
+      f"never allocates that range (`sgpu_read_identity`, `sgpu info`).\n")
+    d("| word | offset | name | meaning |")
+    d("|---|---|---|---|")
+    for name, idx, doc in S.IDENTITY_WORDS:
+        d(f"| {idx} | +0x{4 * idx:02X} | {name} | {doc} |")
+    d("")
+    d("| board id | name | board |")
+    d("|---|---|---|")
+    for name, val, doc in S.BOARDS:
+        d(f"| {val} | {name} | {doc} |")
     d("")
     d("## Display timings\n")
     d("| name | horizontal (active, front porch, sync, back porch) | vertical | sync polarity | pixel clock |")

@@ -265,6 +265,8 @@ ERRORS = [
      'PNG file could not be written'),
     ('BUSY', -24, 'context still has work, or resource in use',
      'resource busy'),
+    ('NO_FIRMWARE', -25, 'no valid boot identity block in GPU memory',
+     'no boot firmware identity on the device'),
     # sgpu_submit_command field rules, one code per rule
     ('SUBMIT_NULL_CONTEXT', -40, 'context NULL without Paging',
      'submit: context is NULL without the Paging flag'),
@@ -545,3 +547,40 @@ LINK_FLAGS_RESERVED_MASK = 0xE0
 # ACK INFO byte
 LINK_ACK_DUPLICATE = 0x01    # a retransmitted WRITE: acknowledged, not applied again
 # PING ACK info word: [7:0] LINK_VERSION, [15:8] LINK_MAX_WORDS, [31:16] 0
+
+# ---------------------------------------------------------------- boot identity
+# The boot firmware (firmware/, docs/firmware.md) publishes this block in GPU
+# memory with WRITE_DATA, then writes its DONE word with the boot FENCE (so
+# DONE lands once everything before it is in memory).  The address is fixed:
+# the last 64 bytes of 128 KiB, the smallest board memory, so it is the same
+# on every board.  A block is valid when MAGIC, LAYOUT, CHECK and DONE hold;
+# the host library then keeps the range out of its allocations
+# (sgpu_read_identity() reads it, `sgpu info` shows it).
+IDENTITY_ADDR = 0x1FFC0
+IDENTITY_BYTES = 64
+IDENTITY_MAGIC = 0x57464753      # ASCII "SGFW" in memory order
+IDENTITY_LAYOUT_VERSION = 1
+IDENTITY_DONE = 0x454E4F44       # ASCII "DONE" in memory order
+IDENTITY_NAME_BYTES = 16
+# name, word index, meaning
+IDENTITY_WORDS = [
+    ("MAGIC", 0, "IDENTITY_MAGIC, ASCII 'SGFW'"),
+    ("LAYOUT", 1, "[15:0] bytes of the block (64), [31:16] layout version (1)"),
+    ("HW_VERSION", 2, "VERSION register value the firmware was built for"),
+    ("FW_VERSION", 3, "firmware version: [31:16] major, [15:0] minor"),
+    ("BOARD", 4, "board id (BOARDS)"),
+    ("CAPS", 5, "CAPS of the board's build"),
+    ("MEM_SIZE", 6, "bytes of GPU memory on the board"),
+    ("FB_BASE", 7, "address of the power-on screen's framebuffer"),
+    ("FB_SIZE", 8, "power-on screen: [15:0] width, [31:16] height in framebuffer pixels"),
+    ("DISP_CONTROL", 9, "DISP_CONTROL value the firmware set on source 0"),
+    ("NAME", 10, "words 10..13: board name, ASCII, NUL padded (16 bytes)"),
+    ("CHECK", 14, "XOR of words 0..13"),
+    ("DONE", 15, "IDENTITY_DONE ('DONE'), written last by the boot FENCE"),
+]
+# Boards the firmware is built for: name, id, what it is.
+BOARDS = [
+    ("NONE", 0, "no board: simulation"),
+    ("ICEBREAKER", 1, "iCEBreaker (iCE40UP5K, 128 KiB SPRAM)"),
+    ("ULX3S", 2, "ULX3S (ECP5)"),
+]
