@@ -160,6 +160,11 @@ $(BUILD)/tests/host/test_%.sh: tests/host/test_%.sh $(HOST_BENCHES) $(HOST_LIB_A
 
 TESTS += $(HOST_TEST_C) $(HOST_TEST_SH)
 
+# ---------------------------------------------------------------- boot firmware
+# The boot ROM images are built by a host tool (tools/mkboot.c) from the
+# library's assembler and frame encoder: firmware/firmware.mk.
+include firmware/firmware.mk
+
 # ---------------------------------------------------------------- install
 DESTDIR ?=
 install: $(HOST_LIB_A) $(HOST_INSTALL_SO) $(if $(HOST_CLI_SRCS),$(HOST_CLI)) $(HOST_EXAMPLES)
