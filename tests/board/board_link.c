@@ -1,0 +1,236 @@
+/* board_link.c — see board_link.h. */
+#include "board_link.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ANSWER_TIMEOUT 200000u /* system cycles (16 ms); a 64-word READ answer is ~11000 */
+
+void bl_fail(const char *file, int line, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "%s:%d: FAIL: ", file, line);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  exit(1);
+}
+
+void bl_figure(const char *name, double value) {
+  printf("FIGURE %s %.6g\n", name, value);
+  fflush(stdout);
+}
+
+void bl_init(board_link *l, board_sim *b) {
+  memset(l, 0, sizeof *l);
+  l->b = b;
+  sgpu_link_decoder_init(&l->dec);
+}
+
+/* Feed received bytes to the decoder; returns 1 with *f when a non-EVENT
+ * frame completed (EVENTs are stored), 0 when more bytes are needed. */
+static int pump(board_link *l, sgpu_link_frame *f) {
+  uint8_t buf[64];
+  size_t n;
+  static uint8_t held[4096];
+  static size_t nheld;
+  while ((n = board_sim_uart_recv(l->b, buf, sizeof buf)) > 0) {
+    BL_CHECK(nheld + n <= sizeof held, "receive buffer overflow");
+    memcpy(held + nheld, buf, n);
+    nheld += n;
+  }
+  for (;;) {
+    size_t used = 0;
+    int r = sgpu_link_decode(&l->dec, held, nheld, &used, f);
+    memmove(held, held + used, nheld - used);
+    nheld -= used;
+    if (r == SGPU_LINK_NEED_MORE) return 0;
+    BL_CHECK(r == SGPU_LINK_FRAME, "device frame rejected by the decoder: %s", sgpu_link_strerror(r));
+    if (f->kind == SGPU_LINK_KIND_EVENT) {
+      BL_CHECK(f->seq == l->next_event_seq, "EVENT seq %u, expected %u (lost event)", f->seq,
+               l->next_event_seq);
+      l->next_event_seq++;
+      BL_CHECK(l->nevents < BL_MAX_EVENTS, "too many events");
+      l->event_cycle[l->nevents] = board_sim_cycle(l->b);
+      l->events[l->nevents++] = f->data[0];
+      continue;
+    }
+    return 1;
+  }
+}
+
+void bl_run(board_link *l, uint64_t cycles) {
+  sgpu_link_frame f;
+  while (cycles) {
+    uint64_t step = cycles < 400 ? cycles : 400;
+    board_sim_run(l->b, step);
+    cycles -= step;
+    BL_CHECK(!pump(l, &f), "unexpected %s frame (seq %u) with no request outstanding",
+             f.kind == SGPU_LINK_KIND_ACK ? "ACK" : "NAK", f.seq);
+  }
+}
+
+void bl_request(board_link *l, uint8_t cmd, uint32_t addr, const uint32_t *wdata, uint16_t count,
+                uint32_t *rdata) {
+  sgpu_link_request q;
+  memset(&q, 0, sizeof q);
+  q.seq = ++l->seq;
+  q.cmd = cmd;
+  q.count = count;
+  q.address = addr;
+  q.data = wdata;
+  uint8_t out[SGPU_LINK_MAX_REQ_FRAME];
+  int len = sgpu_link_encode_request(&q, out, sizeof out);
+  BL_CHECK(len > 0, "encode: %s", sgpu_link_strerror(len));
+  board_sim_uart_send(l->b, out, (size_t)len);
+  l->frames_sent++;
+  sgpu_link_frame f;
+  uint64_t start = board_sim_cycle(l->b);
+  for (;;) {
+    board_sim_run(l->b, 20);
+    if (pump(l, &f)) break;
+    BL_CHECK(board_sim_cycle(l->b) - start < ANSWER_TIMEOUT + 40ull * (size_t)len,
+             "no answer to %s seq %u at 0x%08x within %u cycles", cmd == SGPU_LINK_CMD_WRITE ? "WRITE"
+             : cmd == SGPU_LINK_CMD_READ ? "READ" : "PING", q.seq, addr, ANSWER_TIMEOUT);
+  }
+  BL_CHECK(f.kind == SGPU_LINK_KIND_ACK, "request seq %u answered NAK %s", q.seq,
+           sgpu_link_nak_name(f.info) ? sgpu_link_nak_name(f.info) : "?");
+  BL_EQ(f.seq, q.seq, "ACK seq");
+  BL_EQ(f.info, 0, "ACK info (DUPLICATE on a fresh SEQ)");
+  uint32_t want = cmd == SGPU_LINK_CMD_READ ? count : cmd == SGPU_LINK_CMD_PING ? 1 : 0;
+  BL_EQ(f.count, want, "ACK data words");
+  if (rdata && f.count) memcpy(rdata, f.data, 4u * f.count);
+}
+
+uint32_t bl_ping(board_link *l) {
+  uint32_t info = 0;
+  bl_request(l, SGPU_LINK_CMD_PING, 0, NULL, 0, &info);
+  return info;
+}
+
+void bl_write(board_link *l, uint32_t addr, const uint32_t *words, size_t n) {
+  while (n) {
+    uint16_t c = (uint16_t)(n < SGPU_LINK_MAX_WORDS ? n : SGPU_LINK_MAX_WORDS);
+    bl_request(l, SGPU_LINK_CMD_WRITE, addr, words, c, NULL);
+    addr += 4u * c;
+    words += c;
+    n -= c;
+  }
+}
+
+void bl_read(board_link *l, uint32_t addr, uint32_t *words, size_t n) {
+  while (n) {
+    uint16_t c = (uint16_t)(n < SGPU_LINK_MAX_WORDS ? n : SGPU_LINK_MAX_WORDS);
+    bl_request(l, SGPU_LINK_CMD_READ, addr, NULL, c, words);
+    addr += 4u * c;
+    words += c;
+    n -= c;
+  }
+}
+
+void bl_wr(board_link *l, uint32_t reg, uint32_t value) { bl_write(l, SGPU_REG_SPACE | reg, &value, 1); }
+
+uint32_t bl_rd(board_link *l, uint32_t reg) {
+  uint32_t v = 0;
+  bl_read(l, SGPU_REG_SPACE | reg, &v, 1);
+  return v;
+}
+
+int bl_wait_event(board_link *l, uint64_t max_cycles, uint32_t *status) {
+  uint64_t start = board_sim_cycle(l->b);
+  size_t have = l->nevents;
+  while (l->nevents == have) {
+    if (board_sim_cycle(l->b) - start >= max_cycles) return -1;
+    bl_run(l, 40);
+  }
+  if (status) *status = l->events[have];
+  return 0;
+}
+
+/* ---------------------------------------------------------------- rings */
+void bl_ring_init(bl_ring *r, board_link *l, uint32_t base, uint32_t size) {
+  r->l = l;
+  r->base = base;
+  r->size = size;
+  r->wptr = 0;
+  bl_wr(l, SGPU_NODE_REG(0, SGPU_NREG_CONTROL), 1u << SGPU_CONTROL_RESET_SHIFT);
+  bl_wr(l, SGPU_NODE_REG(0, SGPU_NREG_RING_BASE), base);
+  bl_wr(l, SGPU_NODE_REG(0, SGPU_NREG_RING_SIZE), size);
+  bl_wr(l, SGPU_NODE_REG(0, SGPU_NREG_WATCHDOG), 0);
+  bl_wr(l, SGPU_NODE_REG(0, SGPU_NREG_CONTROL), 1u << SGPU_CONTROL_ENABLE_SHIFT);
+  BL_EQ(bl_rd(l, SGPU_REG_CFG_ERROR), 0, "CFG_ERROR after programming the ring");
+}
+
+void bl_ring_submit(bl_ring *r, const uint32_t *words, size_t n) {
+  while (n) {
+    size_t room = (r->size - r->wptr) / 4u;
+    size_t c = n < room ? n : room;
+    bl_write(r->l, r->base + r->wptr, words, c);
+    r->wptr = (r->wptr + 4u * (uint32_t)c) & (r->size - 1u);
+    words += c;
+    n -= c;
+  }
+  bl_wr(r->l, SGPU_NODE_REG(0, SGPU_NREG_RING_WPTR), r->wptr);
+}
+
+/* ---------------------------------------------------------------- packets */
+size_t bl_pkt_fill(uint32_t *w, size_t n, uint32_t dst, uint32_t pitch, uint32_t width, uint32_t height,
+                   uint32_t pattern) {
+  w[n++] = SGPU_PKT_HEADER(SGPU_OP_FILL, 5, 0);
+  w[n++] = dst;
+  w[n++] = pitch;
+  w[n++] = width;
+  w[n++] = height;
+  w[n++] = pattern;
+  return n;
+}
+
+size_t bl_pkt_copy(uint32_t *w, size_t n, uint32_t dst, uint32_t dpitch, uint32_t src, uint32_t spitch,
+                   uint32_t width, uint32_t height) {
+  w[n++] = SGPU_PKT_HEADER(SGPU_OP_COPY, 6, 0);
+  w[n++] = dst;
+  w[n++] = dpitch;
+  w[n++] = src;
+  w[n++] = spitch;
+  w[n++] = width;
+  w[n++] = height;
+  return n;
+}
+
+size_t bl_pkt_fence(uint32_t *w, size_t n, uint32_t addr, uint32_t value, int irq) {
+  w[n++] = SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, irq ? SGPU_FENCE_FLAG_IRQ : 0);
+  w[n++] = addr;
+  w[n++] = value;
+  return n;
+}
+
+size_t bl_pkt_flip(uint32_t *w, size_t n, uint32_t source, uint32_t addr, uint32_t interval, int no_wait) {
+  w[n++] = SGPU_PKT_HEADER(SGPU_OP_FLIP, 3, no_wait ? SGPU_FLIP_FLAG_NO_WAIT : 0);
+  w[n++] = source;
+  w[n++] = addr;
+  w[n++] = interval;
+  return n;
+}
+
+size_t bl_pkt_write_data(uint32_t *w, size_t n, uint32_t addr, const uint32_t *data, uint32_t count) {
+  w[n++] = SGPU_PKT_HEADER(SGPU_OP_WRITE_DATA, 1 + count, 0);
+  w[n++] = addr;
+  for (uint32_t i = 0; i < count; i++) w[n++] = data[i];
+  return n;
+}
+
+/* ---------------------------------------------------------------- pixels */
+uint16_t bl_pin_rgb565(uint16_t p) {
+  uint32_t r = p >> 11, g = (p >> 5) & 63u, b = p & 31u;
+  uint32_t r8 = (r << 3) | (r >> 2), g8 = (g << 2) | (g >> 4), b8 = (b << 3) | (b >> 2);
+  return (uint16_t)((r8 >> 4) << 8 | (g8 >> 4) << 4 | (b8 >> 4));
+}
+
+uint16_t bl_pin_rgb332(uint8_t p) {
+  uint32_t r = p >> 5, g = (p >> 2) & 7u, b = p & 3u;
+  uint32_t r8 = (r << 5) | (r << 2) | (r >> 1), g8 = (g << 5) | (g << 2) | (g >> 1);
+  uint32_t b8 = b * 0x55u;
+  return (uint16_t)((r8 >> 4) << 8 | (g8 >> 4) << 4 | (b8 >> 4));
+}
