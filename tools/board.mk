@@ -9,10 +9,11 @@ DRY_RUN ?= 0
 BAUD ?=
 .PHONY: bitstream bitstream-sweep flash
 
-bitstream: $(HW_VH)
+# the board's boot ROM image (firmware/firmware.mk) is read by rtl/sgpu_boot.v
+bitstream: $(HW_VH) $(FW_DIR)/boot_$(BOARD).hex
 	@BAUD=$(BAUD) bash tools/bitstream_ice40.sh $(BOARD)
 
-bitstream-sweep: $(HW_VH)
+bitstream-sweep: $(HW_VH) $(FW_DIR)/boot_$(BOARD).hex
 	@SWEEP=1 bash tools/bitstream_ice40.sh $(BOARD)
 
 flash:

@@ -14,6 +14,9 @@
 //  - the host link (sgpu_host_bridge, docs/link-protocol.md) on the FT2232H
 //    channel B UART at BAUD (default SGPU_LINK_BAUD_ICEBREAKER, 3 Mbaud:
 //    4 system clocks per bit; 8N1)
+//  - the boot ROM (sgpu_boot, docs/firmware.md): after reset it plays the
+//    frames of build/firmware/boot_icebreaker.hex into the bridge (the
+//    power-on screen, the identity block), then connects the UART
 //  - the 12-bit DVI Pmod on PMOD1A/1B: the top 4 bits of each colour, syncs
 //    and DE from I/O-cell flip-flops; the pixel clock leaves through a DDR
 //    I/O cell inverted, so it rises in the middle of each data bit
@@ -153,10 +156,22 @@ module icebreaker_top #(
     .clk_i(clk), .rst_ni(rst_n), .rx_i(uart_rx_i),
     .valid_o(rx_valid), .data_o(rx_data), .frame_err_o(rx_ferr));
 
+  // the boot ROM's feeder between the UART and the bridge: while booting
+  // it sends the ROM's frames and drops the bridge's answers
+  wire       b_rx_valid, b_tx_ready, u_tx_valid, booting;
+  wire [7:0] b_rx_data;
+  sgpu_boot u_boot (
+    .clk_i(clk), .rst_ni(rst_n),
+    .uart_valid_i(rx_valid), .uart_data_i(rx_data),
+    .rx_valid_o(b_rx_valid), .rx_data_o(b_rx_data),
+    .tx_valid_i(tx_valid), .tx_ready_o(b_tx_ready),
+    .utx_valid_o(u_tx_valid), .utx_ready_i(tx_ready),
+    .booting_o(booting));
+
   sgpu_host_bridge #(.TIMEOUT_CYCLES(GAP_CYCLES), .AW($clog2(MEM_BYTES))) u_bridge (
     .clk_i(clk), .rst_ni(rst_n),
-    .rx_valid_i(rx_valid), .rx_data_i(rx_data),
-    .tx_valid_o(tx_valid), .tx_ready_i(tx_ready), .tx_data_o(tx_data),
+    .rx_valid_i(b_rx_valid), .rx_data_i(b_rx_data),
+    .tx_valid_o(tx_valid), .tx_ready_i(b_tx_ready), .tx_data_o(tx_data),
     .host_req_valid_o(h_req_valid), .host_req_ready_i(h_req_ready),
     .host_req_write_o(h_req_write), .host_req_addr_o(h_req_addr),
     .host_req_wdata_o(h_req_wdata), .host_req_wstrb_o(h_req_wstrb),
@@ -164,7 +179,7 @@ module icebreaker_top #(
     .irq_i(irq), .frame_ok_o(frame_ok), .frame_err_o(frame_err));
 
   sgpu_uart_tx #(.CLKS_PER_BIT(CLKS_PER_BIT)) u_utx (
-    .clk_i(clk), .rst_ni(rst_n), .valid_i(tx_valid), .ready_o(tx_ready),
+    .clk_i(clk), .rst_ni(rst_n), .valid_i(u_tx_valid), .ready_o(tx_ready),
     .data_i(tx_data), .tx_o(uart_tx_o), .busy_o(tx_busy));
 
   // ------------------------------------------------------------ LEDs
@@ -229,7 +244,7 @@ module icebreaker_top #(
 `endif
 
   // 4 bits per colour reach the Pmod
-  wire unused_ok = &{1'b0, vid_r[3:0], vid_g[3:0], vid_b[3:0], tx_busy};
+  wire unused_ok = &{1'b0, vid_r[3:0], vid_g[3:0], vid_b[3:0], tx_busy, booting};
 
   assign {dvi_r_o, dvi_g_o, dvi_b_o, dvi_hsync_o, dvi_vsync_o, dvi_de_o} = vid_pin;
 
