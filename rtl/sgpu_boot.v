@@ -9,7 +9,11 @@
 // waits for the bridge's answer to start (its first tx byte): the bridge
 // acknowledges a WRITE only after the last word reached the host port, and
 // the next frame's data must not enter the bridge's write buffer before
-// that (frame_ok_o comes earlier, when the executor takes the frame).
+// that (frame_ok_o comes earlier, when the executor takes the frame).  The
+// answer's later bytes overlap the next frame; they are over long before
+// that frame's last byte (an answer to a WRITE or PING is at most 12 bytes,
+// about 9 cycles each; a request frame is at least 12 bytes, GAP cycles
+// each), so the first answer byte after a frame's last byte is its own.
 //
 // While booting, bytes from the UART are ignored and the bridge's answers are
 // taken (tx_ready_o = 1) and dropped instead of reaching the UART
