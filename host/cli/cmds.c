@@ -50,6 +50,8 @@ int cmd_info(cli *c, int argc, char **argv) {
   sgpu_info in;
   if ((rc = sgpu_query_info(c->dev, &in))) return cli_lib_fail(c, rc, "querying the device");
   static const char *const seg_names[] = {"system", "local", "aperture"};
+  sgpu_identity id;
+  int have_id = sgpu_read_identity(c->dev, &id) == 0;
   if (c->json) {
     json j;
     json_begin(&j, c->out);
@@ -59,6 +61,20 @@ int cmd_info(cli *c, int argc, char **argv) {
     json_u64(&j, "hw_version_major", in.hw_version_major);
     json_u64(&j, "hw_version_minor", in.hw_version_minor);
     json_u64(&j, "firmware_version", in.firmware_version);
+    if (have_id) {
+      json_obj(&j, "firmware");
+      json_u64(&j, "version_major", id.fw_version >> 16);
+      json_u64(&j, "version_minor", id.fw_version & 0xFFFFu);
+      json_u64(&j, "board_id", id.board);
+      json_str(&j, "board", id.board_name);
+      json_u64(&j, "hw_version", id.hw_version);
+      json_u64(&j, "caps", id.caps);
+      json_u64(&j, "mem_size", id.mem_size);
+      json_u64(&j, "screen_address", id.fb_base);
+      json_u64(&j, "screen_width", id.fb_width);
+      json_u64(&j, "screen_height", id.fb_height);
+      json_end_obj(&j);
+    }
     json_u64(&j, "caps", in.caps);
     json_u64(&j, "node_count", in.node_count);
     json_u64(&j, "source_count", in.source_count);
@@ -103,8 +119,13 @@ int cmd_info(cli *c, int argc, char **argv) {
   fprintf(f, "device:      %s (transport %s)\n", c->uri ? c->uri : "sim", in.transport);
   fprintf(f, "hardware:    version %u.%u, caps 0x%08x\n", in.hw_version_major, in.hw_version_minor,
           in.caps);
-  if (in.firmware_version) fprintf(f, "firmware:    0x%08x\n", in.firmware_version);
-  else fprintf(f, "firmware:    none published\n");
+  if (have_id)
+    fprintf(f, "firmware:    sgpu boot %u.%u, board %s, built for hardware %u.%u, caps 0x%08x, %u KiB, "
+               "screen %ux%u at 0x%x\n",
+            id.fw_version >> 16, id.fw_version & 0xFFFFu, id.board_name[0] ? id.board_name : "?",
+            id.hw_version >> 16, id.hw_version & 0xFFFFu, id.caps, id.mem_size / 1024, id.fb_width,
+            id.fb_height, id.fb_base);
+  else fprintf(f, "firmware:    none (no boot firmware on this device)\n");
   fprintf(f, "nodes:       %u\nsources:     %u\n", in.node_count, in.source_count);
   fprintf(f, "engines:     2D %s, display %s, preemption %s\n", in.has_2d ? "yes" : "no",
           in.has_display ? "yes" : "no", in.has_preemption ? "yes" : "no");

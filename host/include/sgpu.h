@@ -121,6 +121,28 @@ typedef struct sgpu_info {
 
 int sgpu_query_info(sgpu_device *dev, sgpu_info *info);
 
+/* The identity block the boot firmware publishes (docs/firmware.md; layout
+ * in docs/interface.md, "Boot identity block"). */
+typedef struct sgpu_identity {
+  uint32_t hw_version;     /* VERSION value the firmware was built for */
+  uint32_t fw_version;     /* [31:16] major, [15:0] minor */
+  uint32_t board;          /* SGPU_BOARD_* */
+  char board_name[SGPU_IDENTITY_NAME_BYTES + 1]; /* NUL-terminated */
+  uint32_t caps;           /* CAPS of the board's build */
+  uint32_t mem_size;       /* bytes of GPU memory on the board */
+  uint32_t fb_base, fb_width, fb_height; /* the power-on screen */
+  uint32_t disp_control;   /* DISP_CONTROL the firmware set */
+  uint32_t words[SGPU_IDENTITY_BYTES / 4]; /* the block as read */
+} sgpu_identity;
+
+/* Read the identity block at SGPU_IDENTITY_ADDR.  0 and *id filled when a
+ * valid block is there (its range is then never allocated by the library);
+ * SGPU_ERROR_NO_FIRMWARE when there is none (memory too small, or MAGIC,
+ * LAYOUT, CHECK or DONE wrong). */
+int sgpu_read_identity(sgpu_device *dev, sgpu_identity *id);
+/* Check and decode the block's words (no device access). */
+int sgpu_identity_decode(const uint32_t words[SGPU_IDENTITY_BYTES / 4], sgpu_identity *id);
+
 /* ------------------------------------------------------------ memory */
 /* Allocate size bytes in a segment (alignment: power of two, 0 = 4). */
 int sgpu_alloc(sgpu_device *dev, uint32_t segment_id, uint32_t size, uint32_t alignment,

@@ -312,6 +312,9 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
     }
   }
   sgpu__reg_write(dev, SGPU_REG_CFG_ERROR, 0xFFFFFFFFu);
+  /* A boot identity block stays out of the allocations. */
+  r = sgpu__identity_probe(dev, NULL);
+  if (r && r != SGPU_ERROR_NO_FIRMWARE) return r;
 
   uint32_t stage = SGPU_STAGE_BYTES;
   while (stage * dev->nodes > s2 / 4 && stage > 256) stage /= 2;
@@ -395,7 +398,9 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   snprintf(info->transport, sizeof info->transport, "%s", dev->tr->ops->name);
   info->hw_version_major = SGPU_FIELD_GET(VERSION_MAJOR, dev->version);
   info->hw_version_minor = SGPU_FIELD_GET(VERSION_MINOR, dev->version);
-  info->firmware_version = 0;
+  sgpu_identity id;
+  info->firmware_version = sgpu_read_identity(dev, &id) == 0 ? id.fw_version : 0;
+  dev->err[0] = 0;
   info->caps = dev->caps;
   info->node_count = dev->nodes;
   info->source_count = dev->sources;

@@ -114,6 +114,10 @@ typedef struct sgpu_capture_state {
   uint32_t next_base;
 } sgpu_capture_state;
 
+/* identity.c: read and check the boot identity block, keep its range out of
+ * the allocator; SGPU_ERROR_NO_FIRMWARE when there is none (id may be NULL). */
+int sgpu__identity_probe(sgpu_device *dev, sgpu_identity *id);
+
 /* shadow.c: the library's write-through copy of GPU memory. */
 typedef struct sgpu_shadow {
   uint8_t *bytes;   /* mem_size bytes, allocated on first use */
