@@ -13,6 +13,14 @@
 // Built with SGPU_SIM_COVERAGE=1 (the coverage variant of sim/sim.mk), the
 // FST model carries Verilator line and toggle coverage counters; each chip
 // writes them when it is destroyed if SGPU_COVERAGE_DIR is set.
+//
+// Built with SGPU_SIM_PIX_CDC=1 (libsgpu_sim_2c, sim/sim.mk) the model is
+// sgpu_top with PIX_CDC = 1 (FST model only): the display's pixel side runs
+// on pix_clk_i, toggled here at its real ratio to clk_i, 25.125 : 12 (the
+// iCEBreaker's clocks; 96 : 201 in periods, exactly), with pix_rst_ni
+// released on a pixel clock edge.  Frames are captured on pixel clocks
+// (h_total and the sync widths in pixel clocks, start_cycle in system
+// cycles).  The default build (0) is the one-clock chip, unchanged.
 
 #include "sgpu_sim.h"
 
@@ -24,11 +32,16 @@
 #include <string>
 #include <vector>
 
+#ifndef SGPU_SIM_PIX_CDC
+#define SGPU_SIM_PIX_CDC 0
+#endif
 #include "Vsgpu_top.h"
+#if !SGPU_SIM_PIX_CDC
 #include "Vsgpu_vcd.h"
+#include "verilated_vcd_c.h"
+#endif
 #include "verilated.h"
 #include "verilated_fst_c.h"
-#include "verilated_vcd_c.h"
 #if SGPU_SIM_COVERAGE
 #include <sys/stat.h>
 #include <unistd.h>
@@ -77,6 +90,7 @@ class ModelIf {
  public:
   virtual ~ModelIf() {}
   virtual void set(int clk, int rst_n, const Inputs &in) = 0;
+  virtual void set_pix(int clk, int rst_n) = 0;  // SGPU_SIM_PIX_CDC only
   virtual void eval() = 0;
   virtual void get(Outputs &out) const = 0;
   virtual bool open_trace(const char *path) = 0;
@@ -101,8 +115,10 @@ class Model : public ModelIf {
   void set(int clk, int rst_n, const Inputs &in) override {
     m_->clk_i = clk;
     m_->rst_ni = rst_n;
+#if !SGPU_SIM_PIX_CDC
     m_->pix_en_i = 1;
     m_->pix_rst_ni = 1;   // one clock: the pixel side runs on clk_i with pix_en_i
+#endif
     m_->host_req_valid_i = in.host_valid;
     m_->host_req_write_i = in.host_write;
     m_->host_req_addr_i = in.host_addr;
@@ -111,6 +127,10 @@ class Model : public ModelIf {
     m_->mem_req_ready_i = in.mem_ready;
     m_->mem_rsp_valid_i = in.mem_rsp_valid;
     m_->mem_rsp_rdata_i = in.mem_rdata;
+  }
+  void set_pix(int clk, int rst_n) override {
+    m_->pix_clk_i = clk;
+    m_->pix_rst_ni = rst_n;
   }
   void eval() override { m_->eval(); }
   void get(Outputs &o) const override {
@@ -162,8 +182,8 @@ struct PendingRead {
 
 // Frame capture state of one source.
 struct Capture {
-  // measured timing
-  uint64_t cycle_hsync_start = 0, cycle_vsync_start = 0;
+  // measured timing (in pixel clocks; start_cycle in system cycles)
+  uint64_t cycle_hsync_start = 0, cycle_vsync_start = 0, pix_vsync_start = 0;
   bool seen_hsync = false, seen_vsync = false;
   bool prev_hs = false, prev_vs = false, prev_de = false;
   uint32_t h_total = 0, hsync_width = 0, vsync_lines = 0;
@@ -210,6 +230,30 @@ struct sgpu_sim {
   // per-step host results
   bool host_accepted = false, host_rsp = false;
   uint32_t host_rdata = 0;
+#if SGPU_SIM_PIX_CDC
+  // pixel clock: toggles at 96 j + 1 in units of 1/402 system period (system
+  // edges at multiples of 201: never at the same time)
+  uint64_t pix_next = 1, pix_cycle = 0;
+  int pix_clk = 0, pix_rst_n = 0;
+  void pix_until(uint64_t t) {
+    while (pix_next < t) {
+      pix_clk ^= 1;
+      pix_next += 96;
+      if (!pix_clk) pix_rst_n = rst_n;
+      model->set_pix(pix_clk, pix_rst_n);
+      model->eval();
+      if (pix_clk) {
+        model->get(out);
+        if (pix_rst_n)
+          for (unsigned s = 0; s < SGPU_SIM_SOURCES; s++) capture(s);
+        pix_cycle++;
+      }
+    }
+  }
+  uint64_t pix_now() const { return pix_cycle; }
+#else
+  uint64_t pix_now() const { return cycle; }
+#endif
 
   void log_push(const sgpu_sim_mem_event &e) {
     log.push_back(e);
@@ -232,23 +276,25 @@ struct sgpu_sim {
     const bool hs = ((out.hsync >> s) & 1u) == kSyncActiveLevel;
     const bool vs = ((out.vsync >> s) & 1u) == kSyncActiveLevel;
     const bool de = ((out.de >> s) & 1u) != 0;
+    const uint64_t now = pix_now();
     // hsync: measure period and width
     if (hs && !c.prev_hs) {
-      if (c.seen_hsync) c.h_total = (uint32_t)(cycle - c.cycle_hsync_start);
+      if (c.seen_hsync) c.h_total = (uint32_t)(now - c.cycle_hsync_start);
       c.seen_hsync = true;
-      c.cycle_hsync_start = cycle;
+      c.cycle_hsync_start = now;
     }
-    if (!hs && c.prev_hs && c.seen_hsync) c.hsync_width = (uint32_t)(cycle - c.cycle_hsync_start);
+    if (!hs && c.prev_hs && c.seen_hsync) c.hsync_width = (uint32_t)(now - c.cycle_hsync_start);
     // vsync: frame boundaries
     if (vs && !c.prev_vs) {
       if (c.seen_vsync) finish_frame(s);
       c.seen_vsync = true;
       c.cycle_vsync_start = cycle;
+      c.pix_vsync_start = now;
       c.pix.clear();
       c.row_len.clear();
       c.prev_de = false;
     }
-    if (!vs && c.prev_vs && c.seen_vsync) c.vsync_cycles = cycle - c.cycle_vsync_start;
+    if (!vs && c.prev_vs && c.seen_vsync) c.vsync_cycles = now - c.pix_vsync_start;
     // data-enable pixels
     if (c.seen_vsync && de) {
       if (!c.prev_de) c.row_len.push_back(0);
@@ -281,7 +327,7 @@ struct sgpu_sim {
     f.frame_number = c.frames;
     f.start_cycle = c.cycle_vsync_start;
     f.h_total = c.h_total;
-    const uint64_t frame_cycles = cycle - c.cycle_vsync_start;
+    const uint64_t frame_cycles = pix_now() - c.pix_vsync_start;
     f.v_total = c.h_total ? (uint32_t)((frame_cycles + c.h_total / 2) / c.h_total) : 0;
     f.hsync_width = c.hsync_width;
     f.vsync_lines = c.h_total ? (uint32_t)((c.vsync_cycles + c.h_total / 2) / c.h_total) : 0;
@@ -302,6 +348,9 @@ struct sgpu_sim {
         log[(size_t)(r.log_seq - log_base_seq)].data = r.data;
       rsp_q.pop_front();
     }
+#if SGPU_SIM_PIX_CDC
+    pix_until(402 * cycle);  // pixel edges before this falling edge
+#endif
     model->set(0, rst_n, in);
     model->eval();
     model->get(out);
@@ -335,8 +384,12 @@ struct sgpu_sim {
     if (host_accepted && in.host_write) last_host_write = cycle;
     host_rsp = out.host_rsp_valid;
     host_rdata = out.host_rdata;
+#if SGPU_SIM_PIX_CDC
+    pix_until(402 * cycle + 201);  // pixel edges before this rising edge
+#else
     if (rst_n)
       for (unsigned s = 0; s < SGPU_SIM_SOURCES; s++) capture(s);
+#endif
     if (tracing) model->dump(2 * cycle);
     model->set(1, rst_n, in);
     model->eval();
@@ -401,9 +454,13 @@ sgpu_sim *sgpu_sim_create(const sgpu_sim_config *config) {
   }
   try {
     s->mem.assign(SGPU_SIM_MEM_BYTES, 0);
+#if SGPU_SIM_PIX_CDC
+    if (vcd) return nullptr;  // FST only in this build
+#else
     if (vcd)
       s->model.reset(new Model<Vsgpu_vcd, VerilatedVcdC>(true));
     else
+#endif
       s->model.reset(new Model<Vsgpu_top, VerilatedFstC>(s->tracing));
   } catch (...) {
     return nullptr;
@@ -443,6 +500,11 @@ void sgpu_sim_destroy(sgpu_sim *sim) {
 uint32_t sgpu_sim_nodes(const sgpu_sim *) { return SGPU_SIM_NODES; }
 uint32_t sgpu_sim_sources(const sgpu_sim *) { return SGPU_SIM_SOURCES; }
 uint32_t sgpu_sim_mem_bytes(const sgpu_sim *) { return SGPU_SIM_MEM_BYTES; }
+
+void sgpu_sim_pixel_ratio(const sgpu_sim *, uint32_t *num, uint32_t *den) {
+  if (num) *num = SGPU_SIM_PIX_CDC ? 201u : 1u;
+  if (den) *den = SGPU_SIM_PIX_CDC ? 96u : 1u;
+}
 
 int sgpu_sim_reg_read(sgpu_sim *sim, uint32_t offset, uint32_t *value) {
   uint32_t v = 0;

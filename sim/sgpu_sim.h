@@ -33,6 +33,11 @@ void sgpu_sim_destroy(sgpu_sim *sim);
 uint32_t sgpu_sim_nodes(const sgpu_sim *sim);
 uint32_t sgpu_sim_sources(const sgpu_sim *sim);
 uint32_t sgpu_sim_mem_bytes(const sgpu_sim *sim);
+/* Pixel clocks per system clock cycle, *num / *den: 1/1 for the one-clock
+ * model (libsgpu_sim), 201/96 (25.125 MHz : 12 MHz, the iCEBreaker's clocks)
+ * for the two-clock one (libsgpu_sim_2c, PIX_CDC = 1).  A frame of H x V
+ * pixel clocks lasts H * V * den / num system cycles. */
+void sgpu_sim_pixel_ratio(const sgpu_sim *sim, uint32_t *num, uint32_t *den);
 
 /* Host-port accesses; each advances simulated time by the cycles it takes.
  * Return 0, or -1 when the host port did not answer within 100000 cycles. */

@@ -95,6 +95,30 @@ $(SIM_COV_LIB): $(SIM_COV_DIR)/sgpu_sim.o $(SIM_COV_DIR)/fst.stamp $(SIM_DIR)/vc
 	rm -rf $$t; mv $@.tmp $@
 	@echo "AR $@"
 
+# ---------------------------------------------------------------- two-clock variant
+# $(SIM_2C_LIB): sgpu_top with PIX_CDC = 1, the display's pixel side on
+# pix_clk_i, which sgpu_sim.cpp (SGPU_SIM_PIX_CDC=1) toggles at the
+# iCEBreaker's real ratio to clk_i (25.125 : 12).  FST tracing only.  The
+# chip tests built against it are in tests/board/board.mk (<test>_2c).
+SIM_2C_DIR  := $(BUILD)/sim-2c
+SIM_2C_LIB  := $(SIM_2C_DIR)/libsgpu_sim_2c.a
+SIM_2C_OBJS := $(SIM_2C_DIR)/fst/Vsgpu_top__ALL.o $(SIM_2C_DIR)/fst/verilated.o \
+               $(SIM_2C_DIR)/fst/verilated_fst_c.o $(SIM_2C_DIR)/fst/verilated_threads.o
+
+$(SIM_2C_DIR)/fst.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
+	+@set -e; t=$(SIM_2C_DIR)/fst.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
+	echo "VERILATE sgpu_top PIX_CDC=1 (FST) -> $(SIM_2C_DIR)/fst"; \
+	$(VERILATOR) $(SIM_VFLAGS) -GPIX_CDC=1 --trace-fst --Mdir $$t --prefix Vsgpu_top $(RTL_SRCS); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_VMAKE) $(notdir $(SIM_2C_OBJS)); \
+	rm -rf $(SIM_2C_DIR)/fst; mv $$t $(SIM_2C_DIR)/fst; touch $@
+
+$(SIM_2C_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_2C_DIR)/fst.stamp
+	$(CXX) -I$(SIM_2C_DIR)/fst $(SIM_CXXFLAGS) -DSGPU_SIM_PIX_CDC=1 -c -o $@ $<
+
+$(SIM_2C_LIB): $(SIM_2C_DIR)/sgpu_sim.o $(SIM_2C_DIR)/fst.stamp
+	@rm -f $@.tmp.$$$$ && ar rcs $@.tmp.$$$$ $(SIM_2C_DIR)/sgpu_sim.o $(SIM_2C_OBJS) && mv $@.tmp.$$$$ $@
+	@echo "AR $@"
+
 # sgpu-sim: the chip standalone (window, PNG frames; later the TCP server).
 SIM_SDL_CFLAGS := $(shell pkg-config --cflags sdl2 2>/dev/null)
 SIM_SDL_LIBS   := $(shell pkg-config --libs sdl2 2>/dev/null)

@@ -48,7 +48,14 @@ $(BOARD_DIR)/board_link.o: tests/board/board_link.c tests/board/board_link.h tes
 	$(CC) $(BOARD_CFLAGS) -c -o $@ $<
 
 BOARD_TEST_SRCS := $(sort $(wildcard tests/board/test_*.c))
-BOARD_TESTS     := $(patsubst tests/board/%.c,$(BOARD_DIR)/%,$(BOARD_TEST_SRCS))
+BOARD_ALL_TESTS := $(patsubst tests/board/%.c,$(BOARD_DIR)/%,$(BOARD_TEST_SRCS))
+# The power-on screen test runs once the board top instantiates the boot ROM
+# feeder (rtl/sgpu_boot.v); it replays the ROM image through the reference
+# model, so it needs the image built.
+BOARD_FW_BIN    := $(BUILD)/firmware/boot_icebreaker.bin
+BOARD_HAS_BOOT  := $(shell grep -l 'sgpu_boot' rtl/boards/icebreaker_top.v 2>/dev/null)
+BOARD_TESTS     := $(if $(BOARD_HAS_BOOT),$(BOARD_ALL_TESTS),$(filter-out %/test_board_boot,$(BOARD_ALL_TESTS)))
+$(BOARD_DIR)/test_board_boot: $(if $(BOARD_HAS_BOOT),$(BOARD_FW_BIN))
 
 $(BOARD_DIR)/test_%: tests/board/test_%.c $(BOARD_DIR)/board_link.o $(BOARD_VL_LIB) $(BOARD_HOST_OBJS) \
     $(MODEL_OBJ) tests/board/board_link.h tests/board/board_sim.h tests/model/sgpu_ref.h $(HW_H)
@@ -58,4 +65,22 @@ $(BOARD_DIR)/test_%: tests/board/test_%.c $(BOARD_DIR)/board_link.o $(BOARD_VL_L
 TESTS += $(BOARD_TESTS)
 
 .PHONY: board-tests
-board-tests: $(BOARD_TESTS)
+board-tests: $(BOARD_ALL_TESTS)
+
+# The existing flip, tearing and underflow chip tests (tests/chip) against
+# the two-clock model: same sources, linked with $(SIM_2C_LIB).  At the real
+# clock ratio a tiny frame lasts 2140 system cycles, not 4480, and the
+# display needs 2.09 times the memory bandwidth per system cycle; a test
+# joins make test once it takes the model's ratio from sgpu_sim_pixel_ratio()
+# (docs/boards.md).  `make board-tests` builds them all.
+BOARD_2C_ALL   := $(BOARD_DIR)/test_flip_2c $(BOARD_DIR)/test_blit_2c
+BOARD_2C_TESTS := $(foreach t,$(BOARD_2C_ALL),$(if $(shell grep -l sgpu_sim_pixel_ratio \
+                    tests/chip/$(patsubst %_2c,%,$(notdir $(t))).c 2>/dev/null),$(t)))
+
+$(BOARD_DIR)/%_2c: tests/chip/%.c $(CHIP_UTIL_OBJ) tests/chip/chip_util.h $(SIM_2C_LIB) $(HW_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CSTD) $(OPT) $(SAN) -I$(GEN) -Isim -Itests/chip -o $@ $< $(CHIP_UTIL_OBJ) \
+	  $(SIM_2C_LIB) $(SIM_LDLIBS)
+
+TESTS += $(BOARD_2C_TESTS)
+board-tests: $(BOARD_2C_ALL)

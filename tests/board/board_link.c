@@ -72,11 +72,22 @@ void bl_run(board_link *l, uint64_t cycles) {
   }
 }
 
+static int request(board_link *l, uint8_t cmd, uint32_t addr, const uint32_t *wdata, uint16_t count,
+                   uint32_t *rdata, uint64_t timeout, int resend);
+
 void bl_request(board_link *l, uint8_t cmd, uint32_t addr, const uint32_t *wdata, uint16_t count,
                 uint32_t *rdata) {
+  request(l, cmd, addr, wdata, count, rdata, ANSWER_TIMEOUT, 0);
+}
+
+/* One frame and its answer; -1 when none came within timeout cycles (only
+ * when timeout is not ANSWER_TIMEOUT, else that fails).  resend: the same
+ * SEQ again (a repeat, docs/link-protocol.md). */
+static int request(board_link *l, uint8_t cmd, uint32_t addr, const uint32_t *wdata, uint16_t count,
+                   uint32_t *rdata, uint64_t timeout, int resend) {
   sgpu_link_request q;
   memset(&q, 0, sizeof q);
-  q.seq = ++l->seq;
+  q.seq = resend ? l->seq : ++l->seq;
   q.cmd = cmd;
   q.count = count;
   q.address = addr;
@@ -91,6 +102,7 @@ void bl_request(board_link *l, uint8_t cmd, uint32_t addr, const uint32_t *wdata
   for (;;) {
     board_sim_run(l->b, 20);
     if (pump(l, &f)) break;
+    if (timeout != ANSWER_TIMEOUT && board_sim_cycle(l->b) - start >= timeout + 40ull * (size_t)len) return -1;
     BL_CHECK(board_sim_cycle(l->b) - start < ANSWER_TIMEOUT + 40ull * (size_t)len,
              "no answer to %s seq %u at 0x%08x within %u cycles", cmd == SGPU_LINK_CMD_WRITE ? "WRITE"
              : cmd == SGPU_LINK_CMD_READ ? "READ" : "PING", q.seq, addr, ANSWER_TIMEOUT);
@@ -102,6 +114,27 @@ void bl_request(board_link *l, uint8_t cmd, uint32_t addr, const uint32_t *wdata
   uint32_t want = cmd == SGPU_LINK_CMD_READ ? count : cmd == SGPU_LINK_CMD_PING ? 1 : 0;
   BL_EQ(f.count, want, "ACK data words");
   if (rdata && f.count) memcpy(rdata, f.data, 4u * f.count);
+  return 0;
+}
+
+uint64_t bl_wait_boot(board_link *l) {
+  uint32_t info = 0;
+  int tries = 0;
+  while (request(l, SGPU_LINK_CMD_PING, 0, NULL, 0, &info, 50000, tries > 0) != 0)
+    BL_CHECK(++tries < 100, "no answer to PING within 100 tries (5M cycles) after reset");
+  BL_EQ(info & 0xFFu, SGPU_LINK_VERSION, "PING version");
+  uint32_t done = 0;
+  for (int i = 0;; i++) {
+    bl_read(l, SGPU_IDENTITY_ADDR + 4u * SGPU_IDW_DONE, &done, 1);
+    if (done == SGPU_IDENTITY_DONE) break;
+    BL_CHECK(i < 200, "the boot never wrote the identity block's DONE word (0x%08x)", done);
+    bl_run(l, 10000);
+  }
+  /* leave the chip as reset would, but for memory: no interrupts pending */
+  bl_wr(l, SGPU_REG_INT_ENABLE, 0);
+  bl_wr(l, SGPU_REG_INT_STATUS, 0xFFFFFFFFu);
+  const uint64_t rel = board_sim_reset_release(l->b);
+  return board_sim_cycle(l->b) - rel;
 }
 
 uint32_t bl_ping(board_link *l) {
@@ -155,6 +188,7 @@ void bl_ring_init(bl_ring *r, board_link *l, uint32_t base, uint32_t size) {
   r->base = base;
   r->size = size;
   r->wptr = 0;
+  bl_wr(l, SGPU_NODE_REG(0, SGPU_NREG_CONTROL), 0); /* the boot left it enabled */
   bl_wr(l, SGPU_NODE_REG(0, SGPU_NREG_CONTROL), 1u << SGPU_CONTROL_RESET_SHIFT);
   bl_wr(l, SGPU_NODE_REG(0, SGPU_NREG_RING_BASE), base);
   bl_wr(l, SGPU_NODE_REG(0, SGPU_NREG_RING_SIZE), size);

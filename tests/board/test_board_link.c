@@ -86,6 +86,10 @@ int main(void) {
   bl_figure("board_reset_release_cycles", (double)rel);
   bl_run(&l, 100);
   BL_EQ(board_sim_uart_errors(b), 0, "TX pin errors");
+  /* the boot ROM draws the power-on screen first; the link is ours after it */
+  uint64_t boot = bl_wait_boot(&l);
+  printf("boot done (identity block DONE read) %llu cycles after the reset's release\n",
+         (unsigned long long)boot);
 
   /* ---- PING and identity */
   uint64_t c0 = board_sim_cycle(b);
