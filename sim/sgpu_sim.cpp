@@ -32,16 +32,11 @@
 #include <string>
 #include <vector>
 
-#ifndef SGPU_SIM_PIX_CDC
-#define SGPU_SIM_PIX_CDC 0
-#endif
 #include "Vsgpu_top.h"
-#if !SGPU_SIM_PIX_CDC
 #include "Vsgpu_vcd.h"
-#include "verilated_vcd_c.h"
-#endif
 #include "verilated.h"
 #include "verilated_fst_c.h"
+#include "verilated_vcd_c.h"
 #if SGPU_SIM_COVERAGE
 #include <sys/stat.h>
 #include <unistd.h>
@@ -59,6 +54,9 @@
 #endif
 #ifndef SGPU_SIM_MEM_BYTES
 #error "SGPU_SIM_MEM_BYTES must be defined by the build (sim/sim.mk)"
+#endif
+#ifndef SGPU_SIM_PIX_CDC
+#define SGPU_SIM_PIX_CDC 0
 #endif
 
 namespace {
@@ -90,12 +88,12 @@ class ModelIf {
  public:
   virtual ~ModelIf() {}
   virtual void set(int clk, int rst_n, const Inputs &in) = 0;
-  virtual void set_pix(int clk, int rst_n) = 0;  // SGPU_SIM_PIX_CDC only
   virtual void eval() = 0;
   virtual void get(Outputs &out) const = 0;
   virtual bool open_trace(const char *path) = 0;
   virtual void dump(uint64_t time) = 0;
   virtual void final_() = 0;
+  virtual void set_pix(int clk, int rst_n) = 0;  // SGPU_SIM_PIX_CDC only
   virtual void write_coverage(const char *path) = 0;
 };
 
@@ -127,10 +125,6 @@ class Model : public ModelIf {
     m_->mem_req_ready_i = in.mem_ready;
     m_->mem_rsp_valid_i = in.mem_rsp_valid;
     m_->mem_rsp_rdata_i = in.mem_rdata;
-  }
-  void set_pix(int clk, int rst_n) override {
-    m_->pix_clk_i = clk;
-    m_->pix_rst_ni = rst_n;
   }
   void eval() override { m_->eval(); }
   void get(Outputs &o) const override {
@@ -167,12 +161,34 @@ class Model : public ModelIf {
     (void)path;
 #endif
   }
+  void set_pix(int clk, int rst_n) override {
+    m_->pix_clk_i = clk;
+    m_->pix_rst_ni = rst_n;
+  }
 
  private:
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<M> m_;
   std::unique_ptr<T> tfp_;
 };
+
+#if SGPU_SIM_PIX_CDC
+// The two-clock build has no VCD model of its own (Vsgpu_vcd.h is the
+// one-clock model's header): a .vcd trace is refused.
+template <>
+class Model<Vsgpu_vcd, VerilatedVcdC> : public ModelIf {
+ public:
+  explicit Model(bool) { throw 0; }
+  void set(int, int, const Inputs &) override {}
+  void set_pix(int, int) override {}
+  void eval() override {}
+  void get(Outputs &) const override {}
+  bool open_trace(const char *) override { return false; }
+  void dump(uint64_t) override {}
+  void final_() override {}
+  void write_coverage(const char *) override {}
+};
+#endif
 
 struct PendingRead {
   uint64_t due;      // cycle in which the response is presented
@@ -335,6 +351,9 @@ struct sgpu_sim {
 
   // One clock cycle.  The host-port inputs in `in` are driven during it.
   void step() {
+#if SGPU_SIM_PIX_CDC
+    pix_until(402 * cycle);  // pixel edges before this falling edge
+#endif
     // Memory model: stall decision and the response due in this cycle.
     in.mem_ready = 1;
     if (cfg.stall_percent && xorshift32(rng) % 100u < cfg.stall_percent) in.mem_ready = 0;
@@ -348,9 +367,6 @@ struct sgpu_sim {
         log[(size_t)(r.log_seq - log_base_seq)].data = r.data;
       rsp_q.pop_front();
     }
-#if SGPU_SIM_PIX_CDC
-    pix_until(402 * cycle);  // pixel edges before this falling edge
-#endif
     model->set(0, rst_n, in);
     model->eval();
     model->get(out);
@@ -454,13 +470,9 @@ sgpu_sim *sgpu_sim_create(const sgpu_sim_config *config) {
   }
   try {
     s->mem.assign(SGPU_SIM_MEM_BYTES, 0);
-#if SGPU_SIM_PIX_CDC
-    if (vcd) return nullptr;  // FST only in this build
-#else
     if (vcd)
       s->model.reset(new Model<Vsgpu_vcd, VerilatedVcdC>(true));
     else
-#endif
       s->model.reset(new Model<Vsgpu_top, VerilatedFstC>(s->tracing));
   } catch (...) {
     return nullptr;

@@ -98,7 +98,8 @@ $(SIM_COV_LIB): $(SIM_COV_DIR)/sgpu_sim.o $(SIM_COV_DIR)/fst.stamp $(SIM_DIR)/vc
 # ---------------------------------------------------------------- two-clock variant
 # $(SIM_2C_LIB): sgpu_top with PIX_CDC = 1, the display's pixel side on
 # pix_clk_i, which sgpu_sim.cpp (SGPU_SIM_PIX_CDC=1) toggles at the
-# iCEBreaker's real ratio to clk_i (25.125 : 12).  FST tracing only.  The
+# iCEBreaker's real ratio to clk_i (25.125 : 12).  FST tracing only (a .vcd
+# trace is refused).  The
 # chip tests built against it are in tests/board/board.mk (<test>_2c).
 SIM_2C_DIR  := $(BUILD)/sim-2c
 SIM_2C_LIB  := $(SIM_2C_DIR)/libsgpu_sim_2c.a
@@ -112,7 +113,8 @@ $(SIM_2C_DIR)/fst.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
 	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_VMAKE) $(notdir $(SIM_2C_OBJS)); \
 	rm -rf $(SIM_2C_DIR)/fst; mv $$t $(SIM_2C_DIR)/fst; touch $@
 
-$(SIM_2C_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_2C_DIR)/fst.stamp
+# Vsgpu_vcd.h (declarations only) comes from the one-clock VCD model.
+$(SIM_2C_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_2C_DIR)/fst.stamp $(SIM_DIR)/vcd.stamp
 	$(CXX) -I$(SIM_2C_DIR)/fst $(SIM_CXXFLAGS) -DSGPU_SIM_PIX_CDC=1 -c -o $@ $<
 
 $(SIM_2C_LIB): $(SIM_2C_DIR)/sgpu_sim.o $(SIM_2C_DIR)/fst.stamp
