@@ -2,8 +2,9 @@
 # routes the board top with timing and area asserted (tools/bitstream_ice40.sh,
 # seeds 1 2 3) and writes build/BOARD/sgpu.bin and build/BOARD/report.txt;
 # `make bitstream-sweep BOARD=...` prints logic cells and Fmax for each set
-# of synthesis options tried; `make flash BOARD=... [DRY_RUN=1]` programs the
-# board with openFPGALoader (tools/flash.sh).
+# of synthesis options tried; `make flash BOARD=... [DRY_RUN=1] [FLASH=1]`
+# programs the board with openFPGALoader through `sgpu flash` (the CLI built
+# without the simulator model, host/cli/flash.c).
 BOARD ?= icebreaker
 DRY_RUN ?= 0
 BAUD ?=
@@ -16,5 +17,7 @@ bitstream: $(HW_VH) $(FW_DIR)/boot_$(BOARD).hex
 bitstream-sweep: $(HW_VH) $(FW_DIR)/boot_$(BOARD).hex
 	@SWEEP=1 bash tools/bitstream_ice40.sh $(BOARD)
 
-flash:
-	@DRY_RUN=$(DRY_RUN) bash tools/flash.sh $(BOARD)
+FLASH ?= 0
+flash: $(HOST_NOSIM_CLI)
+	@$(HOST_NOSIM_CLI) flash --board $(BOARD) $(if $(filter 1,$(DRY_RUN)),--dry-run) \
+	  $(if $(filter 1,$(FLASH)),--flash)

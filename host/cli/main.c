@@ -131,6 +131,20 @@ static const command commands[] = {
      "  --interval MS     sampling interval in milliseconds (default 100)\n"
      "  --count N         samples to take (default: 1 with --json or when not a\n"
      "                    terminal, else until interrupted)\n"},
+    {"flash", cmd_flash, false, "program a board's bitstream with openFPGALoader",
+     "usage: sgpu flash --board icebreaker|ulx3s [--file BITSTREAM] [--flash] [--dry-run]\n"
+     "\nProgram the board attached over USB with openFPGALoader (Debian package\n"
+     "openfpgaloader): the iCEBreaker's SPI flash (-b ice40_generic), the ULX3S's\n"
+     "SRAM (-b ulx3s; --flash writes its flash instead).  The bitstream defaults\n"
+     "to the one `make bitstream BOARD=...` writes (build/icebreaker/sgpu.bin,\n"
+     "build/ulx3s/sgpu.bit), relative to the current directory.  Without a board\n"
+     "attached it says so in one line and exits 3; every openFPGALoader call has a\n"
+     "time limit.  A normal user needs the udev rules (README, \"Boards\").\n"
+     "\noptions:\n"
+     "  --board NAME      icebreaker or ulx3s (required)\n"
+     "  --file PATH       bitstream to program\n"
+     "  --flash           ULX3S: write the configuration flash (-f), not SRAM\n"
+     "  --dry-run         print the openFPGALoader command and change nothing\n"},
 };
 
 static const command *find_command(const char *name) {
