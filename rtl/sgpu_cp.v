@@ -24,6 +24,12 @@ module sgpu_cp #(
   input  wire [6:0]  reg_addr_i,
   input  wire [31:0] reg_wdata_i,
   output reg  [31:0] reg_rdata_o,
+  // FAULT_OPCODE, FAULT_FENCE, LAST_FENCE and CONTEXT_ID live in block RAM:
+  // their value comes on reg_rdata_late_o in the cycle after a read
+  // (reg_re_i), and reg_rdata_o is 0 for them; reg_rdata_late_o is 0 for
+  // every other register.
+  input  wire        reg_re_i,
+  output wire [31:0] reg_rdata_late_o,
   output wire        cfg_err_o,        // strobe: this write was rejected
   output wire [5:0]  cfg_err_bits_o,   // SGPU_CFG_ERROR_* bits of the rejection
   input  wire [63:0] cycle_i,
@@ -114,7 +120,9 @@ module sgpu_cp #(
                    S_FLIPW  = 5'd18,
                    S_FAULT  = 5'd19,
                    S_RSTW1  = 5'd20,  // engine reset: abort our blit, then
-                   S_RSTW   = 5'd21;  // wait for the 2D engine to drain
+                   S_RSTW   = 5'd21,  // wait for the 2D engine to drain
+                   S_CHK    = 5'd22,  // range checks of the collected packet (registered)
+                   S_PCMP   = 5'd23;  // WAIT_MEM: act on the registered compare
 
   // ------------------------------------------------------------ registers
   reg [IW-1:0] ring_base_q;
@@ -126,9 +134,7 @@ module sgpu_cp #(
   reg [23:0]   watchdog_q;          // WATCHDOG: 24 bits, larger values are rejected
   reg [23:0]   wd_cnt_q;            // cycles without progress, cleared on progress
   reg [3:0]    fault_reason_q;
-  reg [31:0]   last_fence_q, fence_q;
   reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
-  reg [31:0]   ctx_id_q;
   // The context window: ctx_null_q marks the null context (whole memory,
   // id 0), so an engine reset only sets that flag; the stored id and window
   // are then not looked at.
@@ -138,7 +144,7 @@ module sgpu_cp #(
   reg [4:0]    state_q;
   reg [1:0]    level_q;
   reg [IW-1:0] ibcur_q, ibend1_q, ibend2_q, ib1_save_q;
-  reg [31:0]   hdr_q;
+  reg [15:0]   hdr_q;          // opcode and flags (the whole word is in the shadow)
   reg [IW-1:0] hdr_addr_q;
   reg          pkt_ring_q;
   reg [13:0]   left_q;
@@ -282,7 +288,11 @@ module sgpu_cp #(
 
   // ------------------------------------------------------------ range check
   // One shared checker: [lo, lo+len) inside memory, and inside the context
-  // window when the packet comes from an IB.
+  // window when the packet comes from an IB.  Its verdicts are registered
+  // (chk_oor_q, chk_win_q): computed in S_CHK for the packet's own range
+  // and in S_MUL for a FILL/COPY rectangle (the product is ready there),
+  // used one cycle later in S_EXEC and S_RCHK, so the adder and compares
+  // are off the path from the packet registers to the state machine.
   // Narrow arithmetic (IW+2 bits): any operand bit at or above the memory
   // size already means out of range.  Needs MEM_BYTES >= 64 KiB.
   reg  [IW-1:0] chk_lo;
@@ -295,7 +305,7 @@ module sgpu_cp #(
     chk_lo_hi = p0_hi_q;
     chk_len = 4;
     chk_big = 1'b0;
-    if (state_q == S_RCHK) begin
+    if (state_q == S_MUL) begin
       chk_lo  = ph_q ? p2_q[IW-1:0] : p0_q;
       chk_lo_hi = ph_q ? (p2_q[31:IW] != 0) : p0_hi_q;
       chk_len = rect_len;
@@ -314,7 +324,17 @@ module sgpu_cp #(
   wire          chk_oor = chk_lo_hi || chk_big || (chk_hi > MEM_END[IW+1:0]);
   // Only meaningful when !chk_oor, so IW+1 bits hold both ends.
   // The null context's window is all of memory: nothing beyond chk_oor.
-  wire          chk_win = in_ib && !ctx_null_q && (({1'b0, chk_lo} < wbase_q) || (chk_hi[IW:0] > wend_q));
+  // The window's two compares run in DSP blocks on the iCE40 (sgpu_dsp_add:
+  // a >= b is the carry out of a - b), not in logic cells.
+  wire          lo_ge_base, wend_ge_hi;
+  /* verilator lint_off PINCONNECTEMPTY */
+  sgpu_dsp_add #(.W(IW+1)) u_win_lo (
+    .a_i({1'b0, chk_lo}), .b_i(wbase_q), .ci_i(1'b1), .sub_i(1'b1), .s_o(), .co_o(lo_ge_base));
+  sgpu_dsp_add #(.W(IW+1)) u_win_hi (
+    .a_i(wend_q), .b_i(chk_hi[IW:0]), .ci_i(1'b1), .sub_i(1'b1), .s_o(), .co_o(wend_ge_hi));
+  /* verilator lint_on PINCONNECTEMPTY */
+  wire          chk_win = in_ib && !ctx_null_q && (!lo_ge_base || !wend_ge_hi);
+  reg           chk_oor_q, chk_win_q;
 
   // ------------------------------------------------------------ WAIT_MEM compare
   // Two carry chains over the same operands (~(word & mask) and the
@@ -322,15 +342,22 @@ module sgpu_cp #(
   //   pv < ref  <=> carry out of npv + ref
   //   pv > ref  <=> no carry out of npv + ref + 1
   // and pv - ref = ~(npv + ref), so its sign bit is ~cs[31].
+  // Both adders are DSP blocks on the iCE40 (sgpu_dsp_add).
   wire [31:0] npv = ~(wr_rsp_rdata_i & p1_q);
+  wire        cs_co, cg_co;
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [32:0] cs = {1'b0, npv} + {1'b0, p2_q};
-  wire [33:0] cg = {1'b0, npv, 1'b1} + {1'b0, p2_q, 1'b1};
+  wire [31:0] cs, cg_sum;     // only cs[31] (GEQ_WRAP) is used
   /* verilator lint_on UNUSEDSIGNAL */
-  wire        p_lt = cs[32];
-  wire        p_gt = !cg[33];
+  sgpu_dsp_add #(.W(32)) u_poll_lt (
+    .a_i(npv), .b_i(p2_q), .ci_i(1'b0), .sub_i(1'b0), .s_o(cs), .co_o(cs_co));
+  sgpu_dsp_add #(.W(32)) u_poll_gt (
+    .a_i(npv), .b_i(p2_q), .ci_i(1'b1), .sub_i(1'b0), .s_o(cg_sum), .co_o(cg_co));
+  wire        p_lt = cs_co;
+  wire        p_gt = !cg_co;
   wire        p_eq = !p_lt && !p_gt;
-  reg         poll_ok;
+  // The verdict is registered in the response's cycle (poll_ok_q) and acted
+  // on in S_PCMP: memory read data never reaches the state machine directly.
+  reg         poll_ok, poll_ok_q;
   always @(*) begin
     case (fl[2:0])
       `SGPU_WAIT_FUNC_EQ:       poll_ok = p_eq;
@@ -483,16 +510,17 @@ module sgpu_cp #(
         pop = 1'b1;
         if (left_q == 14'd1 || (op == `SGPU_OP_WRITE_DATA)) begin
           if (op == `SGPU_OP_NOP) pkt_done = 1'b1;
-          else state_d = S_EXEC;
+          else state_d = S_CHK;
         end
       end
+      S_CHK: state_d = S_EXEC;
       S_EXEC: begin
         case (op)
           `SGPU_OP_INDIRECT:
             if (level_q == `SGPU_MAX_IB_DEPTH)    fault_d = `SGPU_FAULT_NESTING;
             else if ((p0_q[1:0] | p1_q[1:0]) != 2'd0) fault_d = `SGPU_FAULT_MISALIGNED;
-            else if (chk_oor)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
-            else if (chk_win)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
+            else if (chk_oor_q)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+            else if (chk_win_q)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
             // Entering a level-2 buffer restarts the IB fetcher: first let
             // a level-1 prefetch read that is waiting be accepted, so the
             // port never withdraws a request (its word is dropped).
@@ -506,8 +534,8 @@ module sgpu_cp #(
           `SGPU_OP_FENCE, `SGPU_OP_WRITE_DATA, `SGPU_OP_WAIT_MEM, `SGPU_OP_TIMESTAMP:
             if (op == `SGPU_OP_WAIT_MEM && fl[2:0] > `SGPU_WAIT_MEM_FUNC_MAX) fault_d = `SGPU_FAULT_BAD_PARAM;
             else if (p0_q[1:0] != 2'd0)           fault_d = `SGPU_FAULT_MISALIGNED;
-            else if (chk_oor)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
-            else if (chk_win)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
+            else if (chk_oor_q)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+            else if (chk_win_q)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
             else state_d = (op == `SGPU_OP_WRITE_DATA) ? S_WD :
                            (op == `SGPU_OP_WAIT_MEM) ? S_POLL : S_WR;
           `SGPU_OP_WAIT_VSYNC, `SGPU_OP_WAIT_SCANLINE:
@@ -522,13 +550,13 @@ module sgpu_cp #(
           `SGPU_OP_FLIP:
             if (src_bad || p2_q > `SGPU_FLIP_INTERVAL_MAX)          fault_d = `SGPU_FAULT_BAD_PARAM;
             else if (p1_q[1:0] != 2'd0)           fault_d = `SGPU_FAULT_MISALIGNED;
-            else if (chk_oor)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
-            else if (chk_win)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
+            else if (chk_oor_q)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+            else if (chk_win_q)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
             else state_d = S_FLIP;
           `SGPU_OP_CONTEXT:
             if (in_ib)                            fault_d = `SGPU_FAULT_PRIVILEGED;
             else if (ctx_nz && (p0_q[1:0] | p1_q[1:0]) != 2'd0) fault_d = `SGPU_FAULT_MISALIGNED;
-            else if (ctx_nz && chk_oor)    fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+            else if (ctx_nz && chk_oor_q)    fault_d = `SGPU_FAULT_OUT_OF_RANGE;
             else if (!blit_busy_i)                pkt_done = 1'b1;   // drained
           default:                                fault_d = `SGPU_FAULT_UNSUPPORTED;
         endcase
@@ -550,17 +578,16 @@ module sgpu_cp #(
       end
       S_WB: if (wr_req_ready_i) state_d = S_HDR;
       S_POLL: if (!poll_pend_q && wr_req_ready_i) state_d = S_PRSP;
-      S_PRSP: if (wr_rsp_valid_i) begin
-        if (poll_ok) pkt_done = 1'b1;
-        else state_d = S_PGAP;
-      end
+      S_PRSP: if (wr_rsp_valid_i) state_d = S_PCMP;
+      S_PCMP: if (poll_ok_q) pkt_done = 1'b1;
+              else state_d = S_PGAP;
       S_PGAP: if (gap_q == 4'd0) state_d = S_POLL;
       S_VSYNC: if (vbl_pad[src]) pkt_done = 1'b1;
       S_SCAN: if (!in_scan) pkt_done = 1'b1;
       S_MUL: if (!mul_busy) state_d = S_RCHK;
       S_RCHK:
-        if (chk_oor)      fault_d = `SGPU_FAULT_OUT_OF_RANGE;
-        else if (chk_win) fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
+        if (chk_oor_q)      fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+        else if (chk_win_q) fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
         else if (is_copy && !ph_q) begin mul_start = 1'b1; state_d = S_MUL; end
         else state_d = S_BLIT;
       S_BLIT: if (blit_ready_i) state_d = S_BLITW1;
@@ -591,7 +618,11 @@ module sgpu_cp #(
     end
   end
 
+  // Progress is registered: the watchdog clears one cycle after it (it may
+  // count one cycle more), which keeps the state machine's decision off the
+  // counter's enable path.
   wire progress = pkt_done | pop | ring_word | ib_word | blit_progress_i;
+  reg  progress_q;
   wire ring_pkt_done  = pkt_done && (state_q == S_HDR ? !in_ib : pkt_ring_q);
 
   always @(*) begin
@@ -603,7 +634,7 @@ module sgpu_cp #(
   wire busy = (state_q != S_HDR && state_q != S_FAULT) || in_ib ||
               (state_q == S_HDR && enable_q && rcur_q != wptr_q);
   assign cfg_locked = enable_q || busy;
-  wire waiting = (state_q == S_PRSP) || (state_q == S_POLL) || (state_q == S_PGAP) ||
+  wire waiting = (state_q == S_PRSP) || (state_q == S_PCMP) || (state_q == S_POLL) || (state_q == S_PGAP) ||
                  (state_q == S_VSYNC) || (state_q == S_SCAN) || (state_q == S_FLIPW) ||
                  (state_q == S_FLIPW1);
   wire stall = ((state_q == S_HDR && have_words) || state_q == S_PAY || state_q == S_WD) && !st_valid ||
@@ -618,17 +649,17 @@ module sgpu_cp #(
       enable_q <= 1'b0;
       watchdog_q <= 24'd0; wd_cnt_q <= 24'd0;
       fault_reason_q <= `SGPU_FAULT_NONE;
-      last_fence_q <= 32'd0; fence_q <= 32'd0;
       perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
-      ctx_id_q <= 32'd0; wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0]; ctx_null_q <= 1'b1;
+      wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0]; ctx_null_q <= 1'b1;
       state_q <= S_HDR; level_q <= 2'd0;
       ibcur_q <= {IW{1'b0}}; ibend1_q <= {IW{1'b0}}; ibend2_q <= {IW{1'b0}}; ib1_save_q <= {IW{1'b0}};
-      hdr_q <= 32'd0; hdr_addr_q <= {IW{1'b0}}; pkt_ring_q <= 1'b0;
+      hdr_q <= 16'd0; hdr_addr_q <= {IW{1'b0}}; pkt_ring_q <= 1'b0;
       left_q <= 14'd0; pi_q <= 3'd0;
       p0_q <= {IW{1'b0}}; p1_q <= 32'd0; p2_q <= 32'd0; p3_q <= 16'd0; p4_q <= 32'd0; p5_q <= 16'd0;
       p0_hi_q <= 1'b0; hi_bad_q <= 1'b0;
       ph_q <= 1'b0; tshi_q <= 1'b0; gap_q <= 4'd0; poll_pend_q <= 1'b0;
       blit_own_q <= 1'b0;
+      progress_q <= 1'b0; chk_oor_q <= 1'b0; chk_win_q <= 1'b0; poll_ok_q <= 1'b0;
     end else begin
       if (blit_acc) blit_own_q <= 1'b1;
       else if ((state_q == S_BLITW || state_q == S_RSTW) && !blit_busy_i) blit_own_q <= 1'b0;
@@ -650,7 +681,10 @@ module sgpu_cp #(
       if (PERF != 0 && pkt_done) perf_packets_q <= perf_packets_q + 32'd1;
 
       // watchdog
-      if (!busy || progress || state_q == S_FAULT || w_wd) wd_cnt_q <= 24'd0;
+      progress_q <= progress;
+      chk_oor_q <= chk_oor;
+      chk_win_q <= chk_win;
+      if (!busy || progress_q || state_q == S_FAULT || w_wd) wd_cnt_q <= 24'd0;
       else if (!wd_hit) wd_cnt_q <= wd_cnt_q + 24'd1;
 
       // stream consumption
@@ -682,7 +716,7 @@ module sgpu_cp #(
       // The header registers also hold a header-time fault's packet: a
       // stopped engine keeps them, so they double as FAULT_ADDR/OPCODE.
       if (state_q == S_HDR && (pop || fault_at_hdr)) begin
-        hdr_q <= h; hdr_addr_q <= cur_addr; pkt_ring_q <= !in_ib;
+        hdr_q <= h[15:0]; hdr_addr_q <= cur_addr; pkt_ring_q <= !in_ib;
         left_q <= h_cnt; pi_q <= 3'd0; hi_bad_q <= 1'b0;
       end
       if (state_q == S_HDR && ib_end) begin
@@ -690,8 +724,6 @@ module sgpu_cp #(
         if (level_q == 2'd2) ibcur_q <= ib1_save_q;
       end
 
-      // A ring INDIRECT's fence id is "in flight" from its checks on.
-      if (state_q == S_EXEC && op == `SGPU_OP_INDIRECT && !in_ib) fence_q <= p2_q;
 
       // execution side effects
       if (state_q == S_EXEC && state_d != S_FAULT) begin
@@ -707,7 +739,7 @@ module sgpu_cp #(
           end
           `SGPU_OP_TIMESTAMP: tshi_q <= 1'b0;
           `SGPU_OP_CONTEXT: if (pkt_done) begin
-            ctx_id_q <= p4_q; ctx_null_q <= !ctx_nz;
+            ctx_null_q <= !ctx_nz;
             if (ctx_nz) begin wbase_q <= {1'b0, p0_q}; wend_q <= chk_hi[IW:0]; end
           end
           default: ;
@@ -723,7 +755,6 @@ module sgpu_cp #(
         // kept for the second write (no 32 flops to hold a sample: the
         // iCE40 build has no room for them).
         if (op == `SGPU_OP_TIMESTAMP) begin p0_q[IW-1:0] <= p0_q[IW-1:0] + 4; p1_q <= cycle_i[63:32]; tshi_q <= 1'b1; end
-        if (op == `SGPU_OP_FENCE) last_fence_q <= p1_q;
       end
       if (state_q == S_RCHK && state_d == S_MUL) ph_q <= 1'b1;
       // The packet's last word may be popped in the cycle it completes.
@@ -732,7 +763,8 @@ module sgpu_cp #(
       // WAIT_MEM
       if (state_q == S_POLL && wr_valid && wr_req_ready_i) poll_pend_q <= 1'b1;
       else if (wr_rsp_valid_i) poll_pend_q <= 1'b0;
-      if (state_q == S_PRSP) gap_q <= POLL_GAP;
+      poll_ok_q <= poll_ok;
+      if (state_q == S_PCMP) gap_q <= POLL_GAP;
       else if (gap_q != 4'd0) gap_q <= gap_q - 4'd1;
 
       // faults
@@ -792,6 +824,68 @@ module sgpu_cp #(
   assign busy_o      = busy;
   assign faulted_o   = (state_q == S_FAULT);
 
+  // ------------------------------------------------------------ shadow registers
+  // Values the command processor only writes and the host only reads sit in
+  // a small block RAM instead of flip-flops and the read mux: the header of
+  // the last packet taken (FAULT_OPCODE), the fence id in flight
+  // (FAULT_FENCE, a ring INDIRECT's), the last FENCE value written
+  // (LAST_FENCE) and the context id (CONTEXT_ID).  Every one is written
+  // straight from the stream word as it is taken, so the RAM needs no data
+  // mux.  LAST_FENCE and CONTEXT_ID change only when their packet completes:
+  // each has two slots, the word goes to the spare one, and completion flips
+  // which slot is current (lf_cur_q, cx_cur_q).  FAULT_FENCE is the
+  // INDIRECT's last payload word, taken right before its checks, where the
+  // id counts as in flight.  Slots not written since reset read 0.
+  localparam [2:0] SH_OPCODE = 3'd0, SH_FFENCE = 3'd1, SH_LF0 = 3'd2, SH_CX0 = 3'd4;
+  (* ram_style = "block" *) reg [31:0] sh_mem [0:7];
+  reg  [31:0] sh_rdata_q;
+  reg         op_ok_q, ff_ok_q, lf_ok_q;   // written since reset
+  reg         lf_cur_q, cx_cur_q;
+  reg         sh_sel_q;                    // the last cycle's read showed a slot
+  reg         sh_we;
+  reg  [2:0]  sh_wa;
+  always @(*) begin
+    sh_we = 1'b0; sh_wa = SH_OPCODE;
+    if (state_q == S_HDR && (pop || fault_at_hdr)) sh_we = 1'b1;
+    if (state_q == S_PAY && pop) begin
+      if (op == `SGPU_OP_INDIRECT && pi_q == 3'd2 && !in_ib) begin sh_we = 1'b1; sh_wa = SH_FFENCE; end
+      if (op == `SGPU_OP_FENCE && pi_q == 3'd1) begin sh_we = 1'b1; sh_wa = SH_LF0 | {2'b00, !lf_cur_q}; end
+      if (op == `SGPU_OP_CONTEXT && pi_q == 3'd0) begin sh_we = 1'b1; sh_wa = SH_CX0 | {2'b00, !cx_cur_q}; end
+    end
+  end
+  wire lf_commit = (state_q == S_WR) && wr_req_ready_i && wr_valid && (op == `SGPU_OP_FENCE);
+  wire cx_commit = (state_q == S_EXEC) && (op == `SGPU_OP_CONTEXT) && pkt_done;
+  // the slot a read asks for, and whether it shows it now
+  reg  [2:0]  sh_ra;
+  reg         sh_rd;
+  always @(*) begin
+    sh_ra = SH_OPCODE; sh_rd = 1'b0;
+    case (reg_addr_i)
+      `SGPU_NREG_FAULT_OPCODE: begin sh_ra = SH_OPCODE; sh_rd = (state_q == S_FAULT) && op_ok_q; end
+      `SGPU_NREG_FAULT_FENCE:  begin sh_ra = SH_FFENCE; sh_rd = (state_q == S_FAULT) && ff_ok_q; end
+      `SGPU_NREG_LAST_FENCE:   begin sh_ra = SH_LF0 | {2'b00, lf_cur_q}; sh_rd = lf_ok_q; end
+      `SGPU_NREG_CONTEXT_ID:   begin sh_ra = SH_CX0 | {2'b00, cx_cur_q}; sh_rd = !ctx_null_q; end
+      default: ;
+    endcase
+  end
+  always @(posedge clk_i) begin
+    if (sh_we) sh_mem[sh_wa] <= st_data;
+    sh_rdata_q <= sh_mem[sh_ra];
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      op_ok_q <= 1'b0; ff_ok_q <= 1'b0; lf_ok_q <= 1'b0;
+      lf_cur_q <= 1'b0; cx_cur_q <= 1'b0; sh_sel_q <= 1'b0;
+    end else begin
+      if (sh_we && sh_wa == SH_OPCODE) op_ok_q <= 1'b1;
+      if (sh_we && sh_wa == SH_FFENCE) ff_ok_q <= 1'b1;
+      if (lf_commit) begin lf_cur_q <= !lf_cur_q; lf_ok_q <= 1'b1; end
+      if (cx_commit) cx_cur_q <= !cx_cur_q;
+      sh_sel_q <= reg_re_i && sh_rd;
+    end
+  end
+  assign reg_rdata_late_o = {32{sh_sel_q}} & sh_rdata_q;
+
   // ------------------------------------------------------------ register reads
   wire [31:0] status = ({31'd0, busy} << `SGPU_STATUS_BUSY_LSB) |
                        ({31'd0, state_q == S_FAULT} << `SGPU_STATUS_FAULTED_LSB) |
@@ -825,15 +919,11 @@ module sgpu_cp #(
       ({32{sel(ra, `SGPU_NREG_STATUS)}}       & status) |
       ({32{sel(ra, `SGPU_NREG_FAULT_REASON)}} & {28'd0, fault_reason_q}) |
       ({32{(sel(ra, `SGPU_NREG_FAULT_ADDR) && faulted) || sel(ra, `SGPU_NREG_CUR_ADDR)}} & haddr32) |
-      ({32{sel(ra, `SGPU_NREG_FAULT_OPCODE) && faulted}} & hdr_q) |
-      ({32{sel(ra, `SGPU_NREG_FAULT_FENCE) && faulted}}  & fence_q) |
       ({32{sel(ra, `SGPU_NREG_WATCHDOG)}}     & {8'd0, watchdog_q}) |
-      ({32{sel(ra, `SGPU_NREG_LAST_FENCE)}}   & last_fence_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_BUSY)}}    & perf_busy_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_STALL)}}   & perf_stall_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_WORDS)}}   & perf_words_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_PACKETS)}} & perf_packets_q) |
-      ({32{sel(ra, `SGPU_NREG_CONTEXT_ID) && !ctx_null_q}}  & ctx_id_q) |
       ({32{sel(ra, `SGPU_NREG_WINDOW_BASE) && !ctx_null_q}} & wbase32) |
       ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE) && !ctx_null_q}} & wsize32) |
       ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE) && ctx_null_q}}  & memend32);

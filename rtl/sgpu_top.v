@@ -100,7 +100,14 @@ module sgpu_top #(
   wire   mem_rd_fire          = a_valid[MH] && a_ready[MH] && !host_req_write_i;
 
   assign host_rsp_valid_o = reg_rsp_q | a_rsp[MH];
-  assign host_rsp_rdata_o = reg_rsp_q ? reg_rdata_q : a_rdata;
+  // A node's block-RAM registers answer in the response cycle (0 otherwise).
+  reg [31:0] late_rdata;
+  integer li;
+  always @(*) begin
+    late_rdata = 32'd0;
+    for (li = 0; li < NODES; li = li + 1) late_rdata = late_rdata | n_rdata_late[li*32 +: 32];
+  end
+  assign host_rsp_rdata_o = reg_rsp_q ? (reg_rdata_q | late_rdata) : a_rdata;
 
   // Register space decode.
   wire [11:0] noff   = roff - `SGPU_NODE_BASE;
@@ -114,10 +121,10 @@ module sgpu_top #(
   reg  [31:0] int_status_q, int_enable_q, scratch_q, cyc_hi_q;
   reg  [5:0]  cfg_error_q;
   reg  [11:0] cfg_error_addr_q, src_woff_q;
-  reg  [63:0] cycle_q;
+  wire [63:0] cycle_q;
 
   // per-node signals
-  wire [NODES*32-1:0] n_rdata;
+  wire [NODES*32-1:0] n_rdata, n_rdata_late;
   wire [NODES-1:0]    n_cfg_err, n_done, n_fault, n_busy, n_faulted;
   wire [NODES*6-1:0]  n_cfg_bits;
   // per-source signals
@@ -144,6 +151,7 @@ module sgpu_top #(
         .clk_i(clk_i), .rst_ni(rst_ni),
         .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[6:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),
+        .reg_re_i(reg_re && is_node && nsel == g), .reg_rdata_late_o(n_rdata_late[g*32 +: 32]),
         .cfg_err_o(n_cfg_err[g]), .cfg_err_bits_o(n_cfg_bits[g*6 +: 6]),
         .cycle_i(cycle_q), .done_irq_o(n_done[g]), .fault_irq_o(n_fault[g]),
         .busy_o(n_busy[g]), .faulted_o(n_faulted[g]),
@@ -298,6 +306,17 @@ module sgpu_top #(
   end
   assign f_ready = f_ready_r;
 
+  // ------------------------------------------------------------ cycle counter
+  // 64 bits as two chained 32-bit counters: on the iCE40 each is a DSP
+  // block's accumulator (sgpu_dsp_counter), not 64 logic cells.
+  wire cyc_lo_wrap, cyc_hi_wrap;   // the high word's wrap: after 2^64 cycles, unused
+  sgpu_dsp_counter #(.W(32)) u_cyc_lo (
+    .clk_i(clk_i), .rst_ni(rst_ni), .en_i(1'b1), .ld_i(1'b0), .d_i(32'd0),
+    .q_o(cycle_q[31:0]), .co_o(cyc_lo_wrap));
+  sgpu_dsp_counter #(.W(32)) u_cyc_hi (
+    .clk_i(clk_i), .rst_ni(rst_ni), .en_i(cyc_lo_wrap), .ld_i(1'b0), .d_i(32'd0),
+    .q_o(cycle_q[63:32]), .co_o(cyc_hi_wrap));
+
   // ------------------------------------------------------------ global registers
   // node / source read data: only the existing blocks are muxed
   reg [31:0] n_rd, s_rd;
@@ -404,9 +423,7 @@ module sgpu_top #(
       rd_pend_q <= 1'b0; reg_rsp_q <= 1'b0; reg_rdata_q <= 32'd0;
       int_status_q <= 32'd0; int_enable_q <= 32'd0; scratch_q <= 32'd0; cyc_hi_q <= 32'd0;
       cfg_error_q <= 6'd0; cfg_error_addr_q <= 12'd0; src_woff_q <= 12'd0;
-      cycle_q <= 64'd0;
     end else begin
-      cycle_q <= cycle_q + 64'd1;
       reg_rsp_q <= reg_re;
       if (reg_re) reg_rdata_q <= g_rdata;
       if (reg_re && at_cycle_lo) cyc_hi_q <= cycle_q[63:32];
@@ -431,6 +448,6 @@ module sgpu_top #(
   assign fault_o = |n_faulted;
 
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, host_req_addr_i[30:12], ssel[5:1], nsel[4:1], noff[6:0], soff[5:0]};
+  wire unused_ok = &{1'b0, cyc_hi_wrap, host_req_addr_i[30:12], ssel[5:1], nsel[4:1], noff[6:0], soff[5:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule

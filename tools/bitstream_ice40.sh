@@ -54,7 +54,7 @@ done
 chparam=""
 [ -n "${BAUD:-}" ] && chparam="chparam -set BAUD $BAUD $top;"
 synth() {  # synth OPTS JSON LOG
-  yosys -q -l "$3" -p "read_verilog -DSYNTHESIS -Ibuild/gen -Irtl rtl/boards/$top.v $srcs; \
+  yosys -q -l "$3" -p "read_verilog -DSYNTHESIS -DSGPU_ICE40_DSP -Ibuild/gen -Irtl rtl/boards/$top.v $srcs; \
     $chparam synth_ice40 -device u -spram $1 -top $top -json $2" >/dev/null 2>&1
 }
 

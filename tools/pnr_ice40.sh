@@ -15,7 +15,7 @@ for top_v in rtl/boards/icebreaker*.v; do
   top=$(basename "$top_v" .v)
   pcf=constraints/$top.pcf
   echo "synthesizing $top (yosys)..."
-  yosys -q -l "$out/$top.log" -p "read_verilog -DSYNTHESIS -Ibuild/gen -Irtl $top_v $srcs; \
+  yosys -q -l "$out/$top.log" -p "read_verilog -DSYNTHESIS -DSGPU_ICE40_DSP -Ibuild/gen -Irtl $top_v $srcs; \
     synth_ice40 -device u -spram -dsp -abc2 -top $top -json $out/$top.json"
   echo "placing and routing $top (nextpnr-ice40, about a minute)..."
   if nextpnr-ice40 --up5k --package sg48 --json "$out/$top.json" --pcf "$pcf" \

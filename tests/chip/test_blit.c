@@ -111,7 +111,16 @@ static void random_run(uint32_t stall, uint32_t latency, uint32_t seed, uint32_t
   const uint32_t src0 = SGPU_SOURCE_REG(0, 0);
   chip_wr(sim, src0 + SGPU_SREG_DISP_PITCH, 128);
   chip_wr(sim, src0 + SGPU_SREG_DISP_BASE, FB);
-  chip_wr(sim, src0 + SGPU_SREG_DISP_CONTROL, (1u << SGPU_DISP_ENABLE_SHIFT) | (1u << SGPU_DISP_TINY_SHIFT));
+  uint32_t ctrl = (1u << SGPU_DISP_ENABLE_SHIFT) | (1u << SGPU_DISP_TINY_SHIFT);
+  /* With the pixel side on its own, faster clock (the boards' two-clock
+   * display: 25.125 MHz pixels, 12 MHz system) RGB565 at one word per two
+   * pixels needs more memory than a stalled port gives: scan out as the
+   * iCEBreaker does, RGB332 with pixels doubled (1/8 word per pixel). */
+  uint32_t num, den;
+  sgpu_sim_pixel_ratio(sim, &num, &den);
+  if (num != den)
+    ctrl |= (SGPU_HW_FORMAT_RGB332 << SGPU_DISP_FORMAT_SHIFT) | (1u << SGPU_DISP_HREP_SHIFT);
+  chip_wr(sim, src0 + SGPU_SREG_DISP_CONTROL, ctrl);
 
   uint32_t nodes = sgpu_sim_nodes(sim) >= 2 ? 2 : 1;
   node_state ns[2];

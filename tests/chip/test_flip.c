@@ -76,6 +76,13 @@ static size_t nframes, frames_cap;
 static flip_rec *flips;
 static uint8_t expect_rgb[NB][VA][HA * 3];
 
+/* system cycles of a tiny frame (the pixel clock may run faster than clk_i) */
+static uint64_t frame_cycles(const sgpu_sim *sim) {
+  uint32_t num, den;
+  sgpu_sim_pixel_ratio(sim, &num, &den);
+  return (uint64_t)HT * VT * den / num;
+}
+
 static void process_log(sgpu_sim *sim, uint32_t nflips) {
   const sgpu_sim_mem_event *ev;
   size_t n = sgpu_sim_mem_log(sim, &ev);
@@ -85,7 +92,7 @@ static void process_log(sgpu_sim *sim, uint32_t nflips) {
       int b = buf_of(e->address);
       if (b >= 0) {
         CHIP_CHECK(nvb < MAXV, "too many frames");
-        CHIP_CHECK(nvb == 0 || e->cycle - vb_cycle[nvb - 1] > (uint64_t)HT * VT / 2,
+        CHIP_CHECK(nvb == 0 || e->cycle - vb_cycle[nvb - 1] > frame_cycles(sim) / 2,
                    "two frame starts %llu cycles apart",
                    (unsigned long long)(e->cycle - vb_cycle[nvb - 1]));
         vb_cycle[nvb] = e->cycle;

@@ -122,6 +122,7 @@ module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_
   sgpu_cp #(.SOURCES(1), .MEM_BYTES(MEM_BYTES), .PERF(0), .AW(AW)) dut (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .reg_we_i(reg_we_i), .reg_addr_i(reg_addr_i), .reg_wdata_i(reg_wdata_i), .reg_rdata_o(rd),
+    .reg_re_i(1'b0), .reg_rdata_late_o(),
     .cfg_err_o(cerr), .cfg_err_bits_o(cbits), .cycle_i(cycle_i),
     .done_irq_o(dirq), .fault_irq_o(firq), .busy_o(), .faulted_o(),
     .ring_req_valid_o(rv), .ring_req_ready_i(ring_req_ready_i), .ring_req_addr_o(ra),

@@ -62,7 +62,8 @@ module tb_sgpu_cp;
   reg         reg_we = 0;
   reg  [6:0]  reg_addr = 0;
   reg  [31:0] reg_wdata = 0;
-  wire [31:0] reg_rdata;
+  wire [31:0] reg_rdata, reg_rdata_late;
+  reg         reg_re = 0;
   wire        cfg_err;
   wire [5:0]  cfg_bits;
   wire        done_irq, fault_irq;
@@ -93,6 +94,7 @@ module tb_sgpu_cp;
   sgpu_cp #(.SOURCES(1), .MEM_BYTES(MEMB)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .reg_we_i(reg_we), .reg_addr_i(reg_addr), .reg_wdata_i(reg_wdata), .reg_rdata_o(reg_rdata),
+    .reg_re_i(reg_re), .reg_rdata_late_o(reg_rdata_late),
     .cfg_err_o(cfg_err), .cfg_err_bits_o(cfg_bits), .cycle_i(cycle),
     .done_irq_o(done_irq), .fault_irq_o(fault_irq), .busy_o(), .faulted_o(),
     .ring_req_valid_o(a_valid[0]), .ring_req_ready_i(a_ready[0]), .ring_req_addr_o(a_addr[31:0]),
@@ -229,8 +231,14 @@ module tb_sgpu_cp;
       @(negedge clk); reg_we = 0;
     end
   endtask
+  // A read takes a cycle: the block-RAM registers answer on reg_rdata_late
+  // after the clock edge (0 for the others, whose value is on reg_rdata).
+  reg [31:0] rr_now;
   task rr(input [6:0] a, output [31:0] d);
-    begin @(negedge clk); reg_addr = a; #1 d = reg_rdata; end
+    begin
+      @(negedge clk); reg_addr = a; reg_re = 1; #1 rr_now = reg_rdata;
+      @(negedge clk); reg_re = 0; d = rr_now | reg_rdata_late;
+    end
   endtask
   task expect_reg(input [6:0] a, input [31:0] v, input [255:0] what);
     begin
