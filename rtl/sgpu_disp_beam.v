@@ -65,7 +65,12 @@ module sgpu_disp_beam #(
   // The beam leaves the last line of a row: its half of the buffer is free.
   wire [2:0] vmask = (f_vrep_i == 2'd0) ? 3'd0 : (f_vrep_i == 2'd1) ? 3'd1 :
                      (f_vrep_i == 2'd2) ? 3'd3 : 3'd7;
-  assign row_end_o = pix_en_i && t_de && (tx == h_act - 1'b1) && ((ty[2:0] & vmask) == vmask);
+  // h_act - 1 as a choice of two constants (not a subtractor after the choice)
+  /* verilator lint_off WIDTH */
+  localparam [CW-1:0] HA1   = `SGPU_TIMING_VGA_H_ACTIVE - 1;
+  localparam [CW-1:0] T_HA1 = `SGPU_TIMING_TINY_H_ACTIVE - 1;
+  /* verilator lint_on WIDTH */
+  assign row_end_o = pix_en_i && t_de && (tx == (tiny_i ? T_HA1 : HA1)) && ((ty[2:0] & vmask) == vmask);
 
   // ------------------------------------------------------------ pixels
   wire [CW-1:0] b_px   = tx >> f_hrep_i;
@@ -126,7 +131,7 @@ module sgpu_disp_beam #(
 
   // The display reads the active size from its own copy of the timing.
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = ^{v_act, b_word >> LB_AW};
+  wire unused_ok = ^{v_act, h_act, b_word >> LB_AW};
   /* verilator lint_on UNUSEDSIGNAL */
 
 endmodule

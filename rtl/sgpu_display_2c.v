@@ -217,13 +217,19 @@ module sgpu_display_2c #(
     end
   endfunction
 
-  reg [CW-1:0] f_wpr_m1, f_rows;
+  // The words per row come from a table too (not f_wpr_m1 + 1: a constant
+  // table costs a LUT per bit, an adder a LUT and a carry).
+  reg [CW-1:0] f_wpr_m1, f_wpr, f_rows;
   integer      k;
   always @(*) begin
     f_wpr_m1 = {CW{1'b0}};
+    f_wpr    = {CW{1'b0}};
     f_rows   = {CW{1'b0}};
     for (k = 0; k < 16; k = k + 1) begin
-      if ({f_tiny_q, f_fmt_q, f_hrep_q} == k[3:0]) f_wpr_m1 = wpr_m1_of(k);
+      if ({f_tiny_q, f_fmt_q, f_hrep_q} == k[3:0]) begin
+        f_wpr_m1 = wpr_m1_of(k);
+        f_wpr    = wpr_m1_of(k) + 1'b1;
+      end
     end
     for (k = 0; k < 8; k = k + 1) begin
       if ({f_tiny_q, f_vrep_q} == k[2:0]) f_rows = rows_of(k);
@@ -293,7 +299,7 @@ module sgpu_display_2c #(
         fetching_q  <= 1'b1;
         fetch_bank_q <= rows_done_q[0];
         req_addr_q  <= cur_addr_q + row_off_q;
-        req_left_q  <= f_wpr_m1 + 1'b1;
+        req_left_q  <= f_wpr;
         rsp_cnt_q   <= {CW{1'b0}};
       end else begin
         if (req_fire) begin
