@@ -301,7 +301,7 @@ module sgpu_host_bridge #(
   reg [3:0]   e_wstrb_q, e_wstrb_d;
   reg         e_incr_q, e_incr_d;
   reg         e_rd_q, e_rd_d;          // answer data comes from host-port reads
-  reg [31:0]  e_word_q, e_word_d;
+  reg [31:0]  e_word_q, e_word_d;      // answer data word, shifted out low byte first
   reg [15:0]  e_crc_q;
   reg [3:0]   e_cstep_q;
   reg         e_crc_load;
@@ -339,9 +339,9 @@ module sgpu_host_bridge #(
           default: tx_byte = 8'd0;
         endcase
       end
-      // READ / EVENT data from the word read; PING's info word is a constant
-      E_DATA: tx_byte = e_rd_q ? e_word_q[{e_byte_q[1:0], 3'b000} +: 8]
-                               : PING_WORD[{e_byte_q[1:0], 3'b000} +: 8];
+      // READ / EVENT data from the word read, PING's info word: a byte
+      // goes out of e_word_q[7:0] and the word shifts down (no byte mux)
+      E_DATA: tx_byte = e_word_q[7:0];
       // E_CRC: the high byte, then the low one: sending the high byte runs
       // it through the CRC as well, which leaves {low byte, 8'h00}
       default: tx_byte = e_crc_q[15:8];
@@ -396,6 +396,7 @@ module sgpu_host_bridge #(
             last_valid_d = 1'b1;
             if (cmd_ping) begin
               e_len_d  = 7'd1;
+              e_word_d = PING_WORD;
             end else if (cmd_read) begin
               e_len_d = p_count_q;
               e_rd_d  = 1'b1;
@@ -459,6 +460,7 @@ module sgpu_host_bridge #(
         if (e_go) begin
           e_crc_load = 1'b1;
           e_byte_d = e_byte_q + 1'b1;
+          e_word_d = {8'd0, e_word_q[31:8]};
           if (e_byte_q == 3'd3) begin
             e_byte_d = 3'd0;
             e_idx_d  = e_idx_inc;
