@@ -33,7 +33,7 @@ $(HW_H) $(HW_VH) $(HW_TABLES) &: tools/hwspec.py tools/genhw.py
 docs/interface.md: tools/hwspec.py tools/genhw.py
 	$(PY) tools/genhw.py --md $@
 
-.PHONY: all docs bootstrap test demo clean install synth-icebreaker
+.PHONY: all docs bootstrap test demo clean install
 docs: docs/interface.md
 
 include rtl/rtl.mk
@@ -57,11 +57,6 @@ test: bootstrap
 demo: bootstrap
 	@$(MAKE) --no-print-directory -j$(JOBS) all
 	$(BUILD)/bin/sgpu-demo --out $(BUILD)/demo
-
-# Place and route the iCE40 board tops (LC count, Fmax, bitstream).
-synth-icebreaker: $(HW_VH)
-	@mkdir -p $(BUILD)/synth
-	set -o pipefail; bash tools/pnr_ice40.sh | tee $(BUILD)/synth/pnr.txt
 
 clean:
 	rm -rf $(BUILD)

@@ -2,9 +2,9 @@
 # The chip (1 node, 1 source, 128 KiB like the iCEBreaker's SPRAM) must
 # synthesize for the iCE40UP5K with yosys, with no latches, and its LUTs and
 # flip-flops must each stay within the 5280 logic cells.  Prints the cell
-# counts.  Placing and routing the whole board (tools/pnr_ice40.sh, `make
-# synth-icebreaker`) is a separate step: see docs/figures.md for where it
-# stands.
+# counts.  Placing and routing the whole board (tools/bitstream_ice40.sh,
+# `make bitstream`, and seed 1 in tests/pnr_icebreaker.sh) is a separate
+# step.
 set -eu
 cd "$(dirname "$0")/.."
 out=build/synth
@@ -29,7 +29,7 @@ ffs=$(awk '$1 ~ /^SB_DFF/ { n += $2 } END { print n + 0 }' "$out/sgpu_top.stat")
 brams=$(count SB_RAM40_4K)
 # A logic cell holds one LUT4 and one flip-flop; yosys does not pack them, so
 # the cells needed lie between max(LUTs, FFs) and LUTs + FFs; nextpnr packs
-# the exact number (tools/pnr_ice40.sh).
+# the exact number (tools/bitstream_ice40.sh).
 lc_lo=$(( luts > ffs ? luts : ffs ))
 lc_hi=$(( luts + ffs ))
 echo "RESULT ice40up5k sgpu_top (1 node, 1 source): SB_LUT4=$luts SB_DFF=$ffs SB_CARRY=$carry SB_RAM40_4K=$brams"

@@ -122,6 +122,12 @@ for s in $seeds; do
   lcres=$([ -n "$p_lc" ] && [ "$p_lc" -le "$lc_max" ] && echo PASS || echo FAIL)
   line="seed $s: $res  LC ${p_lc:-?}/$lc_total (max $lc_max) $lcres, RAM ${p_ram:-?}/30, SPRAM ${p_spram:-?}/4, DSP ${p_dsp:-?}/8, nextpnr exit $p_rc;$p_fmax"
   echo "$line" | tee -a "$rep"
+  echo "FIGURE ${board}_seed${s}_lc ${p_lc:-?} of $lc_total ($lcres against $lc_max, $lc_max_pct %)"
+  echo "FIGURE ${board}_seed${s}_ram ${p_ram:-?} of 30 block RAMs, ${p_spram:-?} of 4 SPRAMs, ${p_dsp:-?} of 8 DSPs"
+  for c in $clocks; do
+    n=${c%%:*}
+    echo "FIGURE ${board}_seed${s}_fmax_$n $(echo "$p_fmax" | tr ';' '\n' | grep -E "^ *$n=" | sed -E 's/^ *[^=]+=//')"
+  done
   [ "$p_ok" = 1 ] || status=1
   if [ "$first" = 1 ]; then
     first=0

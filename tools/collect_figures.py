@@ -3,8 +3,8 @@
 into docs/figures.md, so the recorded figures are always measured ones.
 
 usage: collect_figures.py [LOGDIR] [OUT.md] [EXTRA.log ...]
-  (after `make test`; EXTRA logs such as build/synth/pnr.txt from
-  `make synth-icebreaker` are read too)
+  (after `make test`; EXTRA logs, such as the output of `make bitstream`,
+  are read too)
 
 The verification figures (differential test, coverage, fuzzing, formal) get
 headline tables of their own; every figure is also in the full table.  A
