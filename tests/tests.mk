@@ -6,4 +6,9 @@ tests/pnr_icebreaker.sh: $(FW_DIR)/boot_icebreaker.hex
 
 # Each verification area keeps its rules in its own fragment
 # (tests/<area>/<area>.mk): formal proofs, fuzzing, differential testing, coverage.
+# The reference model's objects (rules in tests/model/model.mk), named here
+# because fragments read before that one list them as prerequisites.
+MODEL_DIR      := $(BUILD)/tests/model
+MODEL_OBJ      := $(MODEL_DIR)/sgpu_ref.o
+MODEL_BOOT_OBJ := $(MODEL_DIR)/sgpu_ref_boot.o
 include $(sort $(wildcard tests/*/*.mk))

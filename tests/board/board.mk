@@ -58,8 +58,8 @@ BOARD_TESTS     := $(if $(BOARD_HAS_BOOT),$(BOARD_ALL_TESTS),$(filter-out %/test
 $(BOARD_DIR)/test_board_boot: $(if $(BOARD_HAS_BOOT),$(BOARD_FW_BIN))
 
 $(BOARD_DIR)/test_%: tests/board/test_%.c $(BOARD_DIR)/board_link.o $(BOARD_VL_LIB) $(BOARD_HOST_OBJS) \
-    $(MODEL_OBJ) tests/board/board_link.h tests/board/board_sim.h tests/model/sgpu_ref.h $(HW_H)
-	$(CC) $(BOARD_CFLAGS) -o $@ $< $(BOARD_DIR)/board_link.o $(MODEL_OBJ) $(BOARD_HOST_OBJS) \
+    $(MODEL_OBJ) $(MODEL_BOOT_OBJ) tests/board/board_link.h tests/board/board_sim.h tests/model/sgpu_ref.h $(HW_H)
+	$(CC) $(BOARD_CFLAGS) -o $@ $< $(BOARD_DIR)/board_link.o $(MODEL_OBJ) $(MODEL_BOOT_OBJ) $(BOARD_HOST_OBJS) \
 	  $(BOARD_VL_LIB) -lstdc++ -lpthread -lm
 
 TESTS += $(BOARD_TESTS)

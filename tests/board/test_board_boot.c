@@ -24,12 +24,12 @@
 
 #include "board_link.h"
 #include "sgpu_ref.h"
+#include "sgpu_ref_boot.h"
 
 #define MEM 131072u
 
 static uint16_t expect[480 * 640];
 
-static uint32_t le32(const uint8_t *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
 
 int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "build/firmware/boot_icebreaker.bin";
@@ -43,45 +43,14 @@ int main(int argc, char **argv) {
   sgpu_ref_config rc = {MEM, 1, 1};
   sgpu_ref *ref = sgpu_ref_create(&rc);
   BL_CHECK(ref, "sgpu_ref_create");
-  const uint32_t src0 = SGPU_SOURCE_REG(0, 0);
-  uint32_t disp_ctl = 0, disp_base = 0, disp_pitch = 0;
-  size_t pos = 0;
-  unsigned nframes = 0, nwrites = 0;
-  for (;;) {
-    BL_CHECK(pos < rom_len, "boot image ends without its 0 length");
-    size_t len = rom[pos++];
-    if (len == 0) break;
-    BL_CHECK(pos + len <= rom_len && len >= 12, "frame %u: bad length %zu", nframes, len);
-    const uint8_t *f = &rom[pos];
-    pos += len;
-    nframes++;
-    BL_EQ(f[0], SGPU_LINK_SYNC, "frame SYNC");
-    BL_EQ(sgpu_link_crc16(SGPU_LINK_CRC_INIT, f + 1, len - 1), 0, "frame CRC");
-    const uint8_t cmd = f[2], flags = f[3];
-    const uint32_t count = f[4] | (uint32_t)f[5] << 8, addr = le32(f + 6);
-    if (cmd != SGPU_LINK_CMD_WRITE) continue;
-    BL_EQ(len, 12 + 4 * count, "WRITE frame length");
-    BL_EQ(flags, 0, "WRITE flags (whole words, incrementing: what the replay models)");
-    nwrites++;
-    for (uint32_t i = 0; i < count; i++) {
-      const uint32_t a = addr + 4 * i, v = le32(f + 10 + 4 * i);
-      if (!(a & SGPU_REG_SPACE)) {
-        BL_CHECK(sgpu_ref_mem_write(ref, a, &v, 4) == 0, "memory write at 0x%08x", a);
-        continue;
-      }
-      const uint32_t off = a & ~SGPU_REG_SPACE;
-      if (off == src0 + SGPU_SREG_DISP_CONTROL) disp_ctl = v;
-      else if (off == src0 + SGPU_SREG_DISP_PITCH) disp_pitch = v;
-      else if (off == src0 + SGPU_SREG_DISP_BASE) disp_base = v;
-      if (sgpu_ref_reg_write(ref, off, v) != 0)
-        BL_CHECK(off == src0 + SGPU_SREG_DISP_CONTROL || off == src0 + SGPU_SREG_DISP_PITCH,
-                 "register 0x%03x not modelled", off);
-    }
-  }
+  sgpu_ref_boot boot;
+  char why[200];
+  BL_CHECK(sgpu_ref_boot_replay(ref, rom, rom_len, &boot, why, sizeof why) == 0, "boot image: %s", why);
+  const uint32_t disp_ctl = boot.disp_control, disp_base = boot.disp_base, disp_pitch = boot.disp_pitch;
   const sgpu_ref_fault *faults;
   BL_EQ(sgpu_ref_faults(ref, &faults), 0, "faults in the boot stream (reference model)");
-  printf("boot image: %zu bytes, %u frames (%u WRITE); display 0x%08x pitch %u control 0x%02x\n", pos, nframes,
-         nwrites, disp_base, disp_pitch, disp_ctl);
+  printf("boot image: %zu bytes, %u frames (%u WRITE); display 0x%08x pitch %u control 0x%02x\n", boot.bytes,
+         boot.frames, boot.writes, disp_base, disp_pitch, disp_ctl);
   BL_CHECK(disp_ctl & (1u << SGPU_DISP_ENABLE_SHIFT), "the boot does not enable the display");
   BL_CHECK(!(disp_ctl & (1u << SGPU_DISP_TINY_SHIFT)), "the boot picks the TINY timing");
   const uint32_t fmt = (disp_ctl >> SGPU_DISP_CONTROL_FORMAT_SHIFT) & 1u;
@@ -146,7 +115,7 @@ int main(int argc, char **argv) {
   }
   BL_EQ(id[SGPU_IDW_MAGIC], SGPU_IDENTITY_MAGIC, "identity MAGIC");
   BL_EQ(id[SGPU_IDW_DONE], SGPU_IDENTITY_DONE, "identity DONE");
-  BL_EQ(bl_rd(&l, src0 + SGPU_SREG_DISP_UNDERFLOW), 0, "DISP_UNDERFLOW");
+  BL_EQ(bl_rd(&l, SGPU_SOURCE_REG(0, SGPU_SREG_DISP_UNDERFLOW)), 0, "DISP_UNDERFLOW");
   BL_EQ(board_sim_bad_frames(b), 0, "frames with bad timing");
   sgpu_ref_destroy(ref);
   board_sim_destroy(b);

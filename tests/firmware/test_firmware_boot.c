@@ -34,6 +34,7 @@
 #include "sgpu.h"
 #include "sgpu_link_sim.h"
 #include "sgpu_ref.h"
+#include "sgpu_ref_boot.h"
 
 #define MEM 8388608u    /* the link simulation's memory (sim/sim.mk SIM_MEM) */
 #define GAP 16u         /* the feeder's cycles per byte */
@@ -55,10 +56,6 @@ static int failures;
       return 1;                   \
     }                             \
   } while (0)
-
-static uint32_t le32(const uint8_t *p) {
-  return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24;
-}
 
 /* ------------------------------------------------------------ a link channel over the model */
 static long chan_recv(void *ctx, uint8_t *buf, size_t cap, int timeout_ms, char *why, size_t why_size) {
@@ -107,38 +104,11 @@ int main(int argc, char **argv) {
   sgpu_ref_config rc = {MEM, 1, 1};
   sgpu_ref *ref = sgpu_ref_create(&rc);
   REQUIRE(ref, "sgpu_ref_create");
-  uint32_t disp_ctl = 0, disp_base = 0, disp_pitch = 0, nframes = 0;
-  for (size_t pos = 0;;) {
-    REQUIRE(pos < rom_len, "the image has no end (0 length)");
-    size_t len = rom[pos++];
-    if (len == 0) break;
-    REQUIRE(pos + len <= rom_len && len >= 12, "frame %u runs past the image", nframes);
-    const uint8_t *f = rom + pos;
-    REQUIRE(f[0] == SGPU_LINK_SYNC, "frame %u does not start with SYNC", nframes);
-    REQUIRE(sgpu_link_crc16(SGPU_LINK_CRC_INIT, f + 1, len - 1) == 0, "frame %u: bad CRC", nframes);
-    uint32_t count = f[4] | f[5] << 8, addr = le32(f + 6);
-    if (f[2] == SGPU_LINK_CMD_WRITE) {
-      REQUIRE(f[3] == 0 && len == 12 + 4 * count, "frame %u: unexpected WRITE shape", nframes);
-      for (uint32_t i = 0; i < count; i++) {
-        uint32_t a = addr + 4 * i, v = le32(f + 10 + 4 * i);
-        if (!(a & SGPU_REG_SPACE)) {
-          REQUIRE(sgpu_ref_mem_write(ref, a, &v, 4) == 0, "frame %u: write outside memory", nframes);
-        } else if ((a & 0xFFFu) == SGPU_SOURCE_REG(0, SGPU_SREG_DISP_CONTROL)) {
-          disp_ctl = v;
-        } else if ((a & 0xFFFu) == SGPU_SOURCE_REG(0, SGPU_SREG_DISP_BASE)) {
-          disp_base = v;
-        } else if ((a & 0xFFFu) == SGPU_SOURCE_REG(0, SGPU_SREG_DISP_PITCH)) {
-          disp_pitch = v;
-        } else {
-          REQUIRE(sgpu_ref_reg_write(ref, a & 0xFFFu, v) == 0, "frame %u: register 0x%x", nframes, a);
-        }
-      }
-    } else {
-      REQUIRE(f[2] == SGPU_LINK_CMD_PING && count == 0, "frame %u: not a WRITE or PING", nframes);
-    }
-    pos += len;
-    nframes++;
-  }
+  sgpu_ref_boot boot;
+  char why[200];
+  REQUIRE(sgpu_ref_boot_replay(ref, rom, rom_len, &boot, why, sizeof why) == 0, "boot image: %s", why);
+  const uint32_t disp_ctl = boot.disp_control, disp_base = boot.disp_base, disp_pitch = boot.disp_pitch;
+  const uint32_t nframes = boot.frames;
   uint32_t st = 0;
   sgpu_ref_reg_read(ref, SGPU_NODE_REG(0, SGPU_NREG_STATUS), &st);
   CHECK(!(st & (SGPU_STATUS_FAULTED | SGPU_STATUS_BUSY)), "the model ends the boot stream with STATUS 0x%x", st);

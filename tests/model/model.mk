@@ -4,10 +4,17 @@
 # library's packet checker (host/src/packet_check.c), so those tests link the
 # sanitizer build of the library ($(HOST_ASAN_OBJS)).
 
-MODEL_DIR    := $(BUILD)/tests/model
-MODEL_OBJ    := $(MODEL_DIR)/sgpu_ref.o
+# (MODEL_DIR, MODEL_OBJ and MODEL_BOOT_OBJ are set in tests/tests.mk, before
+# the fragments that name them as prerequisites are read.)
 MODEL_CFLAGS  = $(WARN) $(CSTD) -D_DEFAULT_SOURCE $(OPT) $(SAN) -I$(GEN) -Ihost/src -Ihost/include -Isim \
                 -Itests/model -Itests/chip -Itests/diff
+
+# The boot ROM replay (tests/model/sgpu_ref_boot.c) for the power-on screen
+# tests; it also needs the library's link frame code.
+$(MODEL_BOOT_OBJ): tests/model/sgpu_ref_boot.c tests/model/sgpu_ref_boot.h tests/model/sgpu_ref.h \
+    host/src/link_frame.h $(HW_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(MODEL_CFLAGS) -c -o $@ $<
 
 $(MODEL_OBJ): tests/model/sgpu_ref.c tests/model/sgpu_ref.h host/src/packet_check.h $(HW_H) $(HW_TABLES)
 	@mkdir -p $(dir $@)
