@@ -108,7 +108,8 @@ typedef struct sgpu_segment_info {
 typedef struct sgpu_info {
   char transport[16];                /* "sim", ... */
   uint32_t hw_version_major, hw_version_minor; /* VERSION register */
-  uint32_t firmware_version;         /* boot firmware identity (0 = none published) */
+  uint32_t firmware_version;         /* boot firmware identity, as found at open or by the last
+                                        successful sgpu_read_identity (0 = none published) */
   uint32_t caps;                     /* CAPS register */
   uint32_t node_count, source_count;
   uint32_t has_2d, has_display, has_preemption;

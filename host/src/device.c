@@ -312,9 +312,13 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
     }
   }
   sgpu__reg_write(dev, SGPU_REG_CFG_ERROR, 0xFFFFFFFFu);
-  /* A boot identity block stays out of the allocations. */
-  r = sgpu__identity_probe(dev, NULL);
+  /* A boot identity block stays out of the allocations; its firmware
+   * version is kept, so sgpu_query_info moves nothing over the transport. */
+  sgpu_identity boot_id;
+  r = sgpu__identity_probe(dev, &boot_id);
   if (r && r != SGPU_ERROR_NO_FIRMWARE) return r;
+  dev->fw_version = r ? 0 : boot_id.fw_version;
+  dev->err[0] = 0;   /* no firmware is not an error of the open */
 
   uint32_t stage = SGPU_STAGE_BYTES;
   while (stage * dev->nodes > s2 / 4 && stage > 256) stage /= 2;
@@ -398,9 +402,7 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   snprintf(info->transport, sizeof info->transport, "%s", dev->tr->ops->name);
   info->hw_version_major = SGPU_FIELD_GET(VERSION_MAJOR, dev->version);
   info->hw_version_minor = SGPU_FIELD_GET(VERSION_MINOR, dev->version);
-  sgpu_identity id;
-  info->firmware_version = sgpu_read_identity(dev, &id) == 0 ? id.fw_version : 0;
-  dev->err[0] = 0;
+  info->firmware_version = dev->fw_version;
   info->caps = dev->caps;
   info->node_count = dev->nodes;
   info->source_count = dev->sources;

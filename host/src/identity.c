@@ -83,6 +83,7 @@ int sgpu_read_identity(sgpu_device *dev, sgpu_identity *id) {
   if (!dev || !id) return SGPU_ERROR_INVALID_PARAM;
   sgpu__lock(dev);
   int r = sgpu__identity_probe(dev, id);
+  if (r == 0) dev->fw_version = id->fw_version;   /* what sgpu_query_info reports */
   sgpu__unlock(dev);
   return r;
 }

@@ -129,6 +129,7 @@ struct sgpu_device {
   sgpu_transport *tr;
   char err[512];
   uint32_t nodes, sources, mem_size, caps, version;
+  uint32_t fw_version; /* the boot identity block's, read at open (0: none) */
   uint32_t watchdog;
   int video_tiny;
   sgpu_segment seg[SGPU_SEGMENT_COUNT];
