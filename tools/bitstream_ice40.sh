@@ -4,8 +4,8 @@
 # build/BOARD/report.txt.  Run by `make bitstream BOARD=...` (tools/board.mk)
 # and, with SEEDS=1, by tests/pnr_icebreaker.sh once the build meets it.
 #
-# For each seed in SEEDS (default "1 2 3") nextpnr-ice40 runs WITHOUT
-# --timing-allow-fail, every clock constrained at MARGIN (1.15) times its
+# For each seed in SEEDS (default "1 2 3") nextpnr-ice40 runs with no
+# override of failed timing, every clock constrained at MARGIN (1.15) times its
 # frequency; a seed passes when nextpnr succeeds, every clock's Fmax is at
 # least MARGIN times its frequency and the logic cells are at most
 # LC_MAX_PCT (80) % of the device.  The bitstream is the first seed's.
@@ -110,7 +110,7 @@ rep=$out/report.txt
 {
   echo "sgpu bitstream report: $board ($top)"
   echo "synthesis: yosys ${chparam:+$chparam }synth_ice40 -device u -spram $synth_opts"
-  echo "place and route: nextpnr-ice40 $device --pre-pack $pre $pnr_opts (no --timing-allow-fail)"
+  echo "place and route: nextpnr-ice40 $device --pre-pack $pre $pnr_opts (failed timing fails the run)"
   echo "checks: every clock's Fmax >= $margin x its frequency; logic cells <= $lc_max ($lc_max_pct % of $lc_total)"
 } >"$rep"
 status=0

@@ -96,6 +96,23 @@ int sgpu__seg_alloc(sgpu_device *dev, uint32_t s, uint32_t size, uint32_t align,
                         (unsigned long long)seg->size);
     cur = seg->blocks[i].addr + ((seg->blocks[i].size + 3ull) & ~3ull);
   }
+  uint8_t *host = NULL;
+  if (s == SGPU_SEGMENT_SYSTEM) {
+    host = calloc(1, rsize);
+    if (!host)
+      return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for %u bytes", size);
+  }
+  int r = sgpu__seg_insert(dev, seg, i, a, size, internal, host);
+  if (r) {
+    free(host);
+    return r;
+  }
+  *addr = a;
+  return 0;
+}
+
+int sgpu__seg_insert(sgpu_device *dev, sgpu_segment *seg, size_t i, uint64_t addr, uint32_t size,
+                     int internal, uint8_t *host) {
   if (seg->count == seg->cap) {
     size_t ncap = seg->cap ? seg->cap * 2 : 16;
     sgpu_block *nb = realloc(seg->blocks, ncap * sizeof *nb);
@@ -103,20 +120,13 @@ int sgpu__seg_alloc(sgpu_device *dev, uint32_t s, uint32_t size, uint32_t align,
     seg->blocks = nb;
     seg->cap = ncap;
   }
-  uint8_t *host = NULL;
-  if (s == SGPU_SEGMENT_SYSTEM) {
-    host = calloc(1, rsize);
-    if (!host)
-      return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for %u bytes", size);
-  }
   memmove(&seg->blocks[i + 1], &seg->blocks[i], (seg->count - i) * sizeof *seg->blocks);
-  seg->blocks[i].addr = a;
+  seg->blocks[i].addr = addr;
   seg->blocks[i].size = size;
   seg->blocks[i].internal = (uint32_t)internal;
   seg->blocks[i].host = host;
   seg->count++;
-  seg->used += rsize;
-  *addr = a;
+  seg->used += ((uint64_t)size + 3) & ~3ull;
   return 0;
 }
 

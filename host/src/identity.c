@@ -46,21 +46,7 @@ static int reserve(sgpu_device *dev) {
     if (i < seg->count && seg->blocks[i].addr == a && seg->blocks[i].internal) return 0;
     if (i > 0 && seg->blocks[i - 1].addr + ((seg->blocks[i - 1].size + 3ull) & ~3ull) > a) return 0;
     if (i < seg->count && seg->blocks[i].addr < end) return 0;
-    if (seg->count == seg->cap) {
-      size_t ncap = seg->cap ? seg->cap * 2 : 16;
-      sgpu_block *nb = realloc(seg->blocks, ncap * sizeof *nb);
-      if (!nb) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for the allocator");
-      seg->blocks = nb;
-      seg->cap = ncap;
-    }
-    memmove(&seg->blocks[i + 1], &seg->blocks[i], (seg->count - i) * sizeof *seg->blocks);
-    seg->blocks[i].addr = a;
-    seg->blocks[i].size = SGPU_IDENTITY_BYTES;
-    seg->blocks[i].internal = 1;
-    seg->blocks[i].host = NULL;
-    seg->count++;
-    seg->used += SGPU_IDENTITY_BYTES;
-    return 0;
+    return sgpu__seg_insert(dev, seg, i, a, SGPU_IDENTITY_BYTES, 1, NULL);
   }
   return 0;
 }

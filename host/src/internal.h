@@ -150,6 +150,10 @@ int sgpu__reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value);
 int sgpu__reg_write(sgpu_device *dev, uint32_t offset, uint32_t value);
 int sgpu__seg_alloc(sgpu_device *dev, uint32_t seg, uint32_t size, uint32_t align, int internal,
                     uint64_t *addr);
+/* Insert block [addr, addr+size) at index i of seg's sorted list (growing
+ * it); counts its word-rounded size as used.  host: segment 0's memory. */
+int sgpu__seg_insert(sgpu_device *dev, sgpu_segment *seg, size_t i, uint64_t addr, uint32_t size,
+                     int internal, uint8_t *host);
 sgpu_block *sgpu__host_block(sgpu_device *dev, uint64_t addr, uint64_t size);
 int sgpu__program_node(sgpu_device *dev, uint32_t n);
 static inline void sgpu__lock(sgpu_device *dev) { pthread_mutex_lock(&dev->lock); }
