@@ -1,8 +1,9 @@
-// sgpu_display — one display source on one clock (sgpu_top's display):
-// sgpu_display_2c with PIX_CDC = 0, i.e. the timing generator and the pixel
-// pipeline advance with pix_en_i on clk_i.  Scanout, flip rule, registers:
-// see sgpu_display_2c.  Boards with a separate pixel clock use
-// sgpu_display_2c with PIX_CDC = 1.
+// sgpu_display — one display source on one clock: sgpu_display_2c with
+// PIX_CDC = 0, i.e. the timing generator and the pixel pipeline advance with
+// pix_en_i on clk_i.  Scanout, flip rule, registers: see sgpu_display_2c.
+// sgpu_top instantiates sgpu_display_2c itself (its PIX_CDC parameter picks
+// one or two clocks); this wrapper keeps the one-clock port list for
+// tb_sgpu_display, which runs it beside the two-clock form.
 `include "sgpu_hw.vh"
 
 module sgpu_display #(
