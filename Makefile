@@ -51,7 +51,7 @@ bootstrap:
 # `make test`: bootstrap, build every test, run them all, one summary line.
 test: bootstrap
 	@$(MAKE) --no-print-directory -j$(JOBS) all $(TESTS) $(TESTS_LAST)
-	@bash tests/run_tests.sh $(TESTS) $(TESTS_LAST)
+	@bash tests/run_tests.sh $(TESTS) --last $(TESTS_LAST)
 
 # `make demo`: bootstrap, build, then the animated scene on the in-process model.
 demo: bootstrap

@@ -28,4 +28,4 @@ coverage-reset:
 coverage: $(HW_VH)
 	@$(MAKE) --no-print-directory -j$(JOBS) $(COV_PRODUCERS)
 	@rm -rf $(COV_DATA) && mkdir -p $(COV_DATA)
-	@SGPU_COVERAGE_DIR=$(abspath $(COV_DATA)) bash tests/run_tests.sh $(COV_PRODUCERS) $(COV_CHECK)
+	@SGPU_COVERAGE_DIR=$(abspath $(COV_DATA)) bash tests/run_tests.sh $(COV_PRODUCERS) --last $(COV_CHECK)
