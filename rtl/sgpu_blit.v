@@ -25,7 +25,12 @@
 
 module sgpu_blit #(
   parameter integer BUF_AW = 6,    // chunk buffer of 2^BUF_AW words; 1..14
-  parameter integer ADDR_W = 32    // address bits kept (memory size); 17..32
+  parameter integer ADDR_W = 32,   // address bits kept (memory size); 17..32
+  // 1: the sender keeps cmd_copy/dst_pitch/src_pitch/width stable from the
+  // accepting cycle until busy_o falls (a single command processor does:
+  // it waits for the engine with the packet in its registers), so the
+  // engine reads them there instead of keeping 49 flip-flops of copies.
+  parameter integer CMD_HELD = 0
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -64,8 +69,12 @@ module sgpu_blit #(
   localparam [2:0] S_RET  = 3'd4;  // walk back above the run just done
 
   // ---------------------------------------------------------------- command
-  reg        copy_q;
-  reg [15:0] dpitch_q, spitch_q, width_q;
+  reg        copy_r;
+  reg [15:0] dpitch_r, spitch_r, width_r;
+  wire        is_copy  = (CMD_HELD != 0) ? cmd_copy_i      : copy_r;
+  wire [15:0] dpitch   = (CMD_HELD != 0) ? cmd_dst_pitch_i : dpitch_r;
+  wire [15:0] spitch   = (CMD_HELD != 0) ? cmd_src_pitch_i : spitch_r;
+  wire [15:0] width    = (CMD_HELD != 0) ? cmd_width_i     : width_r;
 
   // ---------------------------------------------------------------- sequencer
   reg  [2:0]    st_q, st_d;
@@ -91,8 +100,8 @@ module sgpu_blit #(
   wire             drained;
 
   // Walker: one row up or down per cycle; {a,1} + {b,cin} adds a carry-in.
-  wire [ADDR_W-1:0] dp_op = {{(ADDR_W-16){step_dn}}, dpitch_q ^ {16{step_dn}}};
-  wire [ADDR_W-1:0] sp_op = {{(ADDR_W-16){step_dn}}, spitch_q ^ {16{step_dn}}};
+  wire [ADDR_W-1:0] dp_op = {{(ADDR_W-16){step_dn}}, dpitch ^ {16{step_dn}}};
+  wire [ADDR_W-1:0] sp_op = {{(ADDR_W-16){step_dn}}, spitch ^ {16{step_dn}}};
   wire [ADDR_W:0]   dst_step = {dst_row_q, 1'b1} + {dp_op, step_dn};
   wire [ADDR_W:0]   src_step = {src_row_q, 1'b1} + {sp_op, step_dn};
   wire [15:0] row_step = row_q + {{15{step_dn}}, 1'b1};  // one adder: +1 or -1
@@ -107,7 +116,7 @@ module sgpu_blit #(
   wire [1:0]    d_off = dst_row_q[1:0];
   wire [1:0]    s_off = src_row_q[1:0];
   wire [1:0]    d_offm1 = d_off - 2'd1;                     // d_off - 1, sign bit (d_off == 0) below
-  wire [16:0]   end_off = {1'b0, width_q} + {{15{d_off == 2'd0}}, d_offm1};  // offset of the last byte
+  wire [16:0]   end_off = {1'b0, width} + {{15{d_off == 2'd0}}, d_offm1};  // offset of the last byte
                                                                             // from the first word
   wire [CW-1:0] nm1 = end_off[16:2];                         // destination words in the row, minus 1
   wire [1:0]    ed = end_off[1:0];                           // lane of the last byte
@@ -141,7 +150,7 @@ module sgpu_blit #(
   wire [3:0]        c_strbf = c_first ? (4'hf << d_off) : 4'hf;
   wire [3:0]        c_strbl = c_last ? (4'hf >> (2'd3 - ed)) : 4'hf;
 
-  wire seq_vld = ((st_q == S_UP) & (~copy_q | ~dge)) | desc;
+  wire seq_vld = ((st_q == S_UP) & (~is_copy | ~dge)) | desc;
   assign load = seq_vld & (~ex_act_q | ex_done) & ~kill;
 
   wire accept = cmd_valid_i & cmd_ready_o;
@@ -165,7 +174,7 @@ module sgpu_blit #(
             if (at_last_row) st_d = S_IDLE;
             else step_up = 1'b1;
           end
-        end else if (copy_q && dge) begin
+        end else if (is_copy && dge) begin
           st_d = S_WALK;  // this row starts a delta >= 0 run; base_q records it
         end
       end
@@ -205,10 +214,10 @@ module sgpu_blit #(
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       st_q      <= S_IDLE;
-      copy_q    <= 1'b0;
-      dpitch_q  <= 16'b0;
-      spitch_q  <= 16'b0;
-      width_q   <= 16'b0;
+      copy_r    <= 1'b0;
+      dpitch_r  <= 16'b0;
+      spitch_r  <= 16'b0;
+      width_r   <= 16'b0;
       dst_row_q <= {ADDR_W{1'b0}};
       src_row_q <= {ADDR_W{1'b0}};
       row_q     <= 16'b0;
@@ -221,10 +230,10 @@ module sgpu_blit #(
       newrow_q  <= 1'b1;
     end else if (accept) begin
       st_q      <= (cmd_width_i == 16'd0 || cmd_height_i == 16'd0) ? S_IDLE : S_UP;
-      copy_q    <= cmd_copy_i;
-      dpitch_q  <= cmd_dst_pitch_i;
-      spitch_q  <= cmd_src_pitch_i;
-      width_q   <= cmd_width_i;
+      copy_r    <= cmd_copy_i;
+      dpitch_r  <= cmd_dst_pitch_i;
+      spitch_r  <= cmd_src_pitch_i;
+      width_r   <= cmd_width_i;
       dst_row_q <= cmd_dst_i[ADDR_W-1:0];
       src_row_q <= cmd_src_i[ADDR_W-1:0];
       row_q     <= ~cmd_height_i;
@@ -263,7 +272,7 @@ module sgpu_blit #(
 
   reg  pres_q;  // a request was presented and not accepted last cycle
   wire rd_req = ex_act_q & (ex_rleft_q != {NW{1'b0}});
-  wire wr_req = ex_act_q & (ex_rleft_q == {NW{1'b0}}) & (~copy_q | ov_q);
+  wire wr_req = ex_act_q & (ex_rleft_q == {NW{1'b0}}) & (~is_copy | ov_q);
   wire req_v = (rd_req | wr_req) & (~kill | pres_q);
   wire req_acc = req_v & mem_req_ready_i;
   wire wr_acc = req_acc & ~rd_req;
@@ -303,7 +312,7 @@ module sgpu_blit #(
 
   // Buffer read ahead of the writes; only words already written.
   // (ex_rp_q <= ex_fill_q <= words of the chunk, so != means <.)
-  wire buf_re = ex_act_q & copy_q & (ex_rp_q != ex_fill_q)
+  wire buf_re = ex_act_q & is_copy & (ex_rp_q != ex_fill_q)
                 & (~ov_q | wr_acc);
 
   sgpu_ram_2p #(.AW(BUF_AW), .DW(32)) u_buf (
@@ -353,12 +362,12 @@ module sgpu_blit #(
         ex_rp_q    <= {NW{1'b0}};
       end else if (load) begin
         ex_act_q   <= 1'b1;
-        ex_a_q     <= copy_q ? c_ra : c_wa;
+        ex_a_q     <= is_copy ? c_ra : c_wa;
         ex_wa_q    <= c_wa;
         ex_wi_q    <= {BUF_AW{1'b0}};
         ex_ndm1_q  <= c_ndm1;
-        ex_rleft_q <= copy_q ? c_nrd : {NW{1'b0}};
-        ex_rpend_q <= copy_q ? c_nrd : {NW{1'b0}};
+        ex_rleft_q <= is_copy ? c_nrd : {NW{1'b0}};
+        ex_rpend_q <= is_copy ? c_nrd : {NW{1'b0}};
         ex_rgot_q  <= 1'b0;
         ex_fill_q  <= {NW{1'b0}};
         ex_rp_q    <= {NW{1'b0}};

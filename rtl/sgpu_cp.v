@@ -132,7 +132,8 @@ module sgpu_cp #(
   reg          rptr_wb_q;
   reg          enable_q;
   reg [23:0]   watchdog_q;          // WATCHDOG: 24 bits, larger values are rejected
-  reg [23:0]   wd_cnt_q;            // cycles without progress, cleared on progress
+  wire [23:0]  wd_cnt;              // cycles without progress, cleared on progress
+                                    // (sgpu_dsp_counter: a DSP block on the iCE40)
   reg [3:0]    fault_reason_q;
   reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
   // The context window: ctx_null_q marks the null context (whole memory,
@@ -337,24 +338,21 @@ module sgpu_cp #(
   reg           chk_oor_q, chk_win_q;
 
   // ------------------------------------------------------------ WAIT_MEM compare
-  // Two carry chains over the same operands (~(word & mask) and the
-  // reference), no subtractor sum bits: with npv = ~pv,
+  // One carry chain, no subtractor sum bits but the top one: with npv = ~pv,
   //   pv < ref  <=> carry out of npv + ref
-  //   pv > ref  <=> no carry out of npv + ref + 1
-  // and pv - ref = ~(npv + ref), so its sign bit is ~cs[31].
-  // Both adders are DSP blocks on the iCE40 (sgpu_dsp_add).
-  wire [31:0] npv = ~(wr_rsp_rdata_i & p1_q);
-  wire        cs_co, cg_co;
+  // and pv - ref = ~(npv + ref), so its sign bit is ~cs[31].  The adder is
+  // a DSP block on the iCE40 (sgpu_dsp_add); equality is a plain compare.
+  wire [31:0] pv  = wr_rsp_rdata_i & p1_q;
+  wire [31:0] npv = ~pv;
+  wire        cs_co;
   /* verilator lint_off UNUSEDSIGNAL */
-  wire [31:0] cs, cg_sum;     // only cs[31] (GEQ_WRAP) is used
+  wire [31:0] cs;             // only cs[31] (GEQ_WRAP) is used
   /* verilator lint_on UNUSEDSIGNAL */
   sgpu_dsp_add #(.W(32)) u_poll_lt (
     .a_i(npv), .b_i(p2_q), .ci_i(1'b0), .sub_i(1'b0), .s_o(cs), .co_o(cs_co));
-  sgpu_dsp_add #(.W(32)) u_poll_gt (
-    .a_i(npv), .b_i(p2_q), .ci_i(1'b1), .sub_i(1'b0), .s_o(cg_sum), .co_o(cg_co));
   wire        p_lt = cs_co;
-  wire        p_gt = !cg_co;
-  wire        p_eq = !p_lt && !p_gt;
+  wire        p_eq = (pv == p2_q);
+  wire        p_gt = !p_lt && !p_eq;
   // The verdict is registered in the response's cycle (poll_ok_q) and acted
   // on in S_PCMP: memory read data never reaches the state machine directly.
   reg         poll_ok, poll_ok_q;
@@ -471,7 +469,7 @@ module sgpu_cp #(
   // Watchdog counts cycles without progress up to WATCHDOG; cleared on
   // progress or when idle.
   wire blit_acc = blit_valid_o && blit_ready_i;
-  wire wd_hit   = (wd_cnt_q == watchdog_q);
+  wire wd_hit   = (wd_cnt == watchdog_q);
   wire wd_fire  = (state_q != S_FAULT) && !rst_wait && (watchdog_q != 24'd0) && wd_hit;
   wire wr_write = (state_q != S_POLL);
   wire wr_valid = !wd_fire && !do_reset &&
@@ -634,6 +632,12 @@ module sgpu_cp #(
   wire busy = (state_q != S_HDR && state_q != S_FAULT) || in_ib ||
               (state_q == S_HDR && enable_q && rcur_q != wptr_q);
   assign cfg_locked = enable_q || busy;
+  wire wd_clear = !busy || progress_q || state_q == S_FAULT || w_wd || do_reset;
+  /* verilator lint_off PINCONNECTEMPTY */
+  sgpu_dsp_counter #(.W(24)) u_wd_cnt (
+    .clk_i(clk_i), .rst_ni(rst_ni), .en_i(!wd_hit), .ld_i(wd_clear), .d_i(24'd0),
+    .q_o(wd_cnt), .co_o());
+  /* verilator lint_on PINCONNECTEMPTY */
   wire waiting = (state_q == S_PRSP) || (state_q == S_PCMP) || (state_q == S_POLL) || (state_q == S_PGAP) ||
                  (state_q == S_VSYNC) || (state_q == S_SCAN) || (state_q == S_FLIPW) ||
                  (state_q == S_FLIPW1);
@@ -647,7 +651,7 @@ module sgpu_cp #(
       wptr_q <= {IW{1'b0}}; rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}};
       rptr_addr_q <= {(IW-2){1'b0}}; rptr_wb_q <= 1'b0;
       enable_q <= 1'b0;
-      watchdog_q <= 24'd0; wd_cnt_q <= 24'd0;
+      watchdog_q <= 24'd0;
       fault_reason_q <= `SGPU_FAULT_NONE;
       perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
       wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0]; ctx_null_q <= 1'b1;
@@ -684,8 +688,6 @@ module sgpu_cp #(
       progress_q <= progress;
       chk_oor_q <= chk_oor;
       chk_win_q <= chk_win;
-      if (!busy || progress_q || state_q == S_FAULT || w_wd) wd_cnt_q <= 24'd0;
-      else if (!wd_hit) wd_cnt_q <= wd_cnt_q + 24'd1;
 
       // stream consumption
       if (pop) begin
@@ -778,7 +780,6 @@ module sgpu_cp #(
         wptr_q <= {IW{1'b0}}; rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}};
         fault_reason_q <= `SGPU_FAULT_NONE;
         ctx_null_q <= 1'b1;
-        wd_cnt_q <= 24'd0;
       end
 
       // Alignment every writer above guarantees (checked at the register
@@ -835,9 +836,13 @@ module sgpu_cp #(
   // each has two slots, the word goes to the spare one, and completion flips
   // which slot is current (lf_cur_q, cx_cur_q).  FAULT_FENCE is the
   // INDIRECT's last payload word, taken right before its checks, where the
-  // id counts as in flight.  Slots not written since reset read 0.
+  // id counts as in flight.  Slots not written since reset read 0.  A read
+  // never shows a slot written in the same cycle (LAST_FENCE and CONTEXT_ID
+  // read the current slot, written ones are the spare; the opcode and fence
+  // slots show only while faulted, when nothing is taken): no_rw_check spares
+  // yosys's read-during-write bypass (32 flip-flops and a 32-bit mux).
   localparam [2:0] SH_OPCODE = 3'd0, SH_FFENCE = 3'd1, SH_LF0 = 3'd2, SH_CX0 = 3'd4;
-  (* ram_style = "block" *) reg [31:0] sh_mem [0:7];
+  (* ram_style = "block", no_rw_check *) reg [31:0] sh_mem [0:7];
   reg  [31:0] sh_rdata_q;
   reg         op_ok_q, ff_ok_q, lf_ok_q;   // written since reset
   reg         lf_cur_q, cx_cur_q;

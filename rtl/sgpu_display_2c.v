@@ -87,7 +87,7 @@ module sgpu_display_2c #(
   reg [2:0]        pend_int_q;
   reg              pend_valid_q;
   reg [1:0]        vsf_q;          // vblanks since the last flip, saturating at 3 (enough for N <= 4)
-  reg [31:0]       vblank_cnt_q;
+  wire [31:0]      vblank_cnt;     // sgpu_dsp_counter: a DSP block on the iCE40
   reg [15:0]       flip_cnt_q;     // 16 bits keep the iCE40 build small
   reg              err_q;
 
@@ -140,7 +140,6 @@ module sgpu_display_2c #(
       pend_int_q      <= 3'd0;
       pend_valid_q    <= 1'b0;
       vsf_q           <= 2'd3;       // no flip yet: the first one waits for no one
-      vblank_cnt_q    <= 32'd0;
       flip_cnt_q      <= 16'd0;
       err_q           <= 1'b0;
     end else begin
@@ -171,11 +170,16 @@ module sgpu_display_2c #(
       else if (t_vb && vsf_q != 2'd3) vsf_q <= vsf_q + 2'd1;
 
       if (take) flip_cnt_q <= flip_cnt_q + 16'd1;
-      if (t_vb) vblank_cnt_q <= vblank_cnt_q + 32'd1;
     end
   end
 
   assign reg_error_o = err_q;
+
+  /* verilator lint_off PINCONNECTEMPTY */
+  sgpu_dsp_counter #(.W(32)) u_vblank_cnt (
+    .clk_i(clk_i), .rst_ni(rst_ni), .en_i(t_vb), .ld_i(1'b0), .d_i(32'd0),
+    .q_o(vblank_cnt), .co_o());
+  /* verilator lint_on PINCONNECTEMPTY */
 
   // ------------------------------------------------------------ scanout DMA
   reg              restart_pend_q;
@@ -416,7 +420,7 @@ module sgpu_display_2c #(
       `SGPU_SREG_DISP_BASE:         reg_rdata_o = cur_full;
       `SGPU_SREG_DISP_PITCH:        reg_rdata_o = {16'd0, pitch_q, 2'b00};
       `SGPU_SREG_DISP_PENDING:      reg_rdata_o = {pend_full[31:2], 1'b0, pend_valid_q};
-      `SGPU_SREG_DISP_VBLANK_COUNT: reg_rdata_o = vblank_cnt_q;
+      `SGPU_SREG_DISP_VBLANK_COUNT: reg_rdata_o = vblank_cnt;
       `SGPU_SREG_DISP_SCANLINE:     reg_rdata_o = {15'd0, t_invb, scanline_o};
       `SGPU_SREG_DISP_UNDERFLOW:    reg_rdata_o = {24'd0, underflow};
       `SGPU_SREG_DISP_TIMING:       reg_rdata_o = {{(16 - CW){1'b0}}, v_act, {(16 - CW){1'b0}}, h_act};

@@ -228,7 +228,8 @@ module sgpu_top #(
     end
   end
 
-  sgpu_blit #(.ADDR_W(BLIT_AW)) u_blit (
+  // One node holds its command's fields until the engine is done with them.
+  sgpu_blit #(.ADDR_W(BLIT_AW), .CMD_HELD(NODES == 1 ? 1 : 0)) u_blit (
     .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(|(n_abort & b_own_q)),
     .cmd_valid_i(blit_cmd_valid), .cmd_ready_o(blit_cmd_ready), .cmd_copy_i(c_copy),
     .cmd_dst_i(c_dst), .cmd_dst_pitch_i(c_dpitch), .cmd_src_i(c_src), .cmd_src_pitch_i(c_spitch),

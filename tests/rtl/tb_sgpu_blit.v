@@ -22,7 +22,7 @@ module tb_sgpu_blit;
   always #5 clk = ~clk;
 
   // ---------------------------------------------------------------- DUTs
-  reg        sel;            // 0: default build, 1: small-buffer build
+  reg        sel;            // 0: default build, 1: small-buffer build with CMD_HELD
   reg        abort;          // abort_i of the selected engine
   reg        cmd_valid;
   reg        cmd_copy;
@@ -48,7 +48,9 @@ module tb_sgpu_blit;
     .mem_req_wdata_o(d_req_wdata[0]), .mem_req_wstrb_o(d_req_wstrb[0]),
     .mem_rsp_valid_i(rsp_valid & ~sel), .mem_rsp_rdata_i(rsp_rdata));
 
-  sgpu_blit #(.BUF_AW(SMALL_AW)) u_dut1 (
+  // The small-buffer build also reads its command fields from the inputs
+  // (CMD_HELD, as with one node): this bench holds them until busy falls.
+  sgpu_blit #(.BUF_AW(SMALL_AW), .CMD_HELD(1)) u_dut1 (
     .clk_i(clk), .rst_ni(rst_n), .abort_i(abort & sel),
     .cmd_valid_i(cmd_valid & sel), .cmd_ready_o(d_cmd_ready[1]), .cmd_copy_i(cmd_copy),
     .cmd_dst_i(cmd_dst), .cmd_dst_pitch_i(cmd_dpitch), .cmd_src_i(cmd_src),
