@@ -5,9 +5,21 @@
 SIM_LIB    ?= $(BUILD)/sim/libsgpu_sim.a
 SIM_LDLIBS ?= -lstdc++ -lz -lpthread
 
+# Boards on USB (the usb: transport, sgpu list): libftdi1 over libusb-1.0,
+# built in where pkg-config finds both (HAVE_USB=0 leaves them out; usb:
+# URIs are then refused with SGPU_ERROR_NOT_SUPPORTED).  Only
+# host/src/transport_usb.c includes their headers.
+USB_PKGS  := libftdi1 libusb-1.0
+HAVE_USB  ?= $(shell pkg-config --exists $(USB_PKGS) 2>/dev/null && echo 1 || echo 0)
+ifeq ($(HAVE_USB),1)
+USB_CFLAGS := -DSGPU_HAVE_USB $(shell pkg-config --cflags $(USB_PKGS)) \
+              $(shell pkg-config --atleast-version=1.5 libftdi1 && echo -DSGPU_FTDI_TCIOFLUSH)
+USB_LIBS   := $(shell pkg-config --libs $(USB_PKGS))
+endif
+
 HOST_INC     := -I$(GEN) -Ihost/include -Isim
 HOST_CFLAGS  := $(WARN) $(CSTD) -D_DEFAULT_SOURCE $(HOST_INC)
-HOST_LDLIBS  := $(SIM_LDLIBS) -lpng -lpthread -lm
+HOST_LDLIBS  := $(SIM_LDLIBS) -lpng $(USB_LIBS) -lpthread -lm
 HOST_HDRS    := $(wildcard host/include/*.h) $(HW_H) $(HW_TABLES) sim/sgpu_sim.h
 
 HOST_SRCS      := $(sort $(wildcard host/src/*.c))
@@ -24,6 +36,7 @@ HOST_EXAMPLE_SRCS := $(sort $(wildcard host/examples/*.c))
 HOST_EXAMPLES := $(patsubst host/examples/%.c,$(BUILD)/bin/sgpu-%,$(HOST_EXAMPLE_SRCS))
 
 .SECONDARY: $(HOST_OBJS) $(HOST_ASAN_OBJS)
+$(BUILD)/host/obj/transport_usb.o $(BUILD)/asan/host/transport_usb.o: HOST_CFLAGS += $(USB_CFLAGS)
 
 $(BUILD)/host/obj/%.o: host/src/%.c $(HOST_HDRS) $(HOST_INT_HDRS)
 	@mkdir -p $(dir $@)
@@ -47,19 +60,21 @@ $(HOST_LIB_SO): $(HOST_OBJS) $(SIM_LIB)
 	$(CC) -shared -Wl,-soname,libsgpu.so -o $@ $(HOST_OBJS) \
 	  -Wl,--whole-archive $(SIM_LIB) -Wl,--no-whole-archive $(HOST_LDLIBS)
 
+comma := ,
 # $(1) prefix, $(2) 1 = with the simulation model, 0 = without (link
 # transports only).  `pkg-config --variable=sim sgpu` tells which one is
-# installed.
+# installed; `pkg-config --variable=usb sgpu` whether usb: boards are.
 define HOST_PC_TEXT
 prefix=$(1)
 libdir=$${prefix}/lib
 includedir=$${prefix}/include
 sim=$(2)
+usb=$(HAVE_USB)
 
 Name: sgpu
-Description: host driver library of the sgpu soft-GPU ($(if $(filter 1,$(2)),with its in-process simulation model,without the simulation model: tcp/serial transports only))
+Description: host driver library of the sgpu soft-GPU ($(if $(filter 1,$(2)),with its in-process simulation model,without the simulation model: link transports only)$(if $(USB_LIBS),$(comma) with usb boards))
 Version: $(SGPU_VERSION)
-Libs: -L$${libdir} -lsgpu -lpng $(if $(filter 1,$(2)),-lstdc++ -lz )-lpthread -lm
+Libs: -L$${libdir} -lsgpu -lpng $(if $(filter 1,$(2)),-lstdc++ -lz )$(if $(USB_LIBS),$(strip $(USB_LIBS)) )-lpthread -lm
 
 Cflags: -I$${includedir}
 endef
@@ -100,8 +115,9 @@ HOST_NOSIM_DIR  := $(BUILD)/nosim
 HOST_NOSIM_OBJS := $(patsubst host/src/%.c,$(HOST_NOSIM_DIR)/obj/%.o,$(HOST_SRCS))
 HOST_NOSIM_A    := $(HOST_NOSIM_DIR)/lib/libsgpu.a
 HOST_NOSIM_CLI  := $(HOST_NOSIM_DIR)/bin/sgpu
-HOST_NOSIM_LDLIBS := -lpng -lpthread -lm
+HOST_NOSIM_LDLIBS := -lpng $(USB_LIBS) -lpthread -lm
 .SECONDARY: $(HOST_NOSIM_OBJS)
+$(HOST_NOSIM_DIR)/obj/transport_usb.o: HOST_CFLAGS += $(USB_CFLAGS)
 
 $(HOST_NOSIM_DIR)/obj/%.o: host/src/%.c $(HOST_HDRS) $(HOST_INT_HDRS)
 	@mkdir -p $(dir $@)

@@ -549,7 +549,7 @@ def link_c():
     o = ["", "/* host link framing (docs/link-protocol.md) */"]
     d = o.append
     for n in ("VERSION", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
-              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER"):
+              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S"):
         d(f"#define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}u")
     for n in ("SYNC", "CRC_POLY", "CRC_INIT", "FLAGS_RESERVED_MASK", "ACK_DUPLICATE"):
         d(f"#define SGPU_LINK_{n} 0x{getattr(S, 'LINK_' + n):02X}u")
@@ -583,7 +583,7 @@ def link_v():
     o = ["// host link framing (docs/link-protocol.md)"]
     d = o.append
     for n in ("VERSION", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
-              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER"):
+              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S"):
         d(f"`define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}")
     d(f"`define SGPU_LINK_SYNC 8'h{S.LINK_SYNC:02X}")
     d(f"`define SGPU_LINK_CRC_POLY 16'h{S.LINK_CRC_POLY:04X}")

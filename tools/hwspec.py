@@ -227,8 +227,8 @@ ERRORS = [
      'not supported (transport or feature not built yet)'),
     ('IO', -5, 'transport failed (no answer, link error)',
      'transport I/O error (device did not answer)'),
-    ('NO_DEVICE', -6, 'no sgpu answered (wrong ID register)',
-     'no sgpu device found (bad ID register)'),
+    ('NO_DEVICE', -6, 'no sgpu there: board not attached, server not listening, wrong ID register',
+     'no sgpu device found (none attached or listening, or bad ID register)'),
     ('TIMEOUT', -7, 'timeout elapsed (simulated time on sim)',
      'timed out'),
     ('INVALID_SEGMENT', -8, 'segment id not 0, 1 or 2',
@@ -519,6 +519,7 @@ LINK_CRC_INIT = 0xFFFF
 LINK_GAP_TIMEOUT_US = 5000
 LINK_ACK_TIMEOUT_US = 20000
 LINK_BAUD_ICEBREAKER = 3000000   # 12 MHz system clock: exactly 4 clocks per bit
+LINK_BAUD_ULX3S = 3000000        # the FT231X's highest rate
 
 # name, value, doc
 LINK_CMDS = [

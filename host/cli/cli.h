@@ -132,6 +132,7 @@ int cmd_peek(cli *c, int argc, char **argv);
 int cmd_poke(cli *c, int argc, char **argv);
 int cmd_top(cli *c, int argc, char **argv);
 int cmd_flash(cli *c, int argc, char **argv);
+int cmd_list(cli *c, int argc, char **argv);
 
 /* Shared by the commands (cmds.c). */
 int cli_usage_unknown(cli *c, const char *arg);

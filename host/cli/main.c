@@ -131,6 +131,18 @@ static const command commands[] = {
      "  --interval MS     sampling interval in milliseconds (default 100)\n"
      "  --count N         samples to take (default: 1 with --json or when not a\n"
      "                    terminal, else until interrupted)\n"},
+    {"list", cmd_list, false, "list the boards attached over USB and the URI of each",
+     "usage: sgpu [--json] list\n"
+     "\nList the boards attached over USB that the usb transport can drive, one\n"
+     "line each: board, VID:PID, FTDI interface, serial number, USB bus/address\n"
+     "and the device URI to pass to --device (usb:VID:PID[:SERIAL]).  Boards are\n"
+     "recognised by their FTDI chip (iCEBreaker: FT2232H 0403:6010, interface B;\n"
+     "ULX3S: FT231X 0403:6015), so the board name is a guess: another device\n"
+     "with the same chip is listed too.  A board that cannot be opened (no udev\n"
+     "rules, see the README) is listed without its serial number.  With no board\n"
+     "attached it prints \"no boards found\" on stderr and exits 0; --json prints\n"
+     "{\"boards\": [...], \"count\": N}.  A build without libftdi1/libusb-1.0\n"
+     "says so and exits 3.\n"},
     {"flash", cmd_flash, false, "program a board's bitstream with openFPGALoader",
      "usage: sgpu flash --board icebreaker|ulx3s [--file BITSTREAM] [--flash] [--dry-run]\n"
      "\nProgram the board attached over USB with openFPGALoader (Debian package\n"
@@ -163,7 +175,8 @@ static void usage(FILE *f) {
     fprintf(f, "  %-11s %s\n", commands[i].name, commands[i].summary);
   fputs("\noptions:\n"
         "  --device URI, -d URI  device (default \"sim\"): sim, sim:video=tiny,latency=N,...,\n"
-        "                        tcp:HOST:PORT, serial:/dev/ttyUSBn[@BAUD], usb[:VID:PID]\n"
+        "                        tcp:HOST:PORT, serial:/dev/ttyUSBn[@BAUD],\n"
+        "                        usb[:VID:PID[:SERIAL]][@BAUD] (see `sgpu list`)\n"
         "  --json                machine-readable output: one JSON object on stdout\n"
         "                        (on failure {\"error\": MESSAGE, \"exit\": CODE})\n"
         "  --help, -h            this text; `sgpu COMMAND --help` for a command\n"

@@ -24,9 +24,13 @@
  *                            stall=P (0..100 % memory refusals), seed=N,
  *                            trace=FILE.vcd|FILE.fst, video=tiny|vga,
  *                            watchdog=CYCLES (0 disables)
- *   "tcp:HOST:PORT"          sgpu-sim server      (parsed; not built yet)
- *   "serial:/dev/X[@BAUD]"   board over a UART    (parsed; not built yet)
- *   "usb[:VID:PID[:SERIAL]]" board over FTDI/USB  (parsed; not built yet)
+ *   "tcp:HOST:PORT"          an sgpu-sim link server (sgpu-sim --listen)
+ *   "serial:/dev/X[@BAUD]"   board over a UART (default 3000000 baud)
+ *   "usb[:VID:PID[:SERIAL]][@BAUD]"  board over its FTDI chip (libftdi1 over
+ *                            libusb-1.0); bare "usb" is the first board
+ *                            attached; sgpu_list_boards() gives each one's
+ *                            URI.  Refused with SGPU_ERROR_NOT_SUPPORTED by a
+ *                            libsgpu built without libftdi1/libusb-1.0.
  */
 #ifndef SGPU_H
 #define SGPU_H
@@ -143,6 +147,31 @@ typedef struct sgpu_identity {
 int sgpu_read_identity(sgpu_device *dev, sgpu_identity *id);
 /* Check and decode the block's words (no device access). */
 int sgpu_identity_decode(const uint32_t words[SGPU_IDENTITY_BYTES / 4], sgpu_identity *id);
+
+/* ------------------------------------------------------------ boards on USB */
+/* A board attached over USB that the usb transport can drive.  Boards are
+ * recognised by their FTDI chip (iCEBreaker: FT2232H 0403:6010, interface B;
+ * ULX3S: FT231X 0403:6015), so the name is a guess: another product with the
+ * same chip is listed too. */
+typedef struct sgpu_board {
+  char name[16];         /* "icebreaker", "ulx3s" */
+  char description[48];  /* "iCEBreaker (FT2232H, interface B)" */
+  uint16_t vid, pid;     /* USB vendor and product ids */
+  uint8_t interface;     /* FTDI interface carrying the link: 0 = A, 1 = B */
+  uint8_t bus, address;  /* USB bus number and device address */
+  uint8_t access;        /* 1 when it could be opened (0: no permission, or busy) */
+  char serial[64];       /* USB serial number ("" if none or unreadable) */
+  char product[64];      /* USB product string ("" if unreadable) */
+  char uri[96];          /* device URI that opens this board: usb:VID:PID[:SERIAL] */
+  uint32_t baud;         /* link rate the usb transport sets */
+} sgpu_board;
+
+/* The boards attached now: fills boards[0 .. min(count, max)) and returns
+ * the count (0: none; msg then says "no boards found"), or a negative error
+ * with a one-line reason in msg (may be NULL): SGPU_ERROR_NOT_SUPPORTED when
+ * this libsgpu was built without USB support, SGPU_ERROR_IO when USB cannot
+ * be listed. */
+int sgpu_list_boards(sgpu_board *boards, size_t max, char *msg, size_t msg_size);
 
 /* ------------------------------------------------------------ memory */
 /* Allocate size bytes in a segment (alignment: power of two, 0 = 4). */

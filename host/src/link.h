@@ -59,5 +59,11 @@ int sgpu_link_chan_tcp(const char *host, uint32_t port, sgpu_link_chan *chan, ch
                        size_t msg_size);
 int sgpu_link_chan_serial(const char *path, uint32_t baud, sgpu_link_chan *chan, char *msg,
                           size_t msg_size);
+/* A board's FTDI UART over USB (transport_usb.c).  vid and pid 0: the first
+ * attached board the library knows; serial NULL: any.  *baud 0: the board's
+ * link rate (set to the rate used).  SGPU_ERROR_NO_DEVICE when no such board
+ * is attached, SGPU_ERROR_NOT_SUPPORTED in a build without libftdi1. */
+int sgpu_link_chan_usb(uint16_t vid, uint16_t pid, const char *serial, uint32_t *baud,
+                       sgpu_link_chan *chan, char *msg, size_t msg_size);
 
 #endif

@@ -2,8 +2,8 @@
  *
  * `sim` drives the in-process Verilator model (sim/sgpu_sim.h); a library
  * built with SGPU_NO_SIM (`make nosim`) has no model and refuses it.
- * `tcp` and `serial` run the link client (link.c) over a socket or a serial
- * port; `usb` is parsed and refused until its FTDI channel exists.
+ * `tcp`, `serial` and `usb` run the link client (link.c) over a socket, a
+ * serial port or a board's FTDI chip (transport_usb.c).
  *
  * Every op of the sim transport takes the transport's own mutex: the
  * library releases the device lock while it waits (events.c), so a waiting
@@ -240,6 +240,53 @@ static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o,
 #endif
 }
 
+/* usb[:VID:PID[:SERIAL]][@BAUD] */
+static int open_usb(const char *uri, sgpu_transport **tr, char *msg, size_t msg_size) {
+  const char *at = strchr(uri, '@');
+  size_t len = at ? (size_t)(at - uri) : strlen(uri);
+  uint32_t baud = 0, vid = 0, pid = 0;
+  if (at && (parse_u32(at + 1, strlen(at + 1), &baud, 20000000) || baud < 300))
+    FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': baud rate '%s' is not 300..20000000", uri, at + 1);
+  char serial[64];
+  int have_serial = 0;
+  if (len > 3) { /* ":VID:PID[:SERIAL]" */
+    const char *v = uri + 4, *end = uri + len;
+    const char *c1 = memchr(v, ':', (size_t)(end - v));
+    if (!c1 || parse_hex4(v, (size_t)(c1 - v), &vid))
+      FAILMSG(SGPU_ERROR_INVALID_URI,
+              "URI '%s': expected usb:VID:PID[:SERIAL] with VID and PID of 4 hex digits", uri);
+    const char *p = c1 + 1;
+    const char *c2 = memchr(p, ':', (size_t)(end - p));
+    size_t plen = c2 ? (size_t)(c2 - p) : (size_t)(end - p);
+    if (parse_hex4(p, plen, &pid))
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': PID '%.*s' is not 4 hex digits", uri, (int)plen,
+              p);
+    if (vid == 0 && pid == 0)
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': VID:PID 0000:0000 names no device", uri);
+    if (c2) {
+      size_t slen = (size_t)(end - c2 - 1);
+      if (slen == 0) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': empty serial number", uri);
+      if (slen >= sizeof serial)
+        FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': serial number longer than %zu characters", uri,
+                sizeof serial - 1);
+      for (size_t i = 0; i < slen; i++)
+        if (c2[1 + i] <= ' ' || c2[1 + i] > '~' || c2[1 + i] == ':')
+          FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': bad character in serial number", uri);
+      memcpy(serial, c2 + 1, slen);
+      serial[slen] = 0;
+      have_serial = 1;
+    }
+  }
+  sgpu_link_chan ch;
+  int r = sgpu_link_chan_usb((uint16_t)vid, (uint16_t)pid, have_serial ? serial : NULL, &baud, &ch,
+                             msg, msg_size);
+  if (r) return r;
+  sgpu_link_options lo;
+  memset(&lo, 0, sizeof lo);
+  lo.bytes_per_sec = baud / 10;
+  return sgpu_link_open("usb", &ch, &lo, tr, msg, msg_size);
+}
+
 int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options *o, char *msg,
                         size_t msg_size) {
   memset(o, 0, sizeof *o);
@@ -298,24 +345,8 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     lo.bytes_per_sec = baud / 10;
     return sgpu_link_open("serial", &ch, &lo, tr, msg, msg_size);
   }
-  if (strcmp(uri, "usb") == 0)
-    FAILMSG(SGPU_ERROR_NOT_SUPPORTED, "URI '%s': usb transport not built yet", uri);
-  if (strncmp(uri, "usb:", 4) == 0) {
-    const char *v = uri + 4;
-    const char *c1 = strchr(v, ':');
-    uint32_t vid, pid;
-    if (!c1 || parse_hex4(v, (size_t)(c1 - v), &vid))
-      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': expected usb:VID:PID[:SERIAL] with 4 hex digits",
-              uri);
-    const char *p = c1 + 1;
-    const char *c2 = strchr(p, ':');
-    size_t plen = c2 ? (size_t)(c2 - p) : strlen(p);
-    if (parse_hex4(p, plen, &pid))
-      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': PID '%.*s' is not 4 hex digits", uri, (int)plen,
-              p);
-    if (c2 && !c2[1]) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': empty serial number", uri);
-    FAILMSG(SGPU_ERROR_NOT_SUPPORTED, "URI '%s': usb transport not built yet", uri);
-  }
+  if (strncmp(uri, "usb", 3) == 0 && (uri[3] == 0 || uri[3] == ':' || uri[3] == '@'))
+    return open_usb(uri, tr, msg, msg_size);
   FAILMSG(SGPU_ERROR_INVALID_URI,
           "unknown device URI '%s' (sim[:OPTS], tcp:HOST:PORT, serial:/dev/X[@BAUD], "
           "usb[:VID:PID[:SERIAL]])",

@@ -28,6 +28,8 @@ FUZZ_HDRS     := $(wildcard tests/fuzz/*.h) $(HOST_HDRS)
 
 .SECONDARY: $(FUZZ_LIB_OBJS) $(FUZZ_CLI_OBJS)
 
+$(FUZZ_DIR)/obj/transport_usb.o: FUZZ_CFLAGS += $(USB_CFLAGS)
+
 $(FUZZ_DIR)/obj/%.o: host/src/%.c $(HOST_HDRS) $(HOST_INT_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<

@@ -26,5 +26,14 @@ $(LINK_TEST_DIR)/test_%.sh: tests/link/test_%.sh $(LINK_HELPERS) $(SIM_BIN) test
 	chmod +x $@
 
 TESTS += $(LINK_TEST_SH)
+
+# The library as a machine without libftdi1/libusb-1.0 builds it:
+# transport_usb.c without SGPU_HAVE_USB, linked before the archive (whose
+# USB member is then not pulled in) and with no USB library on the line.
+$(LINK_TEST_DIR)/test_usb_absent: tests/link/usb_absent.c host/src/transport_usb.c $(HOST_NOSIM_A) $(LINK_HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Ihost/src -O1 -g -o $@ tests/link/usb_absent.c host/src/transport_usb.c \
+	  $(HOST_NOSIM_A) -lpng -lpthread -lm
+TESTS += $(LINK_TEST_DIR)/test_usb_absent
 .PHONY: link-tests
 link-tests: $(LINK_TEST_SH)
