@@ -15,7 +15,11 @@ module sgpu_cp #(
   parameter SOURCES   = 1,
   parameter MEM_BYTES = 8388608,
   parameter PERF      = 1,         // 0: no PERF_* counters (they read 0)
-  parameter AW        = 32         // meaningful GPU address bits (memory is 2^AW bytes)
+  parameter AW        = 32,        // meaningful GPU address bits (memory is 2^AW bytes)
+  // 1: RING_BASE, RING_SIZE, RPTR_ADDR, CONTROL and WATCHDOG read 0 here;
+  // the chip answers them from its register mirror (reg_kept_o), which
+  // keeps them out of this read mux.
+  parameter MIRROR    = 0
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -31,6 +35,7 @@ module sgpu_cp #(
   input  wire        reg_re_i,
   output wire [31:0] reg_rdata_late_o,
   output wire        cfg_err_o,        // strobe: this write was rejected
+  output wire        reg_kept_o,       // strobe: this write was taken and reads back as written
   output wire [5:0]  cfg_err_bits_o,   // SGPU_CFG_ERROR_* bits of the rejection
   input  wire [63:0] cycle_i,
   output wire        done_irq_o,       // strobe: FENCE with IRQ written
@@ -338,20 +343,18 @@ module sgpu_cp #(
   reg           chk_oor_q, chk_win_q;
 
   // ------------------------------------------------------------ WAIT_MEM compare
-  // One carry chain, no subtractor sum bits but the top one: with npv = ~pv,
-  //   pv < ref  <=> carry out of npv + ref
-  // and pv - ref = ~(npv + ref), so its sign bit is ~cs[31].  The adder is
-  // a DSP block on the iCE40 (sgpu_dsp_add); equality is a plain compare.
-  wire [31:0] pv  = wr_rsp_rdata_i & p1_q;
-  wire [31:0] npv = ~pv;
+  // One adder, cs = npv + ref with npv = ~pv:
+  //   pv < ref   <=> carry out of cs
+  //   pv == ref  <=> cs is all ones (ref - pv - 1 = -1)
+  // and pv - ref = ~cs, so its sign bit is ~cs[31].  The adder is a DSP
+  // block on the iCE40 (sgpu_dsp_add).
+  wire [31:0] npv = ~(wr_rsp_rdata_i & p1_q);
   wire        cs_co;
-  /* verilator lint_off UNUSEDSIGNAL */
-  wire [31:0] cs;             // only cs[31] (GEQ_WRAP) is used
-  /* verilator lint_on UNUSEDSIGNAL */
+  wire [31:0] cs;
   sgpu_dsp_add #(.W(32)) u_poll_lt (
     .a_i(npv), .b_i(p2_q), .ci_i(1'b0), .sub_i(1'b0), .s_o(cs), .co_o(cs_co));
   wire        p_lt = cs_co;
-  wire        p_eq = (pv == p2_q);
+  wire        p_eq = &cs;
   wire        p_gt = !p_lt && !p_eq;
   // The verdict is registered in the response's cycle (poll_ok_q) and acted
   // on in S_PCMP: memory read data never reaches the state machine directly.
@@ -456,6 +459,9 @@ module sgpu_cp #(
     cfg_err = (cfg_bits != 6'd0);
   end
   assign cfg_err_o      = cfg_err;
+  // Each of these stores the written word as is (the checks above reject
+  // every word that would read back differently).
+  assign reg_kept_o     = w_base | w_size | w_rptra | w_ctrl | w_wd;
   assign cfg_err_bits_o = cfg_bits;
 
   // ------------------------------------------------------------ main FSM
@@ -913,18 +919,19 @@ module sgpu_cp #(
   wire [31:0] wsize32 = {{(31-IW){1'b0}}, wsize};
   wire [31:0] memend32 = {{(31-IW){1'b0}}, MEM_END[IW:0]};
   wire [31:0] rpa32   = {{(32-IW){1'b0}}, rptr_addr_q, 1'b0, rptr_wb_q};
+  wire here = (MIRROR == 0);   // the registers the mirror answers otherwise
   always @(*) begin
     reg_rdata_o =
-      ({32{sel(ra, `SGPU_NREG_RING_BASE)}}    & base32) |
-      ({32{sel(ra, `SGPU_NREG_RING_SIZE)}}    & ring_size) |
+      ({32{here && sel(ra, `SGPU_NREG_RING_BASE)}} & base32) |
+      ({32{here && sel(ra, `SGPU_NREG_RING_SIZE)}} & ring_size) |
       ({32{sel(ra, `SGPU_NREG_RING_WPTR)}}    & wptr32) |
       ({32{sel(ra, `SGPU_NREG_RING_RPTR)}}    & rptr32) |
-      ({32{sel(ra, `SGPU_NREG_RPTR_ADDR)}}    & rpa32) |
-      ({32{sel(ra, `SGPU_NREG_CONTROL)}}      & {31'd0, enable_q}) |
+      ({32{here && sel(ra, `SGPU_NREG_RPTR_ADDR)}} & rpa32) |
+      ({32{here && sel(ra, `SGPU_NREG_CONTROL)}}   & {31'd0, enable_q}) |
       ({32{sel(ra, `SGPU_NREG_STATUS)}}       & status) |
       ({32{sel(ra, `SGPU_NREG_FAULT_REASON)}} & {28'd0, fault_reason_q}) |
       ({32{(sel(ra, `SGPU_NREG_FAULT_ADDR) && faulted) || sel(ra, `SGPU_NREG_CUR_ADDR)}} & haddr32) |
-      ({32{sel(ra, `SGPU_NREG_WATCHDOG)}}     & {8'd0, watchdog_q}) |
+      ({32{here && sel(ra, `SGPU_NREG_WATCHDOG)}}  & {8'd0, watchdog_q}) |
       ({32{sel(ra, `SGPU_NREG_PERF_BUSY)}}    & perf_busy_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_STALL)}}   & perf_stall_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_WORDS)}}   & perf_words_q) |

@@ -41,11 +41,12 @@ module sgpu_display #(
   output wire        vid_de_o
 );
 
+  /* verilator lint_off PINCONNECTEMPTY */
   sgpu_display_2c #(.AW(AW), .LB_AW(LB_AW), .CW(CW), .PIX_CDC(0)) u_disp (
     .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(pix_en_i),
     .pix_clk_i(1'b0), .pix_rst_ni(1'b1),
     .reg_we_i(reg_we_i), .reg_addr_i(reg_addr_i), .reg_wdata_i(reg_wdata_i),
-    .reg_rdata_o(reg_rdata_o), .reg_error_o(reg_error_o),
+    .reg_rdata_o(reg_rdata_o), .reg_error_o(reg_error_o), .reg_kept_o(),
     .flip_valid_i(flip_valid_i), .flip_ready_o(flip_ready_o),
     .flip_addr_i(flip_addr_i), .flip_interval_i(flip_interval_i),
     .flip_pending_o(flip_pending_o), .vblank_o(vblank_o),
@@ -55,5 +56,6 @@ module sgpu_display #(
     .mem_rsp_valid_i(mem_rsp_valid_i), .mem_rsp_rdata_i(mem_rsp_rdata_i),
     .vid_r_o(vid_r_o), .vid_g_o(vid_g_o), .vid_b_o(vid_b_o),
     .vid_hsync_o(vid_hsync_o), .vid_vsync_o(vid_vsync_o), .vid_de_o(vid_de_o));
+  /* verilator lint_on PINCONNECTEMPTY */
 
 endmodule

@@ -42,7 +42,10 @@ module sgpu_display_2c #(
                                    // DISP_BASE beyond them is rejected
   parameter integer LB_AW   = 9,   // line buffer words per half (log2)
   parameter integer CW      = 10,  // timing counter width
-  parameter integer PIX_CDC = 0    // 1: pixel side on pix_clk_i
+  parameter integer PIX_CDC = 0,   // 1: pixel side on pix_clk_i
+  // 1: DISP_CONTROL and DISP_PITCH read 0 here; the chip answers them from
+  // its register mirror (reg_kept_o)
+  parameter integer MIRROR  = 0
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -54,6 +57,7 @@ module sgpu_display_2c #(
   input  wire [31:0] reg_wdata_i,
   output reg  [31:0] reg_rdata_o,
   output wire        reg_error_o,
+  output wire        reg_kept_o,     // strobe: this write was taken and reads back as written
   input  wire        flip_valid_i,
   output wire        flip_ready_o,
   input  wire [31:0] flip_addr_i,
@@ -174,6 +178,7 @@ module sgpu_display_2c #(
   end
 
   assign reg_error_o = err_q;
+  assign reg_kept_o  = (wr_ctrl && !bad_ctrl) || (wr_pitch && !bad_pitch);
 
   /* verilator lint_off PINCONNECTEMPTY */
   sgpu_dsp_counter #(.W(32)) u_vblank_cnt (
@@ -416,9 +421,9 @@ module sgpu_display_2c #(
     cur_full[AW-1:2]  = cur_addr_q;
     pend_full[AW-1:2] = pend_addr_q;
     case (reg_addr_i)
-      `SGPU_SREG_DISP_CONTROL:      reg_rdata_o = {{(32 - CTRL_W){1'b0}}, ctrl_q};
+      `SGPU_SREG_DISP_CONTROL:      reg_rdata_o = (MIRROR != 0) ? 32'd0 : {{(32 - CTRL_W){1'b0}}, ctrl_q};
       `SGPU_SREG_DISP_BASE:         reg_rdata_o = cur_full;
-      `SGPU_SREG_DISP_PITCH:        reg_rdata_o = {16'd0, pitch_q, 2'b00};
+      `SGPU_SREG_DISP_PITCH:        reg_rdata_o = (MIRROR != 0) ? 32'd0 : {16'd0, pitch_q, 2'b00};
       `SGPU_SREG_DISP_PENDING:      reg_rdata_o = {pend_full[31:2], 1'b0, pend_valid_q};
       `SGPU_SREG_DISP_VBLANK_COUNT: reg_rdata_o = vblank_cnt;
       `SGPU_SREG_DISP_SCANLINE:     reg_rdata_o = {15'd0, t_invb, scanline_o};

@@ -107,7 +107,7 @@ module sgpu_top #(
     late_rdata = 32'd0;
     for (li = 0; li < NODES; li = li + 1) late_rdata = late_rdata | n_rdata_late[li*32 +: 32];
   end
-  assign host_rsp_rdata_o = reg_rsp_q ? (reg_rdata_q | late_rdata) : a_rdata;
+  assign host_rsp_rdata_o = reg_rsp_q ? (reg_rdata_q | late_rdata | mirror_rdata) : a_rdata;
 
   // Register space decode.
   wire [11:0] noff   = roff - `SGPU_NODE_BASE;
@@ -118,18 +118,18 @@ module sgpu_top #(
   wire [5:0]  ssel    = soff[11:6];
 
   // ------------------------------------------------------------ global state
-  reg  [31:0] int_status_q, int_enable_q, scratch_q, cyc_hi_q;
+  reg  [31:0] int_status_q, int_enable_q;
   reg  [5:0]  cfg_error_q;
   reg  [11:0] cfg_error_addr_q, src_woff_q;
   wire [63:0] cycle_q;
 
   // per-node signals
   wire [NODES*32-1:0] n_rdata, n_rdata_late;
-  wire [NODES-1:0]    n_cfg_err, n_done, n_fault, n_busy, n_faulted;
+  wire [NODES-1:0]    n_cfg_err, n_done, n_fault, n_busy, n_faulted, n_kept;
   wire [NODES*6-1:0]  n_cfg_bits;
   // per-source signals
   wire [SOURCES*32-1:0] s_rdata;
-  wire [SOURCES-1:0]    s_err, s_vblank, s_pend, s_invbl, s_flip_ready;
+  wire [SOURCES-1:0]    s_err, s_kept, s_vblank, s_pend, s_invbl, s_flip_ready;
   wire [SOURCES*16-1:0] s_scan;
 
   // ------------------------------------------------------------ nodes
@@ -147,12 +147,12 @@ module sgpu_top #(
   generate
     for (g = 0; g < NODES; g = g + 1) begin : g_node
       localparam R = SOURCES + 1 + 3 * g;   // ring fetch; R+1 IB fetch; R+2 writer
-      sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF)) u_cp (
+      sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1)) u_cp (
         .clk_i(clk_i), .rst_ni(rst_ni),
         .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[6:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),
         .reg_re_i(reg_re && is_node && nsel == g), .reg_rdata_late_o(n_rdata_late[g*32 +: 32]),
-        .cfg_err_o(n_cfg_err[g]), .cfg_err_bits_o(n_cfg_bits[g*6 +: 6]),
+        .cfg_err_o(n_cfg_err[g]), .cfg_err_bits_o(n_cfg_bits[g*6 +: 6]), .reg_kept_o(n_kept[g]),
         .cycle_i(cycle_q), .done_irq_o(n_done[g]), .fault_irq_o(n_fault[g]),
         .busy_o(n_busy[g]), .faulted_o(n_faulted[g]),
         .ring_req_valid_o(a_valid[R]), .ring_req_ready_i(a_ready[R]),
@@ -278,12 +278,12 @@ module sgpu_top #(
       end
       assign s_rdy[g*NODES +: NODES] = gnt & {NODES{s_flip_ready[g]}};
 
-      sgpu_display_2c #(.AW(AW), .PIX_CDC(PIX_CDC)) u_disp (
+      sgpu_display_2c #(.AW(AW), .PIX_CDC(PIX_CDC), .MIRROR(1)) u_disp (
         .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(pix_en_i),
         .pix_clk_i(pix_clk_i), .pix_rst_ni(pix_rst_ni),
         .reg_we_i(reg_we && is_src && ssel == g), .reg_addr_i(roff[5:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(s_rdata[g*32 +: 32]),
-        .reg_error_o(s_err[g]),
+        .reg_error_o(s_err[g]), .reg_kept_o(s_kept[g]),
         .flip_valid_i(|gnt), .flip_ready_o(s_flip_ready[g]),
         .flip_addr_i(addr), .flip_interval_i(intv),
         .flip_pending_o(s_pend[g]), .vblank_o(s_vblank[g]),
@@ -318,6 +318,84 @@ module sgpu_top #(
     .clk_i(clk_i), .rst_ni(rst_ni), .en_i(cyc_lo_wrap), .ld_i(1'b0), .d_i(32'd0),
     .q_o(cycle_q[63:32]), .co_o(cyc_hi_wrap));
 
+  // ------------------------------------------------------------ register mirror
+  // Registers that read back exactly the word the host wrote -- SCRATCH, each
+  // node's RING_BASE, RING_SIZE, RPTR_ADDR, CONTROL and WATCHDOG, each
+  // source's DISP_CONTROL and DISP_PITCH -- are answered from a block-RAM
+  // copy of the accepted words, not through the blocks' read muxes (the
+  // blocks flag such writes on reg_kept_o and read 0 for them); on the
+  // iCE40 that is about a hundred logic cells less.  A slot not written
+  // since reset reads the register's reset value (RING_SIZE_MIN for
+  // RING_SIZE, 0 for the others).  CYCLE_HI, latched when CYCLE_LO is read,
+  // sits in a block RAM of its own.  Both answer in the response cycle, like
+  // the nodes' shadow registers.  A host request is a read or a write, so no
+  // RAM is read and written in the same cycle (no_rw_check).
+  localparam SELW = (NODES > 1 || SOURCES > 1) ? $clog2((NODES > SOURCES) ? NODES : SOURCES) : 1;
+  localparam MAW  = 7 + SELW;                    // region, block, word offset
+  localparam NV   = 1 + 5 * NODES + 2 * SOURCES; // slots: SCRATCH, per node 5, per source 2
+  reg         m_hit;        // roff is a mirrored register
+  reg  [7:0]  m_slot;       // its index in m_valid_q
+  reg         m_size;       // it is a RING_SIZE
+  always @(*) begin
+    m_hit = 1'b0; m_slot = 8'd0; m_size = 1'b0;
+    if (is_node) begin
+      m_hit = 1'b1;
+      case (roff[6:0])
+        `SGPU_NREG_RING_BASE: m_slot = 8'd0;
+        `SGPU_NREG_RING_SIZE: begin m_slot = 8'd1; m_size = 1'b1; end
+        `SGPU_NREG_RPTR_ADDR: m_slot = 8'd2;
+        `SGPU_NREG_CONTROL:   m_slot = 8'd3;
+        `SGPU_NREG_WATCHDOG:  m_slot = 8'd4;
+        default:              m_hit = 1'b0;
+      endcase
+      m_slot = m_slot + 8'd1 + 8'd5 * {3'd0, nsel};
+    end else if (is_src) begin
+      m_hit = 1'b1;
+      case (roff[5:0])
+        `SGPU_SREG_DISP_CONTROL: m_slot = 8'd0;
+        `SGPU_SREG_DISP_PITCH:   m_slot = 8'd1;
+        default:                 m_hit = 1'b0;
+      endcase
+      m_slot = m_slot + 8'd1 + 8'd5 * NODES32[7:0] + 8'd2 * {2'd0, ssel};
+    end else begin
+      m_hit = at_scratch;
+    end
+  end
+  wire [1:0]      m_region = is_node ? 2'd1 : (is_src ? 2'd2 : 2'd0);
+  wire [SELW-1:0] m_blk    = is_node ? nsel[SELW-1:0] : ssel[SELW-1:0];
+  wire [MAW-1:0]  m_addr   = {m_region, m_blk, is_node ? roff[6:2] : {1'b0, roff[5:2]}};
+  wire            m_we     = (reg_we && at_scratch) || (|n_kept) || (|s_kept);
+  reg  [NV-1:0]   m_valid_q;
+  wire [NV-1:0]   m_1h = {{(NV-1){1'b0}}, m_hit} << m_slot;   // the slot, if mirrored
+  wire            m_ok = |(m_valid_q & m_1h);                  // ... and written since reset
+  reg             m_sel_q, m_dflt_q, cyc_sel_q, cyc_ok_q;
+  reg  [31:0]     m_rdata_q, cyc_rdata_q;
+  (* ram_style = "block", no_rw_check *) reg [31:0] mirror_mem [0:(1 << MAW) - 1];
+  (* ram_style = "block", no_rw_check *) reg [31:0] cyc_hi_mem [0:1];
+  wire            cyc_word = !(at_cycle_lo || at_cycle_hi);
+  always @(posedge clk_i) begin
+    if (m_we) mirror_mem[m_addr] <= host_req_wdata_i;
+    m_rdata_q <= mirror_mem[m_addr];
+    // word 0 at CYCLE_LO and CYCLE_HI: an address that is not a constant
+    // keeps yosys from turning the RAM into flip-flops
+    if (reg_re && at_cycle_lo) cyc_hi_mem[cyc_word] <= cycle_q[63:32];
+    cyc_rdata_q <= cyc_hi_mem[cyc_word];
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      m_valid_q <= {NV{1'b0}}; m_sel_q <= 1'b0; m_dflt_q <= 1'b0; cyc_sel_q <= 1'b0; cyc_ok_q <= 1'b0;
+    end else begin
+      if (m_we) m_valid_q <= m_valid_q | m_1h;
+      m_sel_q   <= reg_re && m_ok;
+      m_dflt_q  <= reg_re && m_hit && !m_ok && m_size;
+      // CYCLE_HI before any CYCLE_LO read: 0, as after reset
+      if (reg_re && at_cycle_lo) cyc_ok_q <= 1'b1;
+      cyc_sel_q <= reg_re && at_cycle_hi && cyc_ok_q;
+    end
+  end
+  wire [31:0] mirror_rdata = ({32{m_sel_q}} & m_rdata_q) | ({32{cyc_sel_q}} & cyc_rdata_q) |
+                             (m_dflt_q ? `SGPU_RING_SIZE_MIN : 32'd0);
+
   // ------------------------------------------------------------ global registers
   // node / source read data: only the existing blocks are muxed
   reg [31:0] n_rd, s_rd;
@@ -350,6 +428,7 @@ module sgpu_top #(
   wire at_cfg_error  = g_hit && (roff[5:2] == R_CFG_ERROR[5:2]);
   wire at_cycle_lo   = g_hit && (roff[5:2] == R_CYCLE_LO[5:2]);
   wire at_scratch    = g_hit && (roff[5:2] == R_SCRATCH[5:2]);
+  wire at_cycle_hi   = g_hit && (roff[5:2] == R_CYCLE_HI[5:2]);
 
   reg        g_err;     // write to a read-only or unmapped global offset
   reg [31:0] g_rdata;
@@ -369,12 +448,10 @@ module sgpu_top #(
         R_CFG_ERROR[5:2]:      g_rdata = {26'd0, cfg_error_q};
         R_CFG_ERROR_ADDR[5:2]: g_rdata = {20'd0, cfg_error_addr_q};
         R_CYCLE_LO[5:2]:       g_rdata = cycle_q[31:0];
-        R_CYCLE_HI[5:2]:       g_rdata = cyc_hi_q;
         R_SEG1_BASE[5:2]:      g_rdata = 32'd0;
         R_SEG1_SIZE[5:2]:      g_rdata = HALF;
         R_SEG2_BASE[5:2]:      g_rdata = HALF;
         R_SEG2_SIZE[5:2]:      g_rdata = MEM32 - HALF;
-        R_SCRATCH[5:2]:        g_rdata = scratch_q;
         default:               g_rdata = 32'd0;
       endcase
     end
@@ -422,18 +499,16 @@ module sgpu_top #(
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rd_pend_q <= 1'b0; reg_rsp_q <= 1'b0; reg_rdata_q <= 32'd0;
-      int_status_q <= 32'd0; int_enable_q <= 32'd0; scratch_q <= 32'd0; cyc_hi_q <= 32'd0;
+      int_status_q <= 32'd0; int_enable_q <= 32'd0;
       cfg_error_q <= 6'd0; cfg_error_addr_q <= 12'd0; src_woff_q <= 12'd0;
     end else begin
       reg_rsp_q <= reg_re;
       if (reg_re) reg_rdata_q <= g_rdata;
-      if (reg_re && at_cycle_lo) cyc_hi_q <= cycle_q[63:32];
       if (reg_re || mem_rd_fire) rd_pend_q <= 1'b1;
       else if (host_rsp_valid_o) rd_pend_q <= 1'b0;
 
       // Only bits of existing nodes/sources are kept (the others read 0).
       if (reg_we && at_int_enable) int_enable_q <= host_req_wdata_i & INT_MASK;
-      if (reg_we && at_scratch) scratch_q <= host_req_wdata_i;
       int_status_q <= ((int_status_q & ~((reg_we && at_int_status) ? host_req_wdata_i : 32'd0))
                       | int_set) & INT_MASK;
       cfg_error_q <= (cfg_error_q & ~((reg_we && at_cfg_error) ? host_req_wdata_i[5:0] : 6'd0))

@@ -189,6 +189,7 @@ LIMITS = [
     ("MAX_BLIT_DIM", 65535, "largest FILL/COPY width in bytes, height and pitch"),
     ("MAX_NODES", 4, "most rings a build can have"),
     ("MAX_SOURCES", 2, "most display sources a build can have"),
+    ("RING_SIZE_MIN", 64, "smallest ring in bytes, and RING_SIZE after reset"),
 ]
 LIMIT_VALUES = {name: value for name, value, doc in LIMITS}
 

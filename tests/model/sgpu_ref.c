@@ -104,7 +104,7 @@ sgpu_ref *sgpu_ref_create(const sgpu_ref_config *cfg) {
    * but RING_SIZE, which holds the smallest legal size */
   for (uint32_t n = 0; n < SGPU_MAX_NODES; n++) {
     m->node[n].win_size = cfg->mem_bytes;
-    m->node[n].ring_size = 64;
+    m->node[n].ring_size = SGPU_RING_SIZE_MIN;
   }
   for (uint32_t s = 0; s < SGPU_MAX_SOURCES; s++) m->src[s].last_flip_vb = INT64_MIN / 2;
   return m;
@@ -517,7 +517,7 @@ int sgpu_ref_reg_write(sgpu_ref *m, uint32_t offset, uint32_t v) {
       return 0;
     case SGPU_NREG_RING_SIZE:
       if (locked) cfg_err(m, offset, SGPU_CFG_ERROR_WHILE_ENABLED);
-      else if (!is_pow2(v) || v < 64 || v > (1u << 20)) cfg_err(m, offset, SGPU_CFG_ERROR_RING_SIZE);
+      else if (!is_pow2(v) || v < SGPU_RING_SIZE_MIN || v > (1u << 20)) cfg_err(m, offset, SGPU_CFG_ERROR_RING_SIZE);
       else {
         nd->ring_size = v;
         nd->rptr = nd->wptr = 0;

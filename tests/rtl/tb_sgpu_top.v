@@ -142,6 +142,16 @@ module tb_sgpu_top;
     expect_r(R(`SGPU_REG_SEG2_SIZE), MEMB / 2, "SEG2_SIZE");
     hw(R(`SGPU_REG_SCRATCH), 32'h1234_5678);
     expect_r(R(`SGPU_REG_SCRATCH), 32'h1234_5678, "SCRATCH");
+    // Registers answered from the block-RAM mirror read their reset values
+    // after a reset, though the RAM keeps the words written before it.
+    hw(N(0, `SGPU_NREG_RING_SIZE), 4096);
+    hw(N(1, `SGPU_NREG_WATCHDOG), 777);
+    expect_r(N(0, `SGPU_NREG_RING_SIZE), 4096, "RING_SIZE before reset");
+    expect_r(N(1, `SGPU_NREG_WATCHDOG), 777, "WATCHDOG before reset");
+    @(negedge clk); rst_n = 0; repeat (2) @(negedge clk); rst_n = 1;
+    expect_r(R(`SGPU_REG_SCRATCH), 0, "SCRATCH after reset");
+    expect_r(N(0, `SGPU_NREG_RING_SIZE), `SGPU_RING_SIZE_MIN, "RING_SIZE after reset");
+    expect_r(N(1, `SGPU_NREG_WATCHDOG), 0, "WATCHDOG after reset");
     // cycle counter: LO then HI; LO advances
     hr(R(`SGPU_REG_CYCLE_LO), v); hr(R(`SGPU_REG_CYCLE_LO), rd);
     if (rd - v < 2 || rd - v > 20) $fatal(1, "cycle counter step %0d", rd - v);
