@@ -156,13 +156,16 @@ module sgpu_cp #(
   reg [13:0]   left_q;
   reg [2:0]    pi_q;
   // Payload words in their real widths: p0 is an address or a source
-  // (p0_hi_q: bits at or above IW set), p3/p5 are 16-bit FILL/COPY fields;
-  // p1/p2/p4 may be data.  hi_bad_q: a FILL/COPY 16-bit field had high bits
-  // set.  CONTEXT's id (word 0) is kept in p4, its window base (word 1) in
-  // p0 and its size (word 2) in p1, where the range checker expects them.
+  // (p0_hi_q: bits at or above IW set), p3/p4/p5 are 16-bit FILL/COPY fields;
+  // p1/p2 may be data.  hi_bad_q: a FILL/COPY 16-bit field had high bits
+  // set.  Of CONTEXT's id (word 0) only "not 0" is kept (ctx_nz_q; the id
+  // itself is in the shadow RAM), its window base (word 1) in p0 and its
+  // size (word 2) in p1, where the range checker expects them.
   reg [IW-1:0] p0_q;
   reg          p0_hi_q, hi_bad_q;
-  reg [31:0]   p1_q, p2_q, p4_q;
+  reg [31:0]   p1_q, p2_q;
+  reg [15:0]   p4_q;
+  reg          ctx_nz_q;        // CONTEXT: word 0 (the id) is not 0
   reg [15:0]   p3_q, p5_q;
   reg          ph_q;            // FILL/COPY: 0 destination, 1 source rectangle
   reg          tshi_q;          // TIMESTAMP: high word next
@@ -283,7 +286,7 @@ module sgpu_cp #(
   wire        is_fill = (op == `SGPU_OP_FILL);
   // FILL's width, height and pattern are stored where COPY keeps its width,
   // height and source (p4, p5, p2), so neither needs a mux.
-  wire [15:0] r_width  = p4_q[15:0];
+  wire [15:0] r_width  = p4_q;
   wire [15:0] r_height = p5_q;
   // The source rectangle's multiply starts from S_RCHK.
   wire [15:0] r_pitch  = (state_q == S_RCHK) ? p3_q : p1_q[15:0];
@@ -383,7 +386,7 @@ module sgpu_cp #(
   end
   wire        src     = p0_q[0];
   wire        src_bad = p0_hi_q || ({{(32-IW){1'b0}}, p0_q} >= SOURCES);
-  wire        ctx_nz  = (p4_q != 32'd0);   // CONTEXT: not the null context
+  wire        ctx_nz  = ctx_nz_q;   // CONTEXT: not the null context
   wire [15:0] scan    = src ? scan_pad[31:16] : scan_pad[15:0];
   wire        in_scan = (scan >= p1_q[15:0]) && (scan <= p1_q[31:16]) && !invbl_pad[src];
 
@@ -665,7 +668,7 @@ module sgpu_cp #(
       ibcur_q <= {IW{1'b0}}; ibend1_q <= {IW{1'b0}}; ibend2_q <= {IW{1'b0}}; ib1_save_q <= {IW{1'b0}};
       hdr_q <= 16'd0; hdr_addr_q <= {IW{1'b0}}; pkt_ring_q <= 1'b0;
       left_q <= 14'd0; pi_q <= 3'd0;
-      p0_q <= {IW{1'b0}}; p1_q <= 32'd0; p2_q <= 32'd0; p3_q <= 16'd0; p4_q <= 32'd0; p5_q <= 16'd0;
+      p0_q <= {IW{1'b0}}; p1_q <= 32'd0; p2_q <= 32'd0; p3_q <= 16'd0; p4_q <= 16'd0; p5_q <= 16'd0; ctx_nz_q <= 1'b0;
       p0_hi_q <= 1'b0; hi_bad_q <= 1'b0;
       ph_q <= 1'b0; tshi_q <= 1'b0; gap_q <= 4'd0; poll_pend_q <= 1'b0;
       blit_own_q <= 1'b0;
@@ -703,18 +706,21 @@ module sgpu_cp #(
           left_q <= left_q - 14'd1;
           pi_q <= pi_q + 3'd1;
           case (pi_q)
-            3'd0: begin p0_q <= st_data[IW-1:0]; p0_hi_q <= (st_data[31:IW] != 0); p4_q <= st_data; end
+            3'd0: begin
+              p0_q <= st_data[IW-1:0]; p0_hi_q <= (st_data[31:IW] != 0);
+              p4_q <= st_data[15:0]; ctx_nz_q <= (st_data != 32'd0);
+            end
             3'd1: begin
               p1_q <= st_data;
               if (op == `SGPU_OP_CONTEXT) begin
                 p0_q <= st_data[IW-1:0]; p0_hi_q <= (st_data[31:IW] != 0);
               end
             end
-            3'd2: if (is_fill) p4_q <= st_data;
+            3'd2: if (is_fill) p4_q <= st_data[15:0];
                   else if (op == `SGPU_OP_CONTEXT) p1_q <= st_data;
                   else p2_q <= st_data;
             3'd3: if (is_fill) p5_q <= st_data[15:0]; else p3_q <= st_data[15:0];
-            3'd4: if (is_fill) p2_q <= st_data; else p4_q <= st_data;
+            3'd4: if (is_fill) p2_q <= st_data; else p4_q <= st_data[15:0];
             3'd5: p5_q <= st_data[15:0];
             default: ;
           endcase
@@ -836,46 +842,54 @@ module sgpu_cp #(
   // a small block RAM instead of flip-flops and the read mux: the header of
   // the last packet taken (FAULT_OPCODE), the fence id in flight
   // (FAULT_FENCE, a ring INDIRECT's), the last FENCE value written
-  // (LAST_FENCE) and the context id (CONTEXT_ID).  Every one is written
+  // (LAST_FENCE) and the context's id, window base and size (CONTEXT_ID,
+  // WINDOW_BASE, WINDOW_SIZE: CONTEXT's three words, which read back as
+  // written once the packet's checks passed).  Every one is written
   // straight from the stream word as it is taken, so the RAM needs no data
-  // mux.  LAST_FENCE and CONTEXT_ID change only when their packet completes:
-  // each has two slots, the word goes to the spare one, and completion flips
-  // which slot is current (lf_cur_q, cx_cur_q).  FAULT_FENCE is the
+  // mux.  LAST_FENCE and the context change only when their packet
+  // completes: each has two slots, the word goes to the spare one, and
+  // completion flips which slot is current (lf_cur_q, cx_cur_q).  FAULT_FENCE is the
   // INDIRECT's last payload word, taken right before its checks, where the
   // id counts as in flight.  Slots not written since reset read 0.  A read
-  // never shows a slot written in the same cycle (LAST_FENCE and CONTEXT_ID
+  // never shows a slot written in the same cycle (LAST_FENCE and the context
   // read the current slot, written ones are the spare; the opcode and fence
   // slots show only while faulted, when nothing is taken): no_rw_check spares
   // yosys's read-during-write bypass (32 flip-flops and a 32-bit mux).
-  localparam [2:0] SH_OPCODE = 3'd0, SH_FFENCE = 3'd1, SH_LF0 = 3'd2, SH_CX0 = 3'd4;
-  (* ram_style = "block", no_rw_check *) reg [31:0] sh_mem [0:7];
+  localparam [3:0] SH_OPCODE = 4'd0, SH_FFENCE = 4'd1, SH_LF0 = 4'd2, SH_CX0 = 4'd4,
+                   SH_WB0 = 4'd6, SH_WS0 = 4'd8;
+  (* ram_style = "block", no_rw_check *) reg [31:0] sh_mem [0:15];
   reg  [31:0] sh_rdata_q;
   reg         op_ok_q, ff_ok_q, lf_ok_q;   // written since reset
   reg         lf_cur_q, cx_cur_q;
   reg         sh_sel_q;                    // the last cycle's read showed a slot
   reg         sh_we;
-  reg  [2:0]  sh_wa;
+  reg  [3:0]  sh_wa;
   always @(*) begin
     sh_we = 1'b0; sh_wa = SH_OPCODE;
     if (state_q == S_HDR && (pop || fault_at_hdr)) sh_we = 1'b1;
     if (state_q == S_PAY && pop) begin
       if (op == `SGPU_OP_INDIRECT && pi_q == 3'd2 && !in_ib) begin sh_we = 1'b1; sh_wa = SH_FFENCE; end
-      if (op == `SGPU_OP_FENCE && pi_q == 3'd1) begin sh_we = 1'b1; sh_wa = SH_LF0 | {2'b00, !lf_cur_q}; end
-      if (op == `SGPU_OP_CONTEXT && pi_q == 3'd0) begin sh_we = 1'b1; sh_wa = SH_CX0 | {2'b00, !cx_cur_q}; end
+      if (op == `SGPU_OP_FENCE && pi_q == 3'd1) begin sh_we = 1'b1; sh_wa = SH_LF0 | {3'b000, !lf_cur_q}; end
+      if (op == `SGPU_OP_CONTEXT) begin
+        sh_we = (pi_q <= 3'd2);
+        sh_wa = ((pi_q == 3'd0) ? SH_CX0 : (pi_q == 3'd1) ? SH_WB0 : SH_WS0) | {3'b000, !cx_cur_q};
+      end
     end
   end
   wire lf_commit = (state_q == S_WR) && wr_req_ready_i && wr_valid && (op == `SGPU_OP_FENCE);
   wire cx_commit = (state_q == S_EXEC) && (op == `SGPU_OP_CONTEXT) && pkt_done;
   // the slot a read asks for, and whether it shows it now
-  reg  [2:0]  sh_ra;
+  reg  [3:0]  sh_ra;
   reg         sh_rd;
   always @(*) begin
     sh_ra = SH_OPCODE; sh_rd = 1'b0;
     case (reg_addr_i)
       `SGPU_NREG_FAULT_OPCODE: begin sh_ra = SH_OPCODE; sh_rd = (state_q == S_FAULT) && op_ok_q; end
       `SGPU_NREG_FAULT_FENCE:  begin sh_ra = SH_FFENCE; sh_rd = (state_q == S_FAULT) && ff_ok_q; end
-      `SGPU_NREG_LAST_FENCE:   begin sh_ra = SH_LF0 | {2'b00, lf_cur_q}; sh_rd = lf_ok_q; end
-      `SGPU_NREG_CONTEXT_ID:   begin sh_ra = SH_CX0 | {2'b00, cx_cur_q}; sh_rd = !ctx_null_q; end
+      `SGPU_NREG_LAST_FENCE:   begin sh_ra = SH_LF0 | {3'b000, lf_cur_q}; sh_rd = lf_ok_q; end
+      `SGPU_NREG_CONTEXT_ID:   begin sh_ra = SH_CX0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_q; end
+      `SGPU_NREG_WINDOW_BASE:  begin sh_ra = SH_WB0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_q; end
+      `SGPU_NREG_WINDOW_SIZE:  begin sh_ra = SH_WS0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_q; end
       default: ;
     endcase
   end
@@ -903,7 +917,6 @@ module sgpu_cp #(
                        ({31'd0, waiting} << `SGPU_STATUS_WAITING_LSB) |
                        ({31'd0, enable_q} << `SGPU_STATUS_ENABLED_LSB) |
                        ({30'd0, level_q} << `SGPU_STATUS_IB_DEPTH_LSB);
-  wire [IW:0] wsize = wend_q - wbase_q;
   wire        faulted = (state_q == S_FAULT);
   // One AND-OR read mux: each register's select is decoded once (the FAULT_*
   // ones only while faulted) and narrow registers add no terms to high bits.
@@ -915,8 +928,6 @@ module sgpu_cp #(
   wire [31:0] wptr32  = {{(32-IW){1'b0}}, wptr_q};
   wire [31:0] rptr32  = {{(32-IW){1'b0}}, rptr_q};
   wire [31:0] haddr32 = {{(32-IW){1'b0}}, hdr_addr_q};
-  wire [31:0] wbase32 = {{(31-IW){1'b0}}, wbase_q};
-  wire [31:0] wsize32 = {{(31-IW){1'b0}}, wsize};
   wire [31:0] memend32 = {{(31-IW){1'b0}}, MEM_END[IW:0]};
   wire [31:0] rpa32   = {{(32-IW){1'b0}}, rptr_addr_q, 1'b0, rptr_wb_q};
   wire here = (MIRROR == 0);   // the registers the mirror answers otherwise
@@ -936,8 +947,6 @@ module sgpu_cp #(
       ({32{sel(ra, `SGPU_NREG_PERF_STALL)}}   & perf_stall_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_WORDS)}}   & perf_words_q) |
       ({32{sel(ra, `SGPU_NREG_PERF_PACKETS)}} & perf_packets_q) |
-      ({32{sel(ra, `SGPU_NREG_WINDOW_BASE) && !ctx_null_q}} & wbase32) |
-      ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE) && !ctx_null_q}} & wsize32) |
       ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE) && ctx_null_q}}  & memend32);
   end
 endmodule

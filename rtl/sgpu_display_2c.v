@@ -93,7 +93,6 @@ module sgpu_display_2c #(
   reg [1:0]        vsf_q;          // vblanks since the last flip, saturating at 3 (enough for N <= 4)
   wire [31:0]      vblank_cnt;     // sgpu_dsp_counter: a DSP block on the iCE40
   reg [15:0]       flip_cnt_q;     // 16 bits keep the iCE40 build small
-  reg              err_q;
 
   // ------------------------------------------------------------ pixel side
   // Signals of the pixel side as the system side sees them.
@@ -145,9 +144,7 @@ module sgpu_display_2c #(
       pend_valid_q    <= 1'b0;
       vsf_q           <= 2'd3;       // no flip yet: the first one waits for no one
       flip_cnt_q      <= 16'd0;
-      err_q           <= 1'b0;
     end else begin
-      err_q <= reject;
       if (wr_ctrl && !bad_ctrl) ctrl_q <= reg_wdata_i[CTRL_W-1:0];
       if (wr_pitch && !bad_pitch) pitch_q <= reg_wdata_i[15:2];
 
@@ -177,7 +174,7 @@ module sgpu_display_2c #(
     end
   end
 
-  assign reg_error_o = err_q;
+  assign reg_error_o = reject;   // in the write's cycle, like the nodes' cfg_err_o
   assign reg_kept_o  = (wr_ctrl && !bad_ctrl) || (wr_pitch && !bad_pitch);
 
   /* verilator lint_off PINCONNECTEMPTY */

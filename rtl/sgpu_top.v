@@ -120,7 +120,7 @@ module sgpu_top #(
   // ------------------------------------------------------------ global state
   reg  [31:0] int_status_q, int_enable_q;
   reg  [5:0]  cfg_error_q;
-  reg  [11:0] cfg_error_addr_q, src_woff_q;
+  reg  [11:0] cfg_error_addr_q;
   wire [63:0] cycle_q;
 
   // per-node signals
@@ -470,7 +470,7 @@ module sgpu_top #(
     // The display reports a rejected write only as a strobe: a bad value.
     if (|s_err) cfg_set[`SGPU_CFG_ERROR_VALUE_RANGE] = 1'b1;
   end
-  wire cfg_now = g_err || (|n_cfg_err);
+  wire cfg_now = g_err || (|n_cfg_err) || (|s_err);
 
   reg [31:0] int_set;
   // constant: interrupt bits that exist in this build
@@ -500,7 +500,7 @@ module sgpu_top #(
     if (!rst_ni) begin
       rd_pend_q <= 1'b0; reg_rsp_q <= 1'b0; reg_rdata_q <= 32'd0;
       int_status_q <= 32'd0; int_enable_q <= 32'd0;
-      cfg_error_q <= 6'd0; cfg_error_addr_q <= 12'd0; src_woff_q <= 12'd0;
+      cfg_error_q <= 6'd0; cfg_error_addr_q <= 12'd0;
     end else begin
       reg_rsp_q <= reg_re;
       if (reg_re) reg_rdata_q <= g_rdata;
@@ -513,9 +513,7 @@ module sgpu_top #(
                       | int_set) & INT_MASK;
       cfg_error_q <= (cfg_error_q & ~((reg_we && at_cfg_error) ? host_req_wdata_i[5:0] : 6'd0))
                      | cfg_set;
-      if (reg_we && is_src) src_woff_q <= roff;
       if (cfg_now) cfg_error_addr_q <= roff;
-      else if (|s_err) cfg_error_addr_q <= (reg_we && is_src) ? roff : src_woff_q;
     end
   end
 

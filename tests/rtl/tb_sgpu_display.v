@@ -362,9 +362,11 @@ module tb_sgpu_display;
       // the DUT's updates differently).
       @(negedge clk);
       reg_we <= 1'b1; reg_addr <= a; reg_wdata <= d;
+      // the rejection strobe comes in the write's own cycle
+      #1 if (reg_error !== expect_err) fail(expect_err ? "bad write not rejected" : "good write rejected");
       @(negedge clk);
       reg_we <= 1'b0;
-      if (reg_error !== expect_err) fail(expect_err ? "bad write not rejected" : "good write rejected");
+      #1 if (reg_error !== 1'b0) fail("rejection strobe outlives its write");
       @(posedge clk);
     end
   endtask
