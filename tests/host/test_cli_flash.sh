@@ -37,6 +37,10 @@ expect_out "other file" "openFPGALoader -b ice40_generic /tmp/x.bin" \
   "$SGPU" flash --board icebreaker --file /tmp/x.bin --dry-run
 expect_out "make flash DRY_RUN=1" "openFPGALoader -b ice40_generic build/icebreaker/sgpu.bin" \
   make -s --no-print-directory -C "$ROOT" flash BOARD=icebreaker DRY_RUN=1
+expect_out "make flash BOARD=ulx3s DRY_RUN=1" "openFPGALoader -b ulx3s build/ulx3s/sgpu.bit" \
+  make -s --no-print-directory -C "$ROOT" flash BOARD=ulx3s DRY_RUN=1
+expect_out "make flash BOARD=ulx3s FLASH=1 DRY_RUN=1" "openFPGALoader -b ulx3s -f build/ulx3s/sgpu.bit" \
+  make -s --no-print-directory -C "$ROOT" flash BOARD=ulx3s FLASH=1 DRY_RUN=1
 
 expect_rc "no --board" 1 "needs --board" "$SGPU" flash --dry-run
 expect_rc "unknown board" 1 "unknown board 'nope'" "$SGPU" flash --board nope
