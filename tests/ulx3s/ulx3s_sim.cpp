@@ -1,0 +1,339 @@
+// ulx3s_sim.cpp — board-level simulation of the ULX3S image: the whole of
+// rtl/boards/ulx3s_top.v verilated (Vulx3s_top) behind the C ABI of
+// ulx3s_sim.h, with a TMDS receiver that turns the four GPDI lanes back
+// into pixels and syncs.
+//
+// Time unit: 1/6 of the PLL's VCO period (1/4.5 GHz, 222 ps).  Serial
+// clock (VCO / 6, 125 MHz) edges every 18 units, pixel clock (VCO / 30,
+// 25 MHz) edges every 90 units (each on a serial edge: the PLL aligns
+// them), system clock (VCO / 25, 30 MHz) edges at 1 + 75 k units: those
+// are never multiples of 18 (75 k + 1 = 18 j needs 3 to divide 1), so no
+// system edge meets the others.  Edges at the same time are applied
+// together, then one eval.
+
+#include "ulx3s_sim.h"
+
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <vector>
+
+#include "Vulx3s_top.h"
+#include "Vulx3s_top___024root.h"
+#include "sgpu_hw.h"
+#include "verilated.h"
+
+namespace {
+
+constexpr uint64_t kSerHalf = 18, kPixHalf = 90, kSysHalf = 75, kSysPhase = 1;
+
+constexpr uint32_t HA = SGPU_TIMING_VGA_H_ACTIVE, HFP = SGPU_TIMING_VGA_H_FP,
+                   HS = SGPU_TIMING_VGA_H_SYNC, HT = SGPU_TIMING_VGA_H_TOTAL;
+constexpr uint32_t VA = SGPU_TIMING_VGA_V_ACTIVE, VFP = SGPU_TIMING_VGA_V_FP,
+                   VS = SGPU_TIMING_VGA_V_SYNC, VT = SGPU_TIMING_VGA_V_TOTAL;
+static_assert(HA == 640 && HFP == 16 && HS == 96 && HT == 800, "VESA 640x480 horizontal");
+static_assert(VA == 480 && VFP == 10 && VS == 2 && VT == 525, "VESA 640x480 vertical");
+static_assert(SGPU_TIMING_VGA_SYNC_POSITIVE == 0, "VESA 640x480 syncs are active low");
+
+enum : uint8_t { F_HS = 1, F_VS = 2, F_DE = 4 };  // sync flags = active
+
+// The DVI control symbols, bit 0 first on the wire, for {C1, C0} = 0..3.
+constexpr uint16_t kCtl[4] = {0x354, 0x0AB, 0x154, 0x2AB};
+constexpr uint16_t kClkWord = 0x01F;  // five ones, then five zeros
+constexpr int kLockRun = 16;          // control symbols in a row to find the boundary
+
+int ctl_code(uint16_t w) {
+  for (int c = 0; c < 4; c++)
+    if (w == kCtl[c]) return c;
+  return -1;
+}
+
+uint8_t tmds_byte(uint16_t w) {
+  const uint8_t d = (uint8_t)((w & 0x200) ? ~w : w);
+  uint8_t v = d & 1u;
+  for (int i = 1; i < 8; i++) {
+    uint8_t bit = (uint8_t)(((d >> i) ^ (d >> (i - 1))) & 1u);
+    if (!(w & 0x100)) bit ^= 1u;  // XNOR chain
+    v |= (uint8_t)(bit << i);
+  }
+  return v;
+}
+
+int ones_minus_zeros(uint16_t w) {
+  int n = 0;
+  for (int i = 0; i < 10; i++) n += (w >> i) & 1 ? 1 : -1;
+  return n;
+}
+
+}  // namespace
+
+struct ulx3s_sim {
+  std::unique_ptr<VerilatedContext> ctx;
+  std::unique_ptr<Vulx3s_top> m;
+  uint64_t next_ser = kSerHalf, next_pix = kPixHalf, next_sys = kSysPhase;
+  int ser_clk = 0, pix_clk = 0, sys_clk = 0;
+  uint64_t cycle = 0, reset_release = 0;
+  // receiver
+  uint64_t bit_count = 0;
+  uint16_t win[4] = {0, 0, 0, 0};  // per lane: the last 10 bits, the oldest at bit 0
+  int run[3][10] = {};             // per data lane and phase: control symbols in a row
+  int lane_phase[3] = {-1, -1, -1};
+  int locked = 0;
+  unsigned phase = 0;
+  uint64_t symbols = 0, ctl_symbols = 0, errors = 0;
+  char err[160] = "";
+  int disp[3] = {0, 0, 0};
+  bool hs_lvl = true, vs_lvl = true;  // the last syncs sent in blanking (levels)
+  // frames
+  bool seen_vsync = false, prev_vs = false;
+  uint64_t vs_start_cycle = 0;
+  std::vector<uint8_t> flags;
+  std::vector<uint32_t> px, last_px;
+  ulx3s_frame last{};
+  uint64_t frames = 0, bad_frames = 0;
+
+  void error(const char *what) {
+    if (!errors) std::snprintf(err, sizeof err, "symbol %llu: %s", (unsigned long long)symbols, what);
+    errors++;
+  }
+
+  // One bit per lane, in wire order.
+  void take_bits(uint32_t lanes) {
+    for (int l = 0; l < 4; l++) win[l] = (uint16_t)((win[l] >> 1) | (((lanes >> l) & 1u) << 9));
+    bit_count++;
+    const unsigned p = (unsigned)(bit_count % 10);
+    if (!locked) {
+      for (int l = 0; l < 3; l++) {
+        if (ctl_code(win[l]) >= 0) {
+          if (++run[l][p] >= kLockRun && lane_phase[l] < 0) lane_phase[l] = (int)p;
+        } else {
+          run[l][p] = 0;
+        }
+      }
+      if (lane_phase[0] >= 0 && lane_phase[1] >= 0 && lane_phase[2] >= 0) {
+        if (lane_phase[0] != lane_phase[1] || lane_phase[0] != lane_phase[2]) {
+          error("data lanes found different symbol boundaries");
+          for (int l = 0; l < 3; l++) lane_phase[l] = -1;
+          std::memset(run, 0, sizeof run);
+        } else {
+          locked = 1;
+          phase = (unsigned)lane_phase[0];
+        }
+      }
+      return;
+    }
+    if (p == phase) symbol();
+  }
+
+  void symbol() {
+    symbols++;
+    if (win[3] != kClkWord) error("clock lane word is not 1111100000");
+    const int cb = ctl_code(win[0]), cg = ctl_code(win[1]), cr = ctl_code(win[2]);
+    bool de;
+    uint32_t rgb = 0;
+    if (cb >= 0 || cg >= 0 || cr >= 0) {
+      if (cb < 0 || cg < 0 || cr < 0) error("lanes disagree on DE");
+      if (cg > 0 || cr > 0) error("green or red control symbol with C1 C0 != 00");
+      ctl_symbols++;
+      de = false;
+      if (cb >= 0) {
+        hs_lvl = (cb & 1) != 0;
+        vs_lvl = (cb & 2) != 0;
+      }
+      for (int l = 0; l < 3; l++) disp[l] = 0;
+    } else {
+      de = true;
+      for (int l = 0; l < 3; l++) {
+        disp[l] += ones_minus_zeros(win[l]);
+        if (disp[l] > 8 || disp[l] < -8) error("running disparity outside -8..+8");
+      }
+      rgb = (uint32_t)tmds_byte(win[2]) << 16 | (uint32_t)tmds_byte(win[1]) << 8 | tmds_byte(win[0]);
+    }
+    pixel(!hs_lvl, !vs_lvl, de, rgb);
+  }
+
+  void pixel(bool hs, bool vs, bool de, uint32_t rgb) {
+    if (vs && !prev_vs) {
+      if (seen_vsync) finish_frame();
+      seen_vsync = true;
+      vs_start_cycle = cycle;
+      flags.clear();
+      px.clear();
+    }
+    prev_vs = vs;
+    if (seen_vsync) {
+      flags.push_back((uint8_t)((hs ? F_HS : 0) | (vs ? F_VS : 0) | (de ? F_DE : 0)));
+      if (de) px.push_back(rgb);
+    }
+  }
+
+  // Every pixel clock of the frame against VESA 640x480@60; the frame
+  // starts where vsync does, in line VA + VFP of the timing, and vsync
+  // lasts VS lines from there.
+  bool check_timing(char *e, size_t en) {
+    const uint64_t n = flags.size();
+    if (n != (uint64_t)HT * VT) {
+      std::snprintf(e, en, "frame is %llu pixel clocks, not %u", (unsigned long long)n, HT * VT);
+      return false;
+    }
+    uint64_t de0 = n;
+    for (uint64_t i = 0; i < n; i++)
+      if (flags[i] & F_DE) {
+        de0 = i;
+        break;
+      }
+    if (de0 == n) {
+      std::snprintf(e, en, "no DE in the frame");
+      return false;
+    }
+    const uint64_t start = (uint64_t)HT * VT - de0;  // position of the vsync start
+    if (start / HT != VA + VFP) {
+      std::snprintf(e, en, "vsync starts in line %llu after the first active one, not %u",
+                    (unsigned long long)(start / HT), VA + VFP);
+      return false;
+    }
+    for (uint64_t i = 0; i < n; i++) {
+      const uint64_t q = (start + i) % ((uint64_t)HT * VT);
+      const uint32_t line = (uint32_t)(q / HT), x = (uint32_t)(q % HT);
+      const bool de = line < VA && x < HA;
+      const bool hs = x >= HA + HFP && x < HA + HFP + HS;
+      const bool vs = i < (uint64_t)VS * HT;
+      const uint8_t want = (uint8_t)((hs ? F_HS : 0) | (vs ? F_VS : 0) | (de ? F_DE : 0));
+      if (flags[i] != want) {
+        std::snprintf(e, en, "pixel clock %llu (line %u, x %u): hsync %d vsync %d de %d, expected %d %d %d",
+                      (unsigned long long)i, line, x, !!(flags[i] & F_HS), !!(flags[i] & F_VS),
+                      !!(flags[i] & F_DE), hs, vs, de);
+        return false;
+      }
+    }
+    return true;
+  }
+
+  void finish_frame() {
+    ulx3s_frame &f = last;
+    std::memset(&f, 0, sizeof f);
+    f.number = ++frames;
+    f.start_cycle = vs_start_cycle;
+    uint32_t lines = 0, w = 0, r = 0;
+    bool pde = false;
+    for (uint8_t fl : flags) {
+      const bool de = fl & F_DE;
+      if (de) r++;
+      if (!de && pde) {
+        lines++;
+        if (r > w) w = r;
+        r = 0;
+      }
+      pde = de;
+    }
+    f.width = w;
+    f.height = lines;
+    f.timing_ok = check_timing(f.timing_error, sizeof f.timing_error) ? 1 : 0;
+    if (!f.timing_ok) bad_frames++;
+    last_px = px;
+    f.pixels = last_px.data();
+  }
+
+  void step() {
+    uint64_t t = next_ser < next_pix ? next_ser : next_pix;
+    if (next_sys < t) t = next_sys;
+    const bool ser = next_ser == t, pix = next_pix == t, sys = next_sys == t;
+    if (ser) {
+      ser_clk ^= 1;
+      next_ser += kSerHalf;
+      m->clk_ser_sim_i = (uint8_t)ser_clk;
+    }
+    if (pix) {
+      pix_clk ^= 1;
+      next_pix += kPixHalf;
+      m->clk_pix_sim_i = (uint8_t)pix_clk;
+    }
+    if (sys) {
+      sys_clk ^= 1;
+      next_sys += kSysHalf;
+      m->clk_sys_sim_i = (uint8_t)sys_clk;
+    }
+    m->eval();
+    // after a serial edge the lanes show the bit of this half cycle
+    if (ser) take_bits(m->gpdi_dp_o);
+    if (sys && sys_clk) {
+      if (!reset_release && (m->rootp->ulx3s_top__DOT__por_q >> 16) & 1u) reset_release = cycle;
+      cycle++;
+    }
+  }
+
+  void run_cycles(uint64_t n) {
+    const uint64_t end = cycle + n;
+    while (cycle < end) step();
+  }
+};
+
+extern "C" {
+
+ulx3s_sim *ulx3s_sim_create(void) {
+  std::unique_ptr<ulx3s_sim> s(new (std::nothrow) ulx3s_sim);
+  if (!s) return nullptr;
+  try {
+    s->ctx.reset(new VerilatedContext);
+    s->ctx->randReset(0);  // power-on: flip-flops at 0, as the FPGA's are
+    s->m.reset(new Vulx3s_top(s->ctx.get(), "ulx3s"));
+  } catch (...) {
+    return nullptr;
+  }
+  s->m->clk_25m_i = 0;
+  s->m->clk_sys_sim_i = 0;
+  s->m->clk_pix_sim_i = 0;
+  s->m->clk_ser_sim_i = 0;
+  s->m->btn_fire1_i = 0;
+  s->m->uart_rx_i = 1;
+  s->m->eval();
+  return s.release();
+}
+
+void ulx3s_sim_destroy(ulx3s_sim *s) {
+  if (!s) return;
+  s->m->final();
+  delete s;
+}
+
+void ulx3s_sim_run(ulx3s_sim *s, uint64_t cycles) { s->run_cycles(cycles); }
+uint64_t ulx3s_sim_cycle(const ulx3s_sim *s) { return s->cycle; }
+uint64_t ulx3s_sim_reset_release(const ulx3s_sim *s) { return s->reset_release; }
+
+int ulx3s_sim_run_to_reset_release(ulx3s_sim *s, uint64_t max_cycles) {
+  const uint64_t end = s->cycle + max_cycles;
+  while (!s->reset_release && s->cycle < end) s->step();
+  return s->reset_release ? 0 : -1;
+}
+
+uint32_t ulx3s_sim_leds(const ulx3s_sim *s) { return s->m->led_o; }
+
+void ulx3s_sim_last_frame(ulx3s_sim *s, ulx3s_frame *f) {
+  if (!s->frames) {
+    std::memset(f, 0, sizeof *f);
+    return;
+  }
+  *f = s->last;
+  f->pixels = s->last_px.data();
+}
+
+uint64_t ulx3s_sim_frames(const ulx3s_sim *s) { return s->frames; }
+uint64_t ulx3s_sim_bad_frames(const ulx3s_sim *s) { return s->bad_frames; }
+
+uint64_t ulx3s_sim_run_until_frame(ulx3s_sim *s, uint64_t max_cycles) {
+  const uint64_t start = s->cycle, frames = s->frames;
+  while (s->cycle - start < max_cycles && s->frames == frames) s->step();
+  return s->cycle - start;
+}
+
+void ulx3s_sim_tmds_stats(const ulx3s_sim *s, ulx3s_tmds_stats *st) {
+  std::memset(st, 0, sizeof *st);
+  st->locked = s->locked;
+  st->phase = s->phase;
+  st->symbols = s->symbols;
+  st->control_symbols = s->ctl_symbols;
+  st->errors = s->errors;
+  std::snprintf(st->err, sizeof st->err, "%s", s->err);
+}
+
+}  // extern "C"
