@@ -26,6 +26,9 @@
 
 #define LINK_TRIES_MIN 3u
 #define LINK_QUIET_POLL_MS 200u /* a wait this long with no EVENT reads INT_STATUS once */
+#define LINK_REJECTS_FREE 4u       /* NAKs in a row repeated at once */
+#define LINK_REJECT_HOLD_MAX_MS 64u /* longest pause before repeating a NAKed frame */
+#define LINK_CAPTURE_MAX 2048u  /* largest display timing side frame capture believes */
 
 typedef struct sgpu_link {
   sgpu_transport base;
@@ -51,8 +54,8 @@ typedef struct sgpu_link {
   uint8_t tx[SGPU_LINK_MAX_REQ_FRAME];
   sgpu_link_stats st;
   /* frame capture */
-  uint8_t *rgb;
-  size_t rgb_cap;
+  uint8_t *rgb[SGPU_MAX_SOURCES]; /* each source's last frame (cap[s].rgb points here) */
+  size_t rgb_cap[SGPU_MAX_SOURCES];
   uint32_t *fbw;
   size_t fbw_cap;
   sgpu_tr_frame cap[SGPU_MAX_SOURCES];
@@ -66,7 +69,8 @@ static const sgpu_transport_ops link_ops_usb;
 
 static sgpu_link *L_of(sgpu_transport *t) { return (sgpu_link *)t; }
 
-static uint64_t mono_ns(void) {
+static uint64_t mono_ns(const sgpu_link *L) {
+  if (L->opt.clock_ns) return L->opt.clock_ns(L->opt.clock_ctx);
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
@@ -85,7 +89,7 @@ static void on_event(sgpu_link *L, const sgpu_link_frame *f) {
   L->evt_seen = 1;
   L->evt_next = (uint8_t)(f->seq + 1);
   L->irq_pending = 1;
-  L->last_evt_ns = mono_ns();
+  L->last_evt_ns = mono_ns(L);
 }
 
 /* Decode what is buffered.  Returns 1 when an answer to SEQ `want` arrived
@@ -171,11 +175,26 @@ static void note_rtt(sgpu_link *L, double ms) {
   }
 }
 
+/* Take what comes in for `ms` (not past `limit`): EVENTs are delivered,
+ * answers dropped.  -1 when the channel is gone. */
+static int hold_off(sgpu_link *L, uint32_t ms, uint64_t limit) {
+  uint64_t end = mono_ns(L) + (uint64_t)ms * 1000000u;
+  if (end > limit) end = limit;
+  for (;;) {
+    int nak = 0;
+    drain(L, 0, 0, NULL, &nak);
+    uint64_t now = mono_ns(L);
+    if (now >= end) return 0;
+    if (fill(L, (int)((end - now + 999999u) / 1000000u)) < 0) return -1;
+  }
+}
+
 /* Send a request and wait for its ACK, repeating it as the protocol says.
  * rdata receives READ words / the PING info word.  Sets L->dead on failure. */
 static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
                     const uint32_t *wdata, uint32_t *rdata) {
   if (L->dead) return SGPU_ERROR_IO;
+  L->why[0] = 0; /* a reason left by a failure that did not end the link */
   sgpu_link_request req;
   req.seq = (uint8_t)(L->seq + 1);
   req.cmd = cmd;
@@ -189,12 +208,19 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
     return SGPU_ERROR_IO;
   }
   L->seq = req.seq;
+  /* Answers already received cannot be this frame's: drop them (events
+   * still count), so a stale or forged ACK that arrived early is never
+   * taken for the answer to a SEQ not yet sent. */
+  if (L->rx_off < L->rx_n || sgpu_link_decoder_pending(&L->dec)) {
+    int nak = 0;
+    drain(L, 0, 0, NULL, &nak);
+  }
   size_t rsp_bytes = SGPU_LINK_RSP_HDR_BYTES + SGPU_LINK_CRC_BYTES +
                      (cmd == SGPU_LINK_CMD_READ ? 4u * count : cmd == SGPU_LINK_CMD_PING ? 4u : 0u);
-  uint64_t start = mono_ns();
-  uint32_t tries = 0, quiet_tries = 0;
+  uint64_t start = mono_ns(L), giveup_at = start + (uint64_t)L->opt.giveup_ms * 1000000u;
+  uint32_t tries = 0, quiet_tries = 0, rejects = 0;
   for (;;) {
-    uint64_t sent = mono_ns();
+    uint64_t sent = mono_ns(L);
     if (tries && (sent - start) / 1000000u >= L->opt.giveup_ms && tries >= LINK_TRIES_MIN) {
       char what[96];
       snprintf(what, sizeof what, "no answer from the device after %u tries in %u ms", tries,
@@ -218,12 +244,14 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
     uint64_t wait_ms = (uint64_t)ack_timeout_ms(L, (size_t)n, rsp_bytes) << (quiet_tries < 6 ? quiet_tries : 6);
     if (wait_ms > L->opt.giveup_ms / 2) wait_ms = L->opt.giveup_ms / 2;
     uint64_t deadline = sent + wait_ms * 1000000u;
+    /* once the minimum tries are out, no wait runs past the give-up time */
+    if (tries >= LINK_TRIES_MIN && deadline > giveup_at) deadline = giveup_at > sent ? giveup_at : sent;
     int nak = 0, got = 0;
     sgpu_link_frame ans;
     for (;;) {
       got = drain(L, 1, req.seq, &ans, &nak);
       if (got || nak) break;
-      uint64_t now = mono_ns();
+      uint64_t now = mono_ns(L);
       if (now >= deadline) break;
       int r = fill(L, (int)((deadline - now + 999999u) / 1000000u));
       if (r < 0) return SGPU_ERROR_IO;
@@ -233,7 +261,7 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
                 ans.count != (cmd == SGPU_LINK_CMD_READ ? count : cmd == SGPU_LINK_CMD_PING ? 1 : 0);
       if (!bad) {
         if (ans.info & SGPU_LINK_ACK_DUPLICATE) L->st.duplicates++;
-        if (tries == 1) note_rtt(L, (double)(mono_ns() - sent) / 1e6);
+        if (tries == 1) note_rtt(L, (double)(mono_ns(L) - sent) / 1e6);
         if (rdata && ans.count) memcpy(rdata, ans.data, 4u * ans.count);
         if (tries == 1 && ++L->good_run >= 32 && L->burst < L->max_words) {
           L->burst = L->burst * 2 > L->max_words ? L->max_words : L->burst * 2;
@@ -248,6 +276,19 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
     /* a failed try: smaller frames from the next one on (a noisy line) */
     L->good_run = 0;
     if (L->burst > 4) L->burst /= 2;
+    /* NAKs (or unusable answers) one after the other are answered at once
+     * by a repeat at first; past a few, each repeat waits twice as long (up
+     * to LINK_REJECT_HOLD_MAX_MS), so a device stuck NAKing is not flooded
+     * with frames until the give-up time. */
+    if (got || nak) {
+      rejects++;
+      if (rejects > LINK_REJECTS_FREE) {
+        uint32_t k = rejects - LINK_REJECTS_FREE - 1;
+        uint32_t hold = k >= 6 ? LINK_REJECT_HOLD_MAX_MS : 1u << k;
+        if (hold > LINK_REJECT_HOLD_MAX_MS) hold = LINK_REJECT_HOLD_MAX_MS;
+        if (hold_off(L, hold, giveup_at) < 0) return SGPU_ERROR_IO;
+      }
+    }
   }
 }
 
@@ -327,7 +368,7 @@ static int sgpu_tr_link_mem_write(sgpu_transport *t, uint32_t address, const voi
 }
 
 static uint64_t now_cycles(const sgpu_link *L) {
-  return (mono_ns() - L->t0_ns) * (uint64_t)(SGPU_NOMINAL_CLOCK_HZ / 1000u) / 1000000u;
+  return (mono_ns(L) - L->t0_ns) * (uint64_t)(SGPU_NOMINAL_CLOCK_HZ / 1000u) / 1000000u;
 }
 
 static uint64_t sgpu_tr_link_now(sgpu_transport *t) { return now_cycles(L_of(t)); }
@@ -336,7 +377,7 @@ static uint64_t sgpu_tr_link_now(sgpu_transport *t) { return now_cycles(L_of(t))
 static int sgpu_tr_link_run(sgpu_transport *t, uint64_t max_cycles, int stop_on_irq) {
   sgpu_link *L = L_of(t);
   pthread_mutex_lock(&L->mu);
-  uint64_t start = mono_ns();
+  uint64_t start = mono_ns(L);
   uint64_t end = start + max_cycles * 1000000u / (SGPU_NOMINAL_CLOCK_HZ / 1000u);
   int r = 0;
   for (;;) {
@@ -348,7 +389,7 @@ static int sgpu_tr_link_run(sgpu_transport *t, uint64_t max_cycles, int stop_on_
       break;
     }
     if (stop_on_irq && L->irq_pending) break;
-    uint64_t now = mono_ns();
+    uint64_t now = mono_ns(L);
     if (now >= end) break;
     if (stop_on_irq && (now - L->last_evt_ns) / 1000000u >= LINK_QUIET_POLL_MS) {
       L->irq_pending = 1; /* a long wait: look at INT_STATUS in case an EVENT was lost */
@@ -401,20 +442,29 @@ static int sgpu_tr_link_run_until_frame(sgpu_transport *t, uint32_t source, uint
                        NULL, &timing);
   if (r) goto out;
   uint32_t w = timing & 0xFFFFu, h = timing >> 16;
+  if (w == 0 || h == 0 || w > LINK_CAPTURE_MAX || h > LINK_CAPTURE_MAX) {
+    /* not a timing this chip has: a broken or hostile device */
+    if (!L->dead)
+      snprintf(L->why, sizeof L->why, "the device reports a %ux%u display timing (1..%u each)", w,
+               h, LINK_CAPTURE_MAX);
+    r = SGPU_ERROR_IO;
+    goto out;
+  }
   uint32_t rgb332 = (ctl >> SGPU_DISP_FORMAT_SHIFT) & 1, hrep = (ctl >> SGPU_DISP_HREP_SHIFT) & 3,
            vrep = (ctl >> SGPU_DISP_VREP_SHIFT) & 3;
   uint32_t fw = (w + (1u << hrep) - 1) >> hrep, fh = (h + (1u << vrep) - 1) >> vrep;
   uint32_t row_bytes = rgb332 ? fw : 2 * fw;
   size_t need = (size_t)w * h * 3;
-  if (need > L->rgb_cap) {
-    uint8_t *p = realloc(L->rgb, need);
+  if (need > L->rgb_cap[source]) {
+    uint8_t *p = realloc(L->rgb[source], need);
     if (!p) {
       r = SGPU_ERROR_NO_MEM;
       goto out;
     }
-    L->rgb = p;
-    L->rgb_cap = need;
+    L->rgb[source] = p;
+    L->rgb_cap[source] = need;
   }
+  L->cap[source].rgb = NULL; /* its pixels change now: no frame until this capture completes */
   size_t wneed = (row_bytes + 8) / 4 + 1;
   if (wneed > L->fbw_cap) {
     uint32_t *p = realloc(L->fbw, wneed * 4);
@@ -430,7 +480,7 @@ static int sgpu_tr_link_run_until_frame(sgpu_transport *t, uint32_t source, uint
     if (r) break;
     const uint8_t *px = (const uint8_t *)L->fbw;
     for (uint32_t y = fy << vrep; y < ((fy + 1) << vrep) && y < h; y++) {
-      uint8_t *o = L->rgb + (size_t)y * w * 3;
+      uint8_t *o = L->rgb[source] + (size_t)y * w * 3;
       for (uint32_t x = 0; x < w; x++) {
         uint32_t fx = x >> hrep, rr, gg, bb;
         if (rgb332) {
@@ -460,7 +510,7 @@ static int sgpu_tr_link_run_until_frame(sgpu_transport *t, uint32_t source, uint
   sgpu_tr_frame *f = &L->cap[source];
   f->width = w;
   f->height = h;
-  f->rgb = L->rgb;
+  f->rgb = L->rgb[source];
   f->frame_number = ++L->cap_count[source];
   f->start_cycle = now_cycles(L);
   f->h_total = 0;
@@ -474,7 +524,7 @@ static void sgpu_tr_link_close(sgpu_transport *t) {
   sgpu_link *L = L_of(t);
   if (L->chan.close) L->chan.close(L->chan.ctx);
   pthread_mutex_destroy(&L->mu);
-  free(L->rgb);
+  for (uint32_t s = 0; s < SGPU_MAX_SOURCES; s++) free(L->rgb[s]);
   free(L->fbw);
   free(L);
 }
@@ -525,7 +575,7 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   if (!L->opt.ack_min_ms) L->opt.ack_min_ms = SGPU_LINK_ACK_TIMEOUT_US / 1000u;
   L->burst = 1;
   L->max_words = 1;
-  L->t0_ns = L->last_evt_ns = mono_ns();
+  L->t0_ns = L->last_evt_ns = mono_ns(L);
   L->seq = (uint8_t)(L->t0_ns >> 10); /* any start: the PING sets the device's SEQ */
   sgpu_link_decoder_init(&L->dec);
   /* Whatever the device still sends from an earlier session is dropped. */

@@ -33,6 +33,11 @@ typedef struct sgpu_link_options {
   uint32_t giveup_ms;     /* no valid answer to a frame for this long: link lost (default 1500) */
   uint32_t ack_min_ms;    /* floor of the adaptive answer timeout (default 20, the protocol's) */
   uint32_t bytes_per_sec; /* wire rate for transfer-time allowances; 0 = fast (tcp) */
+  /* Time source, monotonic nanoseconds (NULL: CLOCK_MONOTONIC).  Tests and
+   * fuzz targets run the link on a virtual clock their channel advances
+   * (a recv that waits with nothing to give moves it by the wait). */
+  uint64_t (*clock_ns)(void *clock_ctx);
+  void *clock_ctx;
 } sgpu_link_options;
 
 typedef struct sgpu_link_stats {

@@ -44,6 +44,9 @@ $(FUZZ_DIR)/fuzz_cli: tests/fuzz/fuzz_cli.c $(FUZZ_LIB_OBJS) $(FUZZ_CLI_OBJS) $(
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -Ihost/cli -fsanitize=fuzzer -o $@ $< $(FUZZ_CLI_OBJS) \
 	  $(FUZZ_LIB_OBJS) $(SIM_LIB) $(HOST_LDLIBS)
 
+# fuzz_link_client's device is the host tests' fake device.
+$(FUZZ_DIR)/fuzz_link_client: tests/host/link_fake_dev.h host/src/link.h
+
 $(FUZZ_DIR)/fuzz_%: tests/fuzz/fuzz_%.c $(FUZZ_LIB_OBJS) $(SIM_LIB) $(FUZZ_HDRS)
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -fsanitize=fuzzer -o $@ $< $(FUZZ_LIB_OBJS) $(SIM_LIB) $(HOST_LDLIBS)

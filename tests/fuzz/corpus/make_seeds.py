@@ -81,6 +81,21 @@ def main():
     put("link", "noise_gaps", bytes([0, 9]) + bytes(8) + b"\x00\x5a" + stream[:15] + stream)
     put("link", "requests", bytes([0xFF]) + bytes([1, 3, 0, 0, 0, 0, 0, 0, 0, 1])
         + bytes([2, 1, 0x15, 2, 0, 0x40, 0, 0, 0, 1]) + bytes([3, 2, 0x10, 64, 0, 8, 1, 0, 0x80, 1]))
+    # fuzz_link_client: number of ops, 8 bytes per op (kind, 3-byte arg,
+    # 4-byte value), then the device's script (see fuzz_link_client.c)
+    def op(kind, arg, val):
+        return bytes([kind]) + struct.pack("<I", arg)[:3] + struct.pack("<I", val)
+    ops = (op(0, 0x000, 0) + op(1, 0x038, 0x5C5C0001) + op(2, 0x100, 299) + op(3, 0x1003, 99)
+           + op(4, 0x01, 20000) + op(5, 0, 0) + op(6, 0x0100, 0x00100010) + op(7, 0, 0))
+    put("link_client", "clean", bytes([8]) + ops)
+    # every fate once, with its parameters, then idle actions (events, noise)
+    script = bytes([1, 7, 0, 2, 5, 3, 4, 9, 1, 2, 3, 5, 40, 6, 3, 7, 2, 8, 1, 9, 10, 4, 0xA5, 1, 3,
+                    0x81, 11, 12 + 4, 13, 0, 1, 5, 2, 9, 0xA5, 0x01, 0x81])
+    put("link_client", "hostile", bytes([8]) + ops + script)
+    put("link_client", "capture_refused", bytes([2]) + op(6, 0x0080, 0x00100010) + op(6, 0x00C0, 0x7)
+        + bytes([6, 2, 6, 1]))
+    put("link_client", "lost_then_gone", bytes([3]) + op(1, 0x038, 1) + op(3, 0x20, 600) + op(0, 0, 0)
+        + bytes([13, 13, 3, 0, 12]))
     # fuzz_cli: op, hdr, file
     put("cli", "text_auto", bytes([0, 0x00]) + ASM["hello"].encode())
     put("cli", "binary_bin", bytes([0, 0x01]) + le_words(WORDS["write_fill"]))
