@@ -31,6 +31,8 @@
  *                            attached; sgpu_list_boards() gives each one's
  *                            URI.  Refused with SGPU_ERROR_NOT_SUPPORTED by a
  *                            libsgpu built without libftdi1/libusb-1.0.
+ *   A link URI (tcp:, serial:, usb) may end in ",video=tiny|vga,watchdog=N":
+ *   the open options sim: takes too (what the library programs at open).
  */
 #ifndef SGPU_H
 #define SGPU_H

@@ -5,6 +5,8 @@
 
 #include "internal.h"
 
+#define SGPU_CAPTURE_LINK_SECONDS 10u /* a frame capture's allowance for the transfer on a link */
+
 static uint32_t sreg(uint32_t s, uint32_t r) { return SGPU_SOURCE_REG(s, r); }
 
 static int rep_log2(uint32_t timing, uint32_t size, uint32_t *lg) {
@@ -148,6 +150,9 @@ int sgpu_capture_frame(sgpu_device *dev, uint32_t source, sgpu_frame *frame) {
   uint64_t period = tiny ? (uint64_t)SGPU_TIMING_TINY_H_TOTAL * SGPU_TIMING_TINY_V_TOTAL
                          : (uint64_t)SGPU_TIMING_VGA_H_TOTAL * SGPU_TIMING_VGA_V_TOTAL;
   uint64_t deadline = start + period * 3 + 1000;
+  /* On a link the capture reads the framebuffer over the wire: allow for
+   * that transfer (a link that fails ends the call at once anyway). */
+  if (ops->wall_clock) deadline += (uint64_t)SGPU_CAPTURE_LINK_SECONDS * SGPU_NOMINAL_CLOCK_HZ;
   sgpu_tr_frame f;
   memset(&f, 0, sizeof f);
   if ((r = ops->frame(dev->tr, source, &f))) {
@@ -204,7 +209,7 @@ int sgpu_capture_frame(sgpu_device *dev, uint32_t source, sgpu_frame *frame) {
     memset(frame, 0, sizeof *frame);
     goto out;
   }
-  frame->scanout_address = have_base ? base : next;
+  frame->scanout_address = f.scanout_valid ? f.scanout_address : have_base ? base : next;
   cs->frame_number = f.frame_number;
   cs->next_base = next;
 out:

@@ -15,6 +15,10 @@ typedef struct sgpu_tr_frame {
   const uint8_t *rgb;
   uint64_t frame_number, start_cycle;
   uint32_t h_total, v_total;
+  /* set by a transport that knows which buffer the frame shows (a link
+   * reads DISP_BASE and renders that buffer) */
+  uint32_t scanout_address;
+  int scanout_valid;
 } sgpu_tr_frame;
 
 /* Every op returns 0 or a negative sgpu_error.  The library never calls one
@@ -38,6 +42,9 @@ typedef struct sgpu_transport_ops {
   /* The transport's own reason for its last failure ("" or NULL: none).
    * Optional: the library appends it to the messages of failed calls. */
   const char *(*why)(sgpu_transport *t);
+  /* 1: `now` is wall time (a link: the device runs on its own, and every
+   * access is a round trip); 0: simulated time that only runs when asked. */
+  int wall_clock;
 } sgpu_transport_ops;
 
 struct sgpu_transport {

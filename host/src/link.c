@@ -209,11 +209,19 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
   }
   L->seq = req.seq;
   /* Answers already received cannot be this frame's: drop them (events
-   * still count), so a stale or forged ACK that arrived early is never
-   * taken for the answer to a SEQ not yet sent. */
+   * still count), and the bytes of a frame begun but not finished too (a
+   * broken header may hide frames the decoder would rescan later), so a
+   * stale or forged ACK that arrived early is never taken for the answer to
+   * a SEQ not yet sent.  A partial EVENT among them is looked for by an
+   * INT_STATUS read, as for any lost EVENT. */
   if (L->rx_off < L->rx_n || sgpu_link_decoder_pending(&L->dec)) {
     int nak = 0;
     drain(L, 0, 0, NULL, &nak);
+    if (sgpu_link_decoder_pending(&L->dec)) {
+      sgpu_link_decoder_init(&L->dec);
+      L->st.rejected++;
+      L->irq_pending = 1;
+    }
   }
   size_t rsp_bytes = SGPU_LINK_RSP_HDR_BYTES + SGPU_LINK_CRC_BYTES +
                      (cmd == SGPU_LINK_CMD_READ ? 4u * count : cmd == SGPU_LINK_CMD_PING ? 4u : 0u);
@@ -515,6 +523,8 @@ static int sgpu_tr_link_run_until_frame(sgpu_transport *t, uint32_t source, uint
   f->start_cycle = now_cycles(L);
   f->h_total = 0;
   f->v_total = 0;
+  f->scanout_address = base;
+  f->scanout_valid = 1;
 out:
   pthread_mutex_unlock(&L->mu);
   return r;
@@ -534,7 +544,7 @@ static void sgpu_tr_link_close(sgpu_transport *t) {
     nm, sgpu_tr_link_reg_read, sgpu_tr_link_reg_write, sgpu_tr_link_mem_read,                 \
         sgpu_tr_link_mem_write, sgpu_tr_link_run, sgpu_tr_link_irq, sgpu_tr_link_now,         \
         sgpu_tr_link_frame, sgpu_tr_link_close, sgpu_tr_link_run_until_frame,                 \
-        sgpu__link_error                                                                      \
+        sgpu__link_error, 1                                                                   \
   }
 static const sgpu_transport_ops link_ops_tcp = LINK_OPS("tcp");
 static const sgpu_transport_ops link_ops_serial = LINK_OPS("serial");

@@ -115,6 +115,7 @@ static const sgpu_transport_ops sim_ops = {
     sgpu_tr_sim_close,
     sgpu_tr_sim_run_until_frame,
     NULL, /* the model has no transport-level failures to explain */
+    0,    /* simulated time */
 };
 
 #endif /* SGPU_NO_SIM */
@@ -152,6 +153,52 @@ static int parse_hex4(const char *s, size_t len, uint32_t *out) {
     if (msg) snprintf(msg, msg_size, __VA_ARGS__); \
     return (code);                            \
   } while (0)
+
+/* Options every transport takes: what the library programs at open.
+ *   video=tiny|vga   the display timing (tiny: 64x48, fast in simulation)
+ *   watchdog=CYCLES  each node's watchdog (0 disables) */
+static int open_option(const char *key, size_t klen, const char *val, size_t vlen,
+                       sgpu_open_options *o, const char *what, char *msg, size_t msg_size) {
+  uint32_t v = 0;
+  if (klen == 5 && memcmp(key, "video", 5) == 0) {
+    if (vlen == 4 && memcmp(val, "tiny", 4) == 0)
+      o->video_tiny = 1;
+    else if (vlen == 3 && memcmp(val, "vga", 3) == 0)
+      o->video_tiny = 0;
+    else
+      FAILMSG(SGPU_ERROR_INVALID_URI, "%s video='%.*s' is not tiny or vga", what, (int)vlen, val);
+    o->video_set = 1;
+    return 0;
+  }
+  if (klen == 8 && memcmp(key, "watchdog", 8) == 0) {
+    if (parse_u32(val, vlen, &v, UINT32_MAX))
+      FAILMSG(SGPU_ERROR_INVALID_URI, "%s watchdog='%.*s' is not a cycle count", what, (int)vlen,
+              val);
+    o->watchdog = v;
+    o->watchdog_set = 1;
+    return 0;
+  }
+  FAILMSG(SGPU_ERROR_INVALID_URI, "unknown %s '%.*s' (video, watchdog)", what, (int)klen, key);
+}
+
+/* ",OPT=V,OPT=V" after a link URI (tcp:, serial:, usb): open options only. */
+static int link_options(const char *uri, const char *opts, sgpu_open_options *o, char *msg,
+                        size_t msg_size) {
+  const char *p = opts;
+  if (!*p) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': empty option after ','", uri);
+  while (p) {
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    const char *eq = memchr(p, '=', len);
+    if (!eq) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': option '%.*s' is not KEY=VALUE", uri, (int)len, p);
+    int e = open_option(p, (size_t)(eq - p), eq + 1, len - (size_t)(eq - p) - 1, o, "option", msg,
+                        msg_size);
+    if (e) return e;
+    p = comma ? comma + 1 : NULL;
+    if (comma && !*p) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': empty option after ','", uri);
+  }
+  return 0;
+}
 
 static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o, char *msg,
                     size_t msg_size) {
@@ -194,21 +241,9 @@ static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o,
       memcpy(trace, val, vlen);
       trace[vlen] = 0;
       cfg.trace_path = trace;
-    } else if (KEY("video")) {
-      if (vlen == 4 && memcmp(val, "tiny", 4) == 0)
-        o->video_tiny = 1;
-      else if (vlen == 3 && memcmp(val, "vga", 3) == 0)
-        o->video_tiny = 0;
-      else
-        FAILMSG(SGPU_ERROR_INVALID_URI, "sim option video='%.*s' is not tiny or vga", (int)vlen,
-                val);
-      o->video_set = 1;
-    } else if (KEY("watchdog")) {
-      if (parse_u32(val, vlen, &v, UINT32_MAX))
-        FAILMSG(SGPU_ERROR_INVALID_URI, "sim option watchdog='%.*s' is not a cycle count",
-                (int)vlen, val);
-      o->watchdog = v;
-      o->watchdog_set = 1;
+    } else if (KEY("video") || KEY("watchdog")) {
+      int e = open_option(p, klen, val, vlen, o, "sim option", msg, msg_size);
+      if (e) return e;
     } else {
       FAILMSG(SGPU_ERROR_INVALID_URI,
               "unknown sim option '%.*s' (latency, stall, seed, trace, video, watchdog)", (int)klen,
@@ -296,6 +331,21 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     if (!uri[4]) FAILMSG(SGPU_ERROR_INVALID_URI, "URI 'sim:' has no options after ':'");
     return open_sim(uri + 4, tr, o, msg, msg_size);
   }
+  /* link URIs: "ADDRESS[,OPT=V...]" */
+  int is_link = strncmp(uri, "tcp:", 4) == 0 || strncmp(uri, "serial:", 7) == 0 ||
+                (strncmp(uri, "usb", 3) == 0 && (uri[3] == 0 || uri[3] == ':' || uri[3] == '@' ||
+                                                 uri[3] == ','));
+  char base[600];
+  const char *comma = is_link ? strchr(uri, ',') : NULL;
+  if (comma) {
+    if ((size_t)(comma - uri) >= sizeof base)
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%.40s...': too long", uri);
+    int e = link_options(uri, comma + 1, o, msg, msg_size);
+    if (e) return e;
+    memcpy(base, uri, (size_t)(comma - uri));
+    base[comma - uri] = 0;
+    uri = base;
+  }
   if (strncmp(uri, "tcp:", 4) == 0) {
     const char *hp = uri + 4;
     const char *colon = strrchr(hp, ':');
@@ -349,6 +399,6 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     return open_usb(uri, tr, msg, msg_size);
   FAILMSG(SGPU_ERROR_INVALID_URI,
           "unknown device URI '%s' (sim[:OPTS], tcp:HOST:PORT, serial:/dev/X[@BAUD], "
-          "usb[:VID:PID[:SERIAL]])",
+          "usb[:VID:PID[:SERIAL]][@BAUD]; link URIs take ,video=tiny|vga,watchdog=N)",
           uri);
 }

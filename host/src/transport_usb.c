@@ -95,7 +95,7 @@ static int read_strings(libusb_device *dev, const struct libusb_device_descripto
   libusb_close(h);
   /* keep the strings printable: they go into URIs and messages */
   for (char *p = serial; *p; p++)
-    if (*p <= ' ' || *p > '~' || *p == ':' || *p == '@') *p = '_';
+    if (*p <= ' ' || *p > '~' || *p == ':' || *p == '@' || *p == ',') *p = '_';
   for (char *p = product; *p; p++)
     if (*p < ' ' || *p > '~') *p = '?';
   return 0;

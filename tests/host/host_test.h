@@ -19,6 +19,56 @@
 const char *__asan_default_options(void);
 const char *__asan_default_options(void) { return "detect_leaks=1:abort_on_error=0"; }
 
+/* The device under test.  By default the in-process model (the URI each
+ * test names); with SGPU_TEST_DEVICE set, that URI instead: a link server
+ * (tests/link/test_host_suite_nosim.sh runs the suite, built against the
+ * library without the model, through tcp: to sgpu-sim).  Tests that need
+ * the model itself (its URIs, simulated-time figures, a second chip) skip
+ * there with TEST_NEEDS_MODEL. */
+static inline const char *test_link_uri(void) {
+  const char *u = getenv("SGPU_TEST_DEVICE");
+  return u && *u ? u : NULL;
+}
+/* A second device for tests that need two (SGPU_TEST_DEVICE2 on a link). */
+static inline const char *test_second_uri(void) {
+  const char *u = getenv("SGPU_TEST_DEVICE2");
+  return test_link_uri() ? (u && *u ? u : NULL) : "sim";
+}
+/* SGPU_TEST_FILTER=NAME runs only the test functions matching NAME (the
+ * link suite runs each in a process and server of its own). */
+__attribute__((constructor)) static void test_filter_from_env(void) {
+  const char *f = getenv("SGPU_TEST_FILTER");
+  if (f && *f) cmocka_set_test_filter(f);
+}
+#define TEST_NEEDS_MODEL(why)                                                  \
+  do {                                                                         \
+    if (test_link_uri()) {                                                     \
+      fprintf(stderr, "skipped on %s (needs the model): %s\n", test_link_uri(), why); \
+      skip();                                                                  \
+    }                                                                          \
+  } while (0)
+/* The URI to open for a test written for sim_uri: itself, or on a link the
+ * link URI with the open options it names (video=, watchdog=); an option
+ * only the model has (latency, stall, seed, trace) skips the test. */
+static inline const char *test_uri(const char *sim_uri, char *buf, size_t size) {
+  const char *link = test_link_uri();
+  if (!link) return sim_uri;
+  size_t n = (size_t)snprintf(buf, size, "%s", link);
+  if (sim_uri && strncmp(sim_uri, "sim:", 4) == 0) {
+    for (const char *p = sim_uri + 4; *p;) {
+      size_t len = strcspn(p, ",");
+      if (strncmp(p, "video=", 6) == 0 || strncmp(p, "watchdog=", 9) == 0) {
+        if (n < size) n += (size_t)snprintf(buf + n, size - n, ",%.*s", (int)len, p);
+      } else {
+        TEST_NEEDS_MODEL(sim_uri);
+      }
+      p += len;
+      if (*p == ',') p++;
+    }
+  }
+  return buf;
+}
+
 typedef struct fixture {
   sgpu_device *dev;
   sgpu_context *ctx0, *ctx1;
@@ -29,7 +79,8 @@ typedef struct fixture {
 
 static inline int fixture_open(fixture *f, const char *uri) {
   memset(f, 0, sizeof *f);
-  char msg[256];
+  char msg[256], ubuf[256];
+  uri = test_uri(uri, ubuf, sizeof ubuf);
   int r = sgpu_open_detail(uri, &f->dev, msg, sizeof msg);
   if (r) {
     fprintf(stderr, "sgpu_open(%s): %s: %s\n", uri, sgpu_strerror(r), msg);

@@ -10,6 +10,7 @@
 #define VGA_PERIOD ((uint64_t)SGPU_TIMING_VGA_H_TOTAL * SGPU_TIMING_VGA_V_TOTAL)
 /* A capture returns in the cycle after the ending vsync plus one register read. */
 #define RETURN_SLACK 64u
+#define VIDEO_TIMING "frame timing of the video output in simulated cycles (a link capture reads the framebuffer being scanned out)"
 
 static uint32_t px(const sgpu_frame *fr, uint32_t x, uint32_t y) {
   const uint8_t *p = fr->pixels + ((size_t)y * fr->width + x) * 3;
@@ -40,6 +41,7 @@ static void setup_display(fixture *f, uint32_t w, uint32_t h, uint32_t fb[2]) {
 }
 
 static void consecutive(const char *uri, uint32_t w, uint32_t h, uint64_t period) {
+  TEST_NEEDS_MODEL(VIDEO_TIMING);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, uri), 0);
   uint32_t fb[2];
@@ -81,6 +83,7 @@ static void test_consecutive_vga(void **state) {
  * the call (its successor stream is broken, nothing stale comes back). */
 static void test_late_call(void **state) {
   (void)state;
+  TEST_NEEDS_MODEL(VIDEO_TIMING);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   uint32_t fb[2];
@@ -104,6 +107,7 @@ static void test_late_call(void **state) {
  * says so; the next one shows the new buffer. */
 static void test_flip_between_captures(void **state) {
   (void)state;
+  TEST_NEEDS_MODEL(VIDEO_TIMING);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   uint32_t fb[2];

@@ -145,6 +145,8 @@ static void test_null_rendering_paging_context_switch(void **state) {
   assert_int_equal(fixture_open(f, TINY), 0);
   uint32_t t = (uint32_t)f->tgt;
   uint32_t w[] = {H(WRITE_DATA, 2, 0), t, 0x77};
+  uint32_t zero = 0;
+  CHECK(sgpu_write(f->dev, f->tgt, &zero, 4)); /* a link's chip keeps what earlier runs wrote */
   CHECK(submit_words(f, 0, w, 3, 1, SGPU_SUBMIT_NULL_RENDERING, NULL, 0));
   CHECK(sgpu_wait_fence(f->dev, 0, 1, 50));
   uint32_t v = 1;
@@ -342,7 +344,8 @@ static void test_watchdog_timeout(void **state) {
   (void)state;
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny,watchdog=5000"), 0);
-  uint32_t flag = (uint32_t)f->tgt + 256;
+  uint32_t flag = (uint32_t)f->tgt + 256, zero = 0;
+  CHECK(sgpu_write(f->dev, flag, &zero, 4)); /* a link's chip keeps what earlier runs wrote */
   uint32_t w[] = {H(WAIT_MEM, 3, SGPU_WAIT_FUNC_EQ), flag, 0xFFFFFFFFu, 1};
   CHECK(submit_words(f, 0, w, 4, 1, 0, NULL, 0));
   assert_int_equal(sgpu_wait_fence(f->dev, 0, 1, 10), SGPU_ERROR_NODE_FAULTED);
@@ -360,7 +363,8 @@ static void test_watchdog_timeout(void **state) {
 static uint64_t timeout_run(void) {
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny,watchdog=0"), 0);
-  uint32_t flag = (uint32_t)f->tgt + 256;
+  uint32_t flag = (uint32_t)f->tgt + 256, zero = 0;
+  CHECK(sgpu_write(f->dev, flag, &zero, 4)); /* a link's chip keeps what earlier runs wrote */
   uint32_t w[] = {H(WAIT_MEM, 3, SGPU_WAIT_FUNC_EQ), flag, 0xFFFFFFFFu, 1};
   CHECK(submit_words(f, 0, w, 4, 1, 0, NULL, 0));
   uint64_t c0, c1;
@@ -378,7 +382,10 @@ static uint64_t timeout_run(void) {
 
 static void test_wait_timeout_deterministic(void **state) {
   (void)state;
-  uint64_t a = timeout_run(), b = timeout_run();
+  uint64_t a = timeout_run();
+  /* on a link the wait times out too (above), in wall time */
+  TEST_NEEDS_MODEL("the same simulated cycle count on two runs");
+  uint64_t b = timeout_run();
   printf("FIGURE wait_fence_2ms_cycles %llu\n", (unsigned long long)a);
   assert_int_equal(a, b);
   assert_true(a >= 2ull * SGPU_NOMINAL_CLOCK_HZ / 1000);

@@ -195,7 +195,8 @@ static void test_every_rule(void **state) {
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   sgpu_device *other;
   sgpu_context *other_ctx;
-  assert_int_equal(sgpu_open("sim", &other), 0);
+  if (!test_second_uri()) TEST_NEEDS_MODEL("a second device (SGPU_TEST_DEVICE2 not set)");
+  assert_int_equal(sgpu_open(test_second_uri(), &other), 0);
   assert_int_equal(sgpu_create_context(other, 0, &other_ctx), 0);
   g_tgt = (uint32_t)f->tgt;
   /* One good submission first, so fences and ring have history. */
@@ -326,9 +327,11 @@ static void test_strerror(void **state) {
   printf("FIGURE error_codes %zu\n", n);
 }
 
+#define USB_ABSENT 1 /* marker: the code of a usb board that is not attached */
+
 static void test_uris(void **state) {
   (void)state;
-  static const struct {
+  struct {
     const char *uri;
     int expect;
     const char *msg_has;
@@ -343,9 +346,9 @@ static void test_uris(void **state) {
       {"serial:/dev/null@115200", SGPU_ERROR_IO, "not a terminal"},
       {"serial:/dev/ttyUSB1@fast", SGPU_ERROR_INVALID_URI, "baud"},
       {"serial:ttyUSB1", SGPU_ERROR_INVALID_URI, "serial:/dev/NAME"},
-      {"usb", SGPU_ERROR_NOT_SUPPORTED, "usb transport not built yet"},
-      {"usb:0403:6010", SGPU_ERROR_NOT_SUPPORTED, "not built yet"},
-      {"usb:0403:6010:FT123", SGPU_ERROR_NOT_SUPPORTED, "not built yet"},
+      /* no board has these ids: NO_DEVICE (NOT_SUPPORTED without USB support) */
+      {"usb:1d50:00ff", USB_ABSENT, "usb:1d50:00ff"},
+      {"usb:1d50:00ff:FT123", USB_ABSENT, "usb:1d50:00ff"},
       {"usb:403:6010", SGPU_ERROR_INVALID_URI, "4 hex digits"},
       {"usb:0403:60zz", SGPU_ERROR_INVALID_URI, "PID"},
       {"sim:bogus=1", SGPU_ERROR_INVALID_URI, "unknown sim option 'bogus'"},
@@ -356,13 +359,24 @@ static void test_uris(void **state) {
       {"sim:latency", SGPU_ERROR_INVALID_URI, "KEY=VALUE"},
       {"sim:", SGPU_ERROR_INVALID_URI, "no options"},
       {"sim:seed=1,", SGPU_ERROR_INVALID_URI, "empty"},
+      /* options after a link URI: the open options only */
+      {"tcp:127.0.0.1:1,video=big", SGPU_ERROR_INVALID_URI, "video='big' is not tiny or vga"},
+      {"tcp:127.0.0.1:1,", SGPU_ERROR_INVALID_URI, "empty option"},
+      {"tcp:127.0.0.1:1,latency=3", SGPU_ERROR_INVALID_URI, "unknown option 'latency'"},
+      {"serial:/dev/ttyUSB1@3000000,watchdog=x", SGPU_ERROR_INVALID_URI, "watchdog='x'"},
+      {"usb:1d50:00ff,video", SGPU_ERROR_INVALID_URI, "'video' is not KEY=VALUE"},
+      {"tcp:127.0.0.1:1,video=tiny,watchdog=5000", SGPU_ERROR_NO_DEVICE, "cannot connect"},
       {"pcie:0", SGPU_ERROR_INVALID_URI, "unknown device URI"},
   };
+  const int usb_absent = sgpu_list_boards(NULL, 0, NULL, 0) == SGPU_ERROR_NOT_SUPPORTED
+                             ? SGPU_ERROR_NOT_SUPPORTED
+                             : SGPU_ERROR_NO_DEVICE;
   for (size_t i = 0; i < sizeof u / sizeof u[0]; i++) {
     sgpu_device *d = (sgpu_device *)0x1;
     char msg[256];
     int r = sgpu_open_detail(u[i].uri, &d, msg, sizeof msg);
     printf("uri %-28s -> %d %s\n", u[i].uri, r, msg);
+    if (u[i].expect == USB_ABSENT) u[i].expect = usb_absent;
     if (r != u[i].expect) fail_msg("%s: expected %d got %d (%s)", u[i].uri, u[i].expect, r, msg);
     assert_null(d);
     if (!strstr(msg, u[i].msg_has)) fail_msg("%s: message '%s' lacks '%s'", u[i].uri, msg, u[i].msg_has);
@@ -371,7 +385,13 @@ static void test_uris(void **state) {
   const char *good[] = {NULL, "sim", "sim:latency=3,stall=20,seed=7,video=tiny,watchdog=100000"};
   for (size_t i = 0; i < 3; i++) {
     sgpu_device *d = NULL;
-    assert_int_equal(sgpu_open(good[i], &d), 0);
+    char msg[256];
+    int r = sgpu_open_detail(good[i], &d, msg, sizeof msg);
+    if (test_link_uri() && r == SGPU_ERROR_NOT_SUPPORTED) { /* the library without the model */
+      assert_non_null(strstr(msg, "built without the simulation model"));
+      continue;
+    }
+    assert_int_equal(r, 0);
     sgpu_info info;
     assert_int_equal(sgpu_query_info(d, &info), 0);
     assert_string_equal(info.transport, "sim");

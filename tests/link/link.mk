@@ -37,3 +37,27 @@ $(LINK_TEST_DIR)/test_usb_absent: tests/link/usb_absent.c host/src/transport_usb
 TESTS += $(LINK_TEST_DIR)/test_usb_absent
 .PHONY: link-tests
 link-tests: $(LINK_TEST_SH)
+
+# The host test suite (tests/host/test_*.c) built against the library
+# without the model, with the sanitizers, and run by
+# tests/link/test_host_suite_nosim.sh through tcp: to sgpu-sim
+# (SGPU_TEST_DEVICE, see tests/host/host_test.h).  test_validation_regressions
+# drives the model's own API (sgpu_sim_*): it needs the model to link.
+LINK_NOSIM_ASAN_DIR  := $(BUILD)/asan-nosim/host
+LINK_NOSIM_ASAN_OBJS := $(patsubst host/src/%.c,$(LINK_NOSIM_ASAN_DIR)/%.o,$(HOST_SRCS))
+LINK_NOSIM_SUITE     := $(patsubst tests/host/%.c,$(LINK_TEST_DIR)/nosim/%,\
+                          $(filter-out tests/host/test_validation_regressions.c,$(HOST_TEST_C_SRCS)))
+.SECONDARY: $(LINK_NOSIM_ASAN_OBJS) $(LINK_NOSIM_SUITE)
+
+$(LINK_NOSIM_ASAN_DIR)/%.o: host/src/%.c $(HOST_HDRS) $(HOST_INT_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -DSGPU_NO_SIM -O1 -g $(SAN) -c -o $@ $<
+$(LINK_NOSIM_ASAN_DIR)/transport_usb.o: HOST_CFLAGS += $(USB_CFLAGS)
+
+$(LINK_TEST_DIR)/nosim/test_%: tests/host/test_%.c $(LINK_NOSIM_ASAN_OBJS) $(HOST_HDRS) $(HOST_TEST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -Itests/host -O1 -g $(SAN) -o $@ $< $(LINK_NOSIM_ASAN_OBJS) -lcmocka \
+	  $(HOST_NOSIM_LDLIBS)
+
+$(LINK_TEST_DIR)/test_host_suite_nosim.sh: $(LINK_NOSIM_SUITE)
+
