@@ -61,3 +61,14 @@ $(LINK_TEST_DIR)/nosim/test_%: tests/host/test_%.c $(LINK_NOSIM_ASAN_OBJS) $(HOS
 
 $(LINK_TEST_DIR)/test_host_suite_nosim.sh: $(LINK_NOSIM_SUITE)
 
+# The usb transport against a fake libusb-1.0/libftdi1 (the test defines
+# their functions; the real libraries are not linked): listing, open, FTDI
+# set-up, errors and unplugging, without a board.
+ifeq ($(HAVE_USB),1)
+$(LINK_TEST_DIR)/test_usb_fake: tests/link/test_usb_fake.c tests/host/link_fake_dev.h \
+    $(LINK_NOSIM_ASAN_OBJS) $(HOST_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(USB_CFLAGS) -Itests/host -O1 -g $(SAN) -o $@ $< $(LINK_NOSIM_ASAN_OBJS) \
+	  -lcmocka -lpng -lpthread -lm
+TESTS += $(LINK_TEST_DIR)/test_usb_fake
+endif
