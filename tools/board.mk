@@ -19,7 +19,8 @@ BAUD ?=
 BOARD_SCRIPT_icebreaker := tools/bitstream_ice40.sh
 BOARD_SCRIPT_ulx3s      := tools/bitstream_ecp5.sh
 BOARD_FW_icebreaker     := $(FW_DIR)/boot_icebreaker.hex
-BOARD_FW_ulx3s          := $(FW_DIR)/boot_ulx3s.hex $(FW_DIR)/boot_ulx3s-128k.hex
+# (yosys reads sgpu_boot's default ROM_FILE, the iCEBreaker's, while parsing)
+BOARD_FW_ulx3s          := $(FW_DIR)/boot_ulx3s.hex $(FW_DIR)/boot_ulx3s-128k.hex $(FW_DIR)/boot_icebreaker.hex
 
 bitstream: $(HW_VH) $(BOARD_FW_$(BOARD))
 	@test -n "$(BOARD_SCRIPT_$(BOARD))" || { echo "unknown BOARD '$(BOARD)' (icebreaker, ulx3s)" >&2; exit 2; }
@@ -36,4 +37,4 @@ flash: $(HOST_NOSIM_CLI)
 # make test places and routes the ULX3S image on seed 1 (the iCEBreaker's is
 # registered in tests/tests.mk)
 TESTS += tests/pnr_ulx3s.sh
-tests/pnr_ulx3s.sh: $(HW_VH) $(FW_DIR)/boot_ulx3s.hex $(FW_DIR)/boot_ulx3s-128k.hex
+tests/pnr_ulx3s.sh: $(HW_VH) $(BOARD_FW_ulx3s)
