@@ -110,12 +110,16 @@ module sgpu_top #(
   assign host_rsp_rdata_o = reg_rsp_q ? (reg_rdata_q | late_rdata | mirror_rdata) : a_rdata;
 
   // Register space decode.
-  wire [11:0] noff   = roff - `SGPU_NODE_BASE;
-  wire [11:0] soff   = roff - `SGPU_SOURCE_BASE;
-  wire        is_node = (roff >= `SGPU_NODE_BASE) && ({27'd0, noff[11:7]} < NODES32);
-  wire        is_src  = (roff >= `SGPU_SOURCE_BASE) && ({26'd0, soff[11:6]} < SRC32);
-  wire [4:0]  nsel    = noff[11:7];
-  wire [5:0]  ssel    = soff[11:6];
+  // The bases are multiples of the block sizes (0x80 per node, 0x40 per
+  // source), so a block's number is the offset's high bits minus a constant:
+  // no carry chain through the low bits (it was on the system clock's
+  // critical path, host address -> decode -> arbiter -> memory).
+  localparam [11:0] NODE_BASE = `SGPU_NODE_BASE;
+  localparam [11:0] SRC_BASE  = `SGPU_SOURCE_BASE;
+  wire [4:0]  nsel    = roff[11:7] - NODE_BASE[11:7];
+  wire [5:0]  ssel    = roff[11:6] - SRC_BASE[11:6];
+  wire        is_node = (roff[11:7] >= NODE_BASE[11:7]) && ({27'd0, nsel} < NODES32);
+  wire        is_src  = (roff[11:6] >= SRC_BASE[11:6]) && ({26'd0, ssel} < SRC32);
 
   // ------------------------------------------------------------ global state
   reg  [31:0] int_status_q, int_enable_q;
@@ -522,6 +526,6 @@ module sgpu_top #(
   assign fault_o = |n_faulted;
 
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, cyc_hi_wrap, host_req_addr_i[30:12], ssel[5:1], nsel[4:1], noff[6:0], soff[5:0]};
+  wire unused_ok = &{1'b0, cyc_hi_wrap, host_req_addr_i[30:12], ssel[5:1], nsel[4:1], NODE_BASE[6:0], SRC_BASE[5:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
