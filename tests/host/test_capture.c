@@ -30,7 +30,7 @@ static void setup_display(fixture *f, uint32_t w, uint32_t h, uint32_t fb[2]) {
   sgpu_submit_command_args s = fixture_args(f, sizeof cmd);
   CHECK(sgpu_submit_command(f->dev, &s));
   f->fence[0]++;
-  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], 1000));
+  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], wait_ms(1000)));
   sgpu_display_mode m;
   memset(&m, 0, sizeof m);
   m.width = w;
@@ -133,7 +133,7 @@ static void test_flip_between_captures(void **state) {
   assert_true((px(&b, 5, 5) >> 16) >= 0xF0 && (px(&b, 5, 5) & 0xFF) == 0);
   assert_int_equal(c.scanout_address, fb[1]);
   assert_true((px(&c, 5, 5) & 0xFF) >= 0xF0 && (px(&c, 5, 5) >> 16) == 0);
-  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], 10));
+  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], wait_ms(10)));
   sgpu_frame_release(&a);
   sgpu_frame_release(&b);
   sgpu_frame_release(&c);

@@ -43,8 +43,8 @@ static void test_work_events_private_data(void **state) {
   CHECK(submit_words(f, 0, w, 10, 1, 0, priv0, sizeof priv0));
   uint32_t w1[] = {H(WRITE_DATA, 2, 0), t + 1024, 0x33333333};
   CHECK(submit_words(f, 1, w1, 3, 5, SGPU_SUBMIT_PRESENT, priv1, sizeof priv1));
-  CHECK(sgpu_wait_fence(f->dev, 0, 1, 50));
-  CHECK(sgpu_wait_fence(f->dev, 1, 5, 50));
+  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(50)));
+  CHECK(sgpu_wait_fence(f->dev, 1, 5, wait_ms(50)));
   uint32_t out[48];
   CHECK(sgpu_read(f->dev, f->tgt, out, sizeof out));
   assert_int_equal(out[0], 0x11111111);
@@ -109,7 +109,7 @@ static void test_staging(void **state) {
   a.dma_buffer_submission_end_offset = 20;
   a.submission_fence_id = 1;
   CHECK(sgpu_submit_command(f->dev, &a));
-  CHECK(sgpu_wait_fence(f->dev, 0, 1, 50));
+  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(50)));
   uint32_t v;
   CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
   assert_int_equal(v, 0x5151);
@@ -127,7 +127,7 @@ static void test_staging(void **state) {
     a.submission_fence_id = 2 + i;
     CHECK(sgpu_submit_command(f->dev, &a));
   }
-  CHECK(sgpu_wait_fence(f->dev, 0, 41, 200));
+  CHECK(sgpu_wait_fence(f->dev, 0, 41, wait_ms(200)));
   CHECK(sgpu_read(f->dev, f->tgt + 4, &v, 4));
   assert_int_equal(v, 39);
   sgpu_stats st;
@@ -148,7 +148,7 @@ static void test_null_rendering_paging_context_switch(void **state) {
   uint32_t zero = 0;
   CHECK(sgpu_write(f->dev, f->tgt, &zero, 4)); /* a link's chip keeps what earlier runs wrote */
   CHECK(submit_words(f, 0, w, 3, 1, SGPU_SUBMIT_NULL_RENDERING, NULL, 0));
-  CHECK(sgpu_wait_fence(f->dev, 0, 1, 50));
+  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(50)));
   uint32_t v = 1;
   CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
   assert_int_equal(v, 0); /* not executed */
@@ -173,7 +173,7 @@ static void test_null_rendering_paging_context_switch(void **state) {
   a.flags.paging = 1;
   a.node_ordinal = 1;
   CHECK(sgpu_submit_command(f->dev, &a));
-  CHECK(sgpu_wait_fence(f->dev, 1, 3, 50));
+  CHECK(sgpu_wait_fence(f->dev, 1, 3, wait_ms(50)));
   CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
   assert_int_equal(v, 0x77);
   CHECK(sgpu_next_event(f->dev, &ev, 0));
@@ -182,7 +182,7 @@ static void test_null_rendering_paging_context_switch(void **state) {
   /* A real context on node 0, then ContextSwitch -> the null context. */
   uint32_t w2[] = {H(NOP, 0, 0)};
   CHECK(submit_words(f, 0, w2, 1, 2, 0, NULL, 0));
-  CHECK(sgpu_wait_fence(f->dev, 0, 2, 50));
+  CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(50)));
   uint32_t id = 0;
   CHECK(sgpu_reg_read(f->dev, SGPU_NODE_REG(0, SGPU_NREG_CONTEXT_ID), &id));
   assert_int_equal(id, sgpu_context_id(f->ctx0));
@@ -195,7 +195,7 @@ static void test_null_rendering_paging_context_switch(void **state) {
   cs.submission_fence_id = 3;
   cs.flags.context_switch = 1;
   CHECK(sgpu_submit_command(f->dev, &cs));
-  CHECK(sgpu_wait_fence(f->dev, 0, 3, 50));
+  CHECK(sgpu_wait_fence(f->dev, 0, 3, wait_ms(50)));
   CHECK(sgpu_reg_read(f->dev, SGPU_NODE_REG(0, SGPU_NREG_CONTEXT_ID), &id));
   assert_int_equal(id, 0);
   sgpu_stats st;
@@ -213,7 +213,7 @@ static void test_fence_64bit(void **state) {
   const uint32_t ids[] = {0x40000000u, 0x80000000u, 0xC0000000u, 0xFFFFFFF0u, 0x10u, 0x20u};
   uint32_t nop[] = {H(NOP, 0, 0)};
   for (size_t i = 0; i < 6; i++) CHECK(submit_words(f, 0, nop, 1, ids[i], 0, NULL, 0));
-  CHECK(sgpu_wait_fence(f->dev, 0, 0x20, 100));
+  CHECK(sgpu_wait_fence(f->dev, 0, 0x20, wait_ms(100)));
   sgpu_fence_info fi;
   CHECK(sgpu_get_fence(f->dev, 0, &fi));
   assert_int_equal(fi.completed, 0x100000020ull);
@@ -228,7 +228,7 @@ static void test_fence_64bit(void **state) {
     assert_int_equal(ev.fence_id64, expect64[i]);
   }
   /* An old id (already passed across the wrap) counts as done. */
-  CHECK(sgpu_wait_fence(f->dev, 0, 0xFFFFFFF0u, 0));
+  CHECK(sgpu_wait_fence(f->dev, 0, 0xFFFFFFF0u, wait_ms(0)));
   fixture_close(f);
 }
 
@@ -252,9 +252,9 @@ static void test_ring_wrap_and_context_changes(void **state) {
     a.dma_buffer_submission_end_offset = 12;
     a.submission_fence_id = i;
     CHECK(sgpu_submit_command(f->dev, &a));
-    if (i % 8 == 7) CHECK(sgpu_wait_fence(f->dev, 0, i, 50)); /* buffers get reused */
+    if (i % 8 == 7) CHECK(sgpu_wait_fence(f->dev, 0, i, wait_ms(50))); /* buffers get reused */
   }
-  CHECK(sgpu_wait_fence(f->dev, 0, 300, 100));
+  CHECK(sgpu_wait_fence(f->dev, 0, 300, wait_ms(100)));
   uint32_t out[2];
   CHECK(sgpu_read(f->dev, f->tgt, out, 8));
   assert_int_equal(out[0], 300);
@@ -329,7 +329,7 @@ static void test_fault_then_reset(void **state) {
   a.submission_fence_id = 2;
   a.flags.resubmission = 1;
   CHECK(sgpu_submit_command(f->dev, &a));
-  CHECK(sgpu_wait_fence(f->dev, 0, 2, 50));
+  CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(50)));
   CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
   assert_int_equal(v, 0x99);
   sgpu_stats st;
@@ -356,7 +356,7 @@ static void test_watchdog_timeout(void **state) {
   assert_int_equal(sgpu_reset_from_timeout(f->dev), 1);
   uint32_t w2[] = {H(NOP, 0, 0)};
   CHECK(submit_words(f, 0, w2, 1, 1, SGPU_SUBMIT_RESUBMISSION, NULL, 0));
-  CHECK(sgpu_wait_fence(f->dev, 0, 1, 10));
+  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(10)));
   fixture_close(f);
 }
 
@@ -375,7 +375,7 @@ static uint64_t timeout_run(void) {
   /* Release it: the fence then completes. */
   uint32_t one = 1;
   CHECK(sgpu_write(f->dev, flag, &one, 4));
-  CHECK(sgpu_wait_fence(f->dev, 0, 1, 10));
+  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(10)));
   fixture_close(f);
   return c1 - c0;
 }
@@ -453,7 +453,7 @@ static void test_validate(void **state) {
   /* Progress fence: after fence 4 completes on node 0, 3 must not run again. */
   uint32_t nop[] = {H(NOP, 0, 0)};
   CHECK(submit_words(f, 0, nop, 1, 4, 0, NULL, 0));
-  CHECK(sgpu_wait_fence(f->dev, 0, 4, 50));
+  CHECK(sgpu_wait_fence(f->dev, 0, 4, wait_ms(50)));
   put(f, f->buf, w, 8); /* submit_words reused the buffer */
   b = v;
   b.flags.hardware_queue_submission = 1;
@@ -538,7 +538,7 @@ static void test_display_flip_capture(void **state) {
   uint32_t w[] = {H(FILL, 5, 0), (uint32_t)fb0, 64, 64, 24, 0xF800F800u,
                   H(FILL, 5, 0), (uint32_t)fb1, 64, 64, 24, 0x001F001Fu};
   CHECK(submit_words(f, 0, w, 12, 1, 0, NULL, 0));
-  CHECK(sgpu_wait_fence(f->dev, 0, 1, 50));
+  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(50)));
   CHECK(sgpu_set_display_mode(f->dev, 0, &m));
   sgpu_display_mode g;
   CHECK(sgpu_get_display_mode(f->dev, 0, &g));
@@ -581,7 +581,7 @@ static void test_display_flip_capture(void **state) {
   a.flags.flip = 1;
   a.flip_interval = SGPU_FLIP_INTERVAL_ONE;
   CHECK(sgpu_submit_command(f->dev, &a));
-  CHECK(sgpu_wait_fence(f->dev, 0, 2, 50));
+  CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(50)));
   int vs = 0;
   sgpu_event ev;
   while (sgpu_next_event(f->dev, &ev, 2) == 0 && vs < 3)

@@ -206,7 +206,7 @@ static void test_every_rule(void **state) {
     sgpu_submit_command_args a = fixture_args(f, 12);
     CHECK(sgpu_submit_command(f->dev, &a));
     f->fence[0]++;
-    CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], 100));
+    CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], wait_ms(100)));
   }
   uint8_t *ring0 = malloc(65536), *ring1 = malloc(65536);
   size_t ncases = sizeof cases / sizeof cases[0];
@@ -256,7 +256,7 @@ static void test_every_rule(void **state) {
     sgpu_submit_command_args a = fixture_args(f, 12);
     CHECK(sgpu_submit_command(f->dev, &a));
     f->fence[0]++;
-    CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], 100));
+    CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], wait_ms(100)));
     uint32_t v = 0;
     CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
     assert_int_equal(v, 0xBEEF);
@@ -291,7 +291,7 @@ static void test_nesting(void **state) {
   uint32_t w1c[] = {H(INDIRECT, 3, 0), ib3, 8, 0};
   put(f, f->buf, w1c, 4);
   CHECK(sgpu_submit_command(f->dev, &a));
-  CHECK(sgpu_wait_fence(f->dev, 0, a.submission_fence_id, 100));
+  CHECK(sgpu_wait_fence(f->dev, 0, a.submission_fence_id, wait_ms(100)));
   fixture_close(f);
 }
 

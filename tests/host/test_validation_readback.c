@@ -39,7 +39,7 @@ static void test_readback(void **state) {
   sgpu_submit_command_args a = fixture_args(f, sizeof top);
   CHECK(sgpu_submit_command(f->dev, &a));
   f->fence[0]++;
-  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], 100));
+  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], wait_ms(100)));
   printf("FIGURE validation_readback_bytes_library_written %llu\n", (unsigned long long)readback(f));
   assert_int_equal(readback(f), 0);
 
@@ -49,7 +49,7 @@ static void test_readback(void **state) {
   a = fixture_args(f, sizeof gen);
   CHECK(sgpu_submit_command(f->dev, &a));
   f->fence[0]++;
-  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], 100));
+  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], wait_ms(100)));
   uint64_t before = readback(f);
   assert_int_equal(validate(f, gpu_written, 12), 0);
   assert_int_equal(readback(f) - before, 12);
@@ -63,7 +63,7 @@ static void test_readback(void **state) {
   a = fixture_args(f, sizeof zero_over);
   CHECK(sgpu_submit_command(f->dev, &a));
   f->fence[0]++;
-  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], 100));
+  CHECK(sgpu_wait_fence(f->dev, 0, f->fence[0], wait_ms(100)));
   uint32_t now[3];
   assert_int_equal(sgpu_read(f->dev, ib2, now, sizeof now), 0);
   assert_int_equal(now[0], 0);
