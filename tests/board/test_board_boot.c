@@ -33,19 +33,13 @@ static uint16_t expect[480 * 640];
 
 int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "build/firmware/boot_icebreaker.bin";
-  FILE *fp = fopen(path, "rb");
-  BL_CHECK(fp, "cannot open the boot image %s", path);
   static uint8_t rom[65536];
-  size_t rom_len = fread(rom, 1, sizeof rom, fp);
-  fclose(fp);
-
-  /* ---- the ROM's frames through the reference model */
+  size_t rom_len;
   sgpu_ref_config rc = {MEM, 1, 1};
-  sgpu_ref *ref = sgpu_ref_create(&rc);
-  BL_CHECK(ref, "sgpu_ref_create");
+  sgpu_ref *ref;
   sgpu_ref_boot boot;
   char why[200];
-  BL_CHECK(sgpu_ref_boot_replay(ref, rom, rom_len, &boot, why, sizeof why) == 0, "boot image: %s", why);
+  BL_CHECK(sgpu_ref_boot_load(path, &rc, rom, sizeof rom, &rom_len, &ref, &boot, why, sizeof why) == 0, "%s", why);
   const uint32_t disp_ctl = boot.disp_control, disp_base = boot.disp_base, disp_pitch = boot.disp_pitch;
   const sgpu_ref_fault *faults;
   BL_EQ(sgpu_ref_faults(ref, &faults), 0, "faults in the boot stream (reference model)");

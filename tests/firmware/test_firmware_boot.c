@@ -94,19 +94,15 @@ static void render(const uint8_t *mem, uint32_t base, uint32_t pitch, uint32_t c
 int main(int argc, char **argv) {
   const char *rom_path = argc > 1 ? argv[1] : "build/firmware/boot_icebreaker.bin";
   const char *png_path = argc > 2 ? argv[2] : "build/firmware/poweron.png";
-  FILE *fp = fopen(rom_path, "rb");
-  REQUIRE(fp, "cannot open the boot image %s (make firmware)", rom_path);
   static uint8_t rom[65536];
-  size_t rom_len = fread(rom, 1, sizeof rom, fp);
-  fclose(fp);
-
+  size_t rom_len;
   /* ---- the reference: the ROM's frames through the model */
   sgpu_ref_config rc = {MEM, 1, 1};
-  sgpu_ref *ref = sgpu_ref_create(&rc);
-  REQUIRE(ref, "sgpu_ref_create");
+  sgpu_ref *ref;
   sgpu_ref_boot boot;
   char why[200];
-  REQUIRE(sgpu_ref_boot_replay(ref, rom, rom_len, &boot, why, sizeof why) == 0, "boot image: %s", why);
+  REQUIRE(sgpu_ref_boot_load(rom_path, &rc, rom, sizeof rom, &rom_len, &ref, &boot, why, sizeof why) == 0,
+          "%s", why);
   const uint32_t disp_ctl = boot.disp_control, disp_base = boot.disp_base, disp_pitch = boot.disp_pitch;
   const uint32_t nframes = boot.frames;
   uint32_t st = 0;

@@ -65,3 +65,22 @@ int sgpu_ref_boot_replay(sgpu_ref *ref, const uint8_t *rom, size_t rom_len, sgpu
   out->bytes = pos;
   return 0;
 }
+
+int sgpu_ref_boot_load(const char *path, const sgpu_ref_config *cfg, uint8_t *rom, size_t cap,
+                       size_t *rom_len, sgpu_ref **ref, sgpu_ref_boot *out, char *why,
+                       size_t why_len) {
+  *ref = NULL;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return fail(why, why_len, "cannot open the boot image %s (make firmware builds it)", path);
+  *rom_len = fread(rom, 1, cap, fp);
+  fclose(fp);
+  sgpu_ref *r = sgpu_ref_create(cfg);
+  if (!r) return fail(why, why_len, "sgpu_ref_create failed");
+  char reason[160];
+  if (sgpu_ref_boot_replay(r, rom, *rom_len, out, reason, sizeof reason) != 0) {
+    sgpu_ref_destroy(r);
+    return fail(why, why_len, "boot image %s: %s", path, reason);
+  }
+  *ref = r;
+  return 0;
+}

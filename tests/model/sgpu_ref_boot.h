@@ -23,4 +23,12 @@ typedef struct sgpu_ref_boot {
 int sgpu_ref_boot_replay(sgpu_ref *ref, const uint8_t *rom, size_t rom_len, sgpu_ref_boot *out,
                          char *why, size_t why_len);
 
+/* The power-on tests' first step: reads the boot image at path into rom (at
+ * most cap bytes, its length in *rom_len), creates a reference model with
+ * cfg and replays the image through it.  0 with *ref set (the caller
+ * destroys it), or -1 with a one-line reason in why and nothing to free. */
+int sgpu_ref_boot_load(const char *path, const sgpu_ref_config *cfg, uint8_t *rom, size_t cap,
+                       size_t *rom_len, sgpu_ref **ref, sgpu_ref_boot *out, char *why,
+                       size_t why_len);
+
 #endif

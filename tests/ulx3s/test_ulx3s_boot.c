@@ -54,18 +54,13 @@ static uint32_t rgb332(uint8_t p) {
 
 int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "build/firmware/boot_ulx3s.bin";
-  FILE *fp = fopen(path, "rb");
-  CHECK(fp, "cannot open the boot image %s", path);
   static uint8_t rom[65536];
-  size_t rom_len = fread(rom, 1, sizeof rom, fp);
-  fclose(fp);
-
+  size_t rom_len;
   sgpu_ref_config rc = {MEM, 2, 1};
-  sgpu_ref *ref = sgpu_ref_create(&rc);
-  CHECK(ref, "sgpu_ref_create");
+  sgpu_ref *ref;
   sgpu_ref_boot boot;
   char why[200];
-  CHECK(sgpu_ref_boot_replay(ref, rom, rom_len, &boot, why, sizeof why) == 0, "boot image: %s", why);
+  CHECK(sgpu_ref_boot_load(path, &rc, rom, sizeof rom, &rom_len, &ref, &boot, why, sizeof why) == 0, "%s", why);
   const sgpu_ref_fault *faults;
   CHECK(sgpu_ref_faults(ref, &faults) == 0, "faults in the boot stream (reference model)");
   const uint32_t ctl = boot.disp_control;
