@@ -40,10 +40,11 @@ __attribute__((constructor)) static void test_filter_from_env(void) {
   const char *f = getenv("SGPU_TEST_FILTER");
   if (f && *f) cmocka_set_test_filter(f);
 }
-/* A wait that is expected to succeed: on the model its timeout is simulated
- * time; on a link it is wall-clock time, and the server simulates far
- * slower than real time (more so when other tests load the machine), so
- * it gets at least 5 s there. */
+/* A wait for something that is going to happen (the fence, or the fault
+ * that ends its wait): on the model its timeout is simulated time; on a
+ * link it is wall-clock time, and the server simulates far slower than real
+ * time (more so when other tests load the machine), so it gets at least 5 s
+ * there.  Waits that must time out keep their own timeout. */
 static inline uint32_t wait_ms(uint32_t ms) {
   return test_link_uri() && ms < 5000 ? 5000 : ms;
 }

@@ -300,7 +300,7 @@ static void test_fault_then_reset(void **state) {
   CHECK(sgpu_write(f->dev, ib2, bad, 8));
   uint32_t one = 1;
   CHECK(sgpu_write(f->dev, flag, &one, 4));
-  assert_int_equal(sgpu_wait_fence(f->dev, 0, 1, 50), SGPU_ERROR_NODE_FAULTED);
+  assert_int_equal(sgpu_wait_fence(f->dev, 0, 1, wait_ms(50)), SGPU_ERROR_NODE_FAULTED);
   sgpu_event ev;
   CHECK(sgpu_next_event(f->dev, &ev, 0));
   printf("fault event: type %u reason %u addr 0x%x opcode 0x%08x fence %u\n", ev.type,
@@ -348,7 +348,7 @@ static void test_watchdog_timeout(void **state) {
   CHECK(sgpu_write(f->dev, flag, &zero, 4)); /* a link's chip keeps what earlier runs wrote */
   uint32_t w[] = {H(WAIT_MEM, 3, SGPU_WAIT_FUNC_EQ), flag, 0xFFFFFFFFu, 1};
   CHECK(submit_words(f, 0, w, 4, 1, 0, NULL, 0));
-  assert_int_equal(sgpu_wait_fence(f->dev, 0, 1, 10), SGPU_ERROR_NODE_FAULTED);
+  assert_int_equal(sgpu_wait_fence(f->dev, 0, 1, wait_ms(10)), SGPU_ERROR_NODE_FAULTED);
   sgpu_event ev;
   CHECK(sgpu_next_event(f->dev, &ev, 0));
   assert_int_equal(ev.type, SGPU_EVENT_DMA_FAULTED);
