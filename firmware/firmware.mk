@@ -9,9 +9,10 @@ MKBOOT      := $(BUILD)/bin/mkboot
 FW_VERSION  := 0.1
 FW_SRCS     := firmware/boot.sgs firmware/font5x7.txt
 FW_BOARD_icebreaker := --board icebreaker --mem 131072 --nodes 1 --sources 1 --perf 0 --rom-bytes 2048
-# ULX3S: two nodes, performance counters, block-RAM memory of 256 KiB
-# (85F) or 128 KiB (the smaller parts; rtl/boards/ulx3s_top.v MEM_BYTES)
-FW_BOARD_ulx3s      := --board ulx3s --mem 262144 --nodes 2 --sources 1 --perf 1 --rom-bytes 2048
+# ULX3S: two nodes, performance counters, GPU memory on the 32 MB SDRAM
+# (rtl/boards/ulx3s_top.v SDRAM = 1) or, for a block-RAM build (SDRAM = 0),
+# 128 KiB (MEM_BYTES)
+FW_BOARD_ulx3s      := --board ulx3s --mem 33554432 --nodes 2 --sources 1 --perf 1 --rom-bytes 2048
 FW_BOARD_ulx3s-128k := --board ulx3s --mem 131072 --nodes 2 --sources 1 --perf 1 --rom-bytes 2048
 FW_BOARDS   := icebreaker ulx3s ulx3s-128k
 FW_HEXES    := $(foreach b,$(FW_BOARDS),$(FW_DIR)/boot_$(b).hex)

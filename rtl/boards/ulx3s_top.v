@@ -18,9 +18,15 @@
 //    leave reset through their own synchronisers
 //  - sgpu_top with 2 nodes (graphics and copy), 1 source, the per-node
 //    performance counters, the display's pixel side on the pixel clock
-//  - GPU memory: MEM_BYTES of block RAM (sgpu_sram; 256 KiB = 128 of the
-//    85F's 208 EBRs).  SDRAM hook: with SGPU_ULX3S_SDRAM defined the memory
-//    port goes to sgpu_sdram and the SDRAM pins instead (see below).
+//  - GPU memory: with SDRAM = 1 (the default) the board's 32 MB SDR SDRAM
+//    through sgpu_sdram on the system clock (CL 3 at 30 MHz, BURST 2,
+//    COL_BITS 9: 32 MB on the 256 Mbit and the 512 Mbit parts alike), the
+//    SDRAM clocked by the inverse of the system clock (an ODDRX1F on
+//    sdram_clk): half a cycle of setup and hold on every pin; the chip may
+//    have MEM_RDQ (8) reads outstanding, enough for a scanout burst at the
+//    bus rate (7..9 cycles from request to data, a read every 2 cycles).
+//    With SDRAM = 0, MEM_BYTES of block RAM instead (sgpu_sram; the SDRAM
+//    pins idle: CKE low, deselected).
 //  - the host link (sgpu_host_bridge) on the FT231X UART at BAUD (default
 //    SGPU_LINK_BAUD_ULX3S, 3 Mbaud, the FT231X's highest; 8N1), behind the
 //    boot ROM (sgpu_boot: the power-on screen and the identity block of
@@ -39,7 +45,8 @@
 module ulx3s_top #(
   parameter integer BAUD      = `SGPU_LINK_BAUD_ULX3S,
   parameter integer SYS_DIV   = 25,       // system clock = 750 MHz / SYS_DIV
-  parameter integer MEM_BYTES = 262144,   // GPU memory in block RAM (power of two)
+  parameter integer SDRAM     = 1,        // 1: GPU memory on the SDRAM; 0: block RAM
+  parameter integer MEM_BYTES = 33554432, // GPU memory (power of two; the SDRAM's 32 MB)
   parameter         ROM_FILE  = "build/firmware/boot_ulx3s.hex"
 ) (
   input  wire       clk_25m_i,     // ulx3s_v20.lpf clk_25mhz
@@ -48,12 +55,27 @@ module ulx3s_top #(
   output wire       uart_tx_o,     // ftdi_rxd: to the FT231X
   output wire [7:0] led_o,
   output wire [3:0] gpdi_dp_o,     // TMDS lanes: blue, green, red, clock
-  output wire       wifi_gpio0_o   // ESP32 GPIO0 held high: the ESP32 boots normally
-`ifndef SYNTHESIS
-  ,
-  input  wire       clk_sys_sim_i, // simulation only: the PLL's three clocks
-  input  wire       clk_pix_sim_i,
-  input  wire       clk_ser_sim_i
+  output wire       wifi_gpio0_o,  // ESP32 GPIO0 held high: the ESP32 boots normally
+  // SDRAM (ulx3s_v20.lpf sdram_*)
+  output wire        sdram_clk_o,
+  output wire        sdram_cke_o,
+  output wire        sdram_csn_o,
+  output wire        sdram_rasn_o,
+  output wire        sdram_casn_o,
+  output wire        sdram_wen_o,
+  output wire [1:0]  sdram_ba_o,
+  output wire [12:0] sdram_a_o,
+  output wire [1:0]  sdram_dqm_o,
+`ifdef SYNTHESIS
+  inout  wire [15:0] sdram_d_io
+`else
+  // simulation: DQ as its two directions (the board model resolves them)
+  output wire [15:0] sdram_d_sim_o,
+  output wire        sdram_d_oe_sim_o,
+  input  wire [15:0] sdram_d_sim_i,
+  input  wire        clk_sys_sim_i, // simulation only: the PLL's three clocks
+  input  wire        clk_pix_sim_i,
+  input  wire        clk_ser_sim_i
 `endif
 );
 
@@ -121,22 +143,20 @@ module ulx3s_top #(
   wire [3:0]  h_req_wstrb;
   wire        h_rsp_valid;
   wire [31:0] h_rsp_rdata;
-  wire        m_req_valid, m_req_ready, m_req_write;
-  wire [31:0] m_req_addr, m_req_wdata;
-  wire [3:0]  m_req_wstrb;
-  wire        m_rsp_valid;
-  wire [31:0] m_rsp_rdata;
   wire [7:0]  vid_r, vid_g, vid_b;
   wire        vid_hsync, vid_vsync, vid_de;
   wire        irq, gpu_busy, gpu_fault;
 
-  // Register slices: the ECP5's block RAM has a slow clock-to-output
-  // (5.8 ns at speed 6) and a 256 KiB array spreads over the whole die, so
-  // the paths from the bridge's buffer through the chip's host port and
-  // arbiter into the memory's address, and from the memory's data back,
-  // are cut here: a two-entry FIFO on each request (registered valid, data
-  // and ready) and a register on each response.  A read then takes three
-  // cycles; MEM_RDQ 4 keeps the memory busy every cycle.
+  // Host port register slice: the path from the bridge's buffer through the
+  // chip's host port and arbiter into the memory request is cut by a
+  // two-entry FIFO (registered valid, data and ready) and a register on the
+  // response.  The block-RAM memory (SDRAM = 0) gets the same on its port:
+  // the ECP5's block RAM has a slow clock-to-output (5.8 ns at speed 6) and
+  // a large array spreads over the die; a read then takes three cycles and
+  // MEM_RDQ 4 keeps it busy.  The SDRAM needs neither: its controller's
+  // request queue is such a FIFO and its responses come from flip-flops.
+  localparam integer RDQ = (SDRAM != 0) ? 8 : 4;
+
   wire        g_req_valid, g_req_ready, g_req_write;
   wire [31:0] g_req_addr, g_req_wdata;
   wire [3:0]  g_req_wstrb;
@@ -145,9 +165,11 @@ module ulx3s_top #(
   wire        c_req_valid, c_req_ready, c_req_write;
   wire [31:0] c_req_addr, c_req_wdata;
   wire [3:0]  c_req_wstrb;
-  reg         h_rsp_valid_q, m_rsp_valid_q;
-  reg  [31:0] h_rsp_rdata_q, m_rsp_rdata_q;
-  wire [1:0]  h_slice_cnt, m_slice_cnt;
+  wire        c_rsp_valid;
+  wire [31:0] c_rsp_rdata;
+  reg         h_rsp_valid_q;
+  reg  [31:0] h_rsp_rdata_q;
+  wire [1:0]  h_slice_cnt;
 
   sgpu_fifo #(.WIDTH(69), .DEPTH(2)) u_host_slice (
     .clk_i(clk_sys), .rst_ni(rst_n), .clr_i(1'b0),
@@ -157,31 +179,15 @@ module ulx3s_top #(
     .out_data_o({g_req_write, g_req_addr, g_req_wdata, g_req_wstrb}),
     .count_o(h_slice_cnt));
 
-  sgpu_fifo #(.WIDTH(69), .DEPTH(2)) u_mem_slice (
-    .clk_i(clk_sys), .rst_ni(rst_n), .clr_i(1'b0),
-    .in_valid_i(c_req_valid), .in_ready_o(c_req_ready),
-    .in_data_i({c_req_write, c_req_addr, c_req_wdata, c_req_wstrb}),
-    .out_valid_o(m_req_valid), .out_ready_i(m_req_ready),
-    .out_data_o({m_req_write, m_req_addr, m_req_wdata, m_req_wstrb}),
-    .count_o(m_slice_cnt));
-
   always @(posedge clk_sys or negedge rst_n) begin
-    if (!rst_n) begin
-      h_rsp_valid_q <= 1'b0;
-      m_rsp_valid_q <= 1'b0;
-    end else begin
-      h_rsp_valid_q <= g_rsp_valid;
-      m_rsp_valid_q <= m_rsp_valid;
-    end
+    if (!rst_n) h_rsp_valid_q <= 1'b0;
+    else        h_rsp_valid_q <= g_rsp_valid;
   end
-  always @(posedge clk_sys) begin
-    h_rsp_rdata_q <= g_rsp_rdata;
-    m_rsp_rdata_q <= m_rsp_rdata;
-  end
+  always @(posedge clk_sys) h_rsp_rdata_q <= g_rsp_rdata;
   assign h_rsp_valid = h_rsp_valid_q;
   assign h_rsp_rdata = h_rsp_rdata_q;
 
-  sgpu_top #(.NODES(2), .SOURCES(1), .MEM_BYTES(MEM_BYTES), .MEM_RDQ(4),
+  sgpu_top #(.NODES(2), .SOURCES(1), .MEM_BYTES(MEM_BYTES), .MEM_RDQ(RDQ),
              .PERF(1), .PIX_CDC(1)) u_gpu (
     .clk_i(clk_sys), .rst_ni(rst_n), .pix_en_i(1'b0),
     .pix_clk_i(clk_pix), .pix_rst_ni(pix_rst_n),
@@ -192,30 +198,94 @@ module ulx3s_top #(
     .mem_req_valid_o(c_req_valid), .mem_req_ready_i(c_req_ready),
     .mem_req_write_o(c_req_write), .mem_req_addr_o(c_req_addr),
     .mem_req_wdata_o(c_req_wdata), .mem_req_wstrb_o(c_req_wstrb),
-    .mem_rsp_valid_i(m_rsp_valid_q), .mem_rsp_rdata_i(m_rsp_rdata_q),
+    .mem_rsp_valid_i(c_rsp_valid), .mem_rsp_rdata_i(c_rsp_rdata),
     .vid_r_o(vid_r), .vid_g_o(vid_g), .vid_b_o(vid_b),
     .vid_hsync_o(vid_hsync), .vid_vsync_o(vid_vsync), .vid_de_o(vid_de),
     .irq_o(irq), .busy_o(gpu_busy), .fault_o(gpu_fault));
 
   // ------------------------------------------------------------ memory
-`ifdef SGPU_ULX3S_SDRAM
-  // SDRAM HOOK: rtl/sgpu_sdram.v (the 32 MB SDR SDRAM controller) is not
-  // written yet.  When it is: define SGPU_ULX3S_SDRAM, instantiate it here on
-  // the memory port (m_req_* / m_rsp_*, the same handshake as sgpu_sram:
-  // req_ready may drop, responses in request order, up to MEM_RDQ reads
-  // outstanding), add the sdram_* ports (pins in constraints/ulx3s.lpf's
-  // commented SDRAM block), raise MEM_BYTES to the SDRAM's 33554432 and
-  // MEM_RDQ to the controller's read depth, and build the boot ROM for that
-  // memory size (firmware/firmware.mk).
-  // Until then the build stops here, by name:
-  sgpu_sdram_hook_not_connected_yet u_mem ();
+  wire [15:0] sd_dq_o, sd_dq_i;
+  wire        sd_dq_oe, sd_clk;
+
+  generate
+    if (SDRAM != 0) begin : g_sdram
+      // The ULX3S's SDRAM: AS4C32M16SB-7 class (4 banks, 8192 rows; a
+      // 256 Mbit part has 512 columns, so COL_BITS 9: the full 32 MB of
+      // either part the boards carry).  CL 3 on the SDRAM, forwarded
+      // inverted (CLK_INV): commands leave on clk_sys's rising edge and
+      // are sampled half a cycle later; beat i of a READ is valid at the
+      // SDRAM's pins from 2.5 cycles + tAC (5.4 ns) after the command left
+      // to 3.5 cycles + tOH, and is captured on the rising edge 3 cycles
+      // after: about 11 ns of setup and 19 ns of hold at 30 MHz, and as
+      // much on the command and write pins.
+      sgpu_sdram #(.CLK_MHZ((CLK_HZ + 999999) / 1000000), .CL(3), .CLK_INV(1), .BURST(2),
+                   .COL_BITS(9), .ROW_BITS(13)) u_mem (
+        .clk_i(clk_sys), .rst_ni(rst_n),
+        .req_valid_i(c_req_valid), .req_ready_o(c_req_ready), .req_write_i(c_req_write),
+        .req_addr_i(c_req_addr), .req_wdata_i(c_req_wdata), .req_wstrb_i(c_req_wstrb),
+        .rsp_valid_o(c_rsp_valid), .rsp_rdata_o(c_rsp_rdata),
+        .sdram_clk_o(sd_clk), .sdram_cke_o(sdram_cke_o), .sdram_csn_o(sdram_csn_o),
+        .sdram_rasn_o(sdram_rasn_o), .sdram_casn_o(sdram_casn_o), .sdram_wen_o(sdram_wen_o),
+        .sdram_ba_o(sdram_ba_o), .sdram_a_o(sdram_a_o), .sdram_dqm_o(sdram_dqm_o),
+        .sdram_dq_o(sd_dq_o), .sdram_dq_oe_o(sd_dq_oe), .sdram_dq_i(sd_dq_i));
+    end else begin : g_bram
+      wire        m_req_valid, m_req_ready, m_req_write;
+      wire [31:0] m_req_addr, m_req_wdata;
+      wire [3:0]  m_req_wstrb;
+      wire        m_rsp_valid;
+      wire [31:0] m_rsp_rdata;
+      reg         m_rsp_valid_q;
+      reg  [31:0] m_rsp_rdata_q;
+      wire [1:0]  m_slice_cnt;
+
+      sgpu_fifo #(.WIDTH(69), .DEPTH(2)) u_mem_slice (
+        .clk_i(clk_sys), .rst_ni(rst_n), .clr_i(1'b0),
+        .in_valid_i(c_req_valid), .in_ready_o(c_req_ready),
+        .in_data_i({c_req_write, c_req_addr, c_req_wdata, c_req_wstrb}),
+        .out_valid_o(m_req_valid), .out_ready_i(m_req_ready),
+        .out_data_o({m_req_write, m_req_addr, m_req_wdata, m_req_wstrb}),
+        .count_o(m_slice_cnt));
+      always @(posedge clk_sys or negedge rst_n) begin
+        if (!rst_n) m_rsp_valid_q <= 1'b0;
+        else        m_rsp_valid_q <= m_rsp_valid;
+      end
+      always @(posedge clk_sys) m_rsp_rdata_q <= m_rsp_rdata;
+      assign c_rsp_valid = m_rsp_valid_q;
+      assign c_rsp_rdata = m_rsp_rdata_q;
+
+      sgpu_sram #(.BYTES(MEM_BYTES)) u_mem (
+        .clk_i(clk_sys), .rst_ni(rst_n),
+        .req_valid_i(m_req_valid), .req_ready_o(m_req_ready), .req_write_i(m_req_write),
+        .req_addr_i(m_req_addr), .req_wdata_i(m_req_wdata), .req_wstrb_i(m_req_wstrb),
+        .rsp_valid_o(m_rsp_valid), .rsp_rdata_o(m_rsp_rdata));
+
+      // the SDRAM idles: clock low, CKE low, deselected, DQ not driven
+      assign sd_clk = 1'b0;
+      assign {sdram_cke_o, sdram_csn_o, sdram_rasn_o, sdram_casn_o, sdram_wen_o} = 5'b01111;
+      assign sdram_ba_o  = 2'd0;
+      assign sdram_a_o   = 13'd0;
+      assign sdram_dqm_o = 2'b11;
+      assign sd_dq_o     = 16'd0;
+      assign sd_dq_oe    = 1'b0;
+      wire unused_bram = &{1'b0, m_slice_cnt, sd_dq_i};
+    end
+  endgenerate
+
+  // SDRAM clock and DQ pins.  sdram_clk is the inverse of clk_sys (ODDRX1F:
+  // D0 leaves while SCLK is high, D1 while it is low); the DQ tristate is
+  // inferred on the inout (yosys maps it onto the bidirectional I/O).
+`ifdef SYNTHESIS
+  ODDRX1F u_sdram_clk (.SCLK(clk_sys), .RST(1'b0), .D0(1'b0), .D1((SDRAM != 0) ? 1'b1 : 1'b0),
+                       .Q(sdram_clk_o));
+  assign sdram_d_io = sd_dq_oe ? sd_dq_o : 16'bz;
+  assign sd_dq_i    = sdram_d_io;
 `else
-  sgpu_sram #(.BYTES(MEM_BYTES)) u_mem (
-    .clk_i(clk_sys), .rst_ni(rst_n),
-    .req_valid_i(m_req_valid), .req_ready_o(m_req_ready), .req_write_i(m_req_write),
-    .req_addr_i(m_req_addr), .req_wdata_i(m_req_wdata), .req_wstrb_i(m_req_wstrb),
-    .rsp_valid_o(m_rsp_valid), .rsp_rdata_o(m_rsp_rdata));
+  assign sdram_clk_o      = (SDRAM != 0) ? ~clk_sys : 1'b0;
+  assign sdram_d_sim_o    = sd_dq_o;
+  assign sdram_d_oe_sim_o = sd_dq_oe;
+  assign sd_dq_i          = sdram_d_sim_i;
 `endif
+  wire unused_sd = &{1'b0, sd_clk};
 
   // ------------------------------------------------------------ host link
   wire       rx_valid, rx_ferr;
@@ -302,6 +372,6 @@ module ulx3s_top #(
                   gpu_fault, gpu_busy, idle};
   assign wifi_gpio0_o = 1'b1;
 
-  wire unused_ok = &{1'b0, tx_busy, h_slice_cnt, m_slice_cnt};
+  wire unused_ok = &{1'b0, tx_busy, h_slice_cnt};
 
 endmodule

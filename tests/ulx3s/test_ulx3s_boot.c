@@ -2,7 +2,8 @@
  *
  * The boot ROM (build/firmware/boot_ulx3s.bin, the image ulx3s_top's
  * sgpu_boot plays) is replayed through the C reference model (2 nodes,
- * 256 KiB); the reference rendering is the framebuffer the model computed,
+ * 32 MB: the GPU memory is the SDRAM, here the SDRAM model that checks
+ * every command's timing); the reference rendering is the framebuffer the model computed,
  * shown as the display registers the ROM wrote say, expanded to 8 bits per
  * colour by bit replication as the display does.  Then the board model
  * (tests/ulx3s/ulx3s_sim.cpp) runs from power-on and its TMDS receiver
@@ -27,7 +28,7 @@
 #include "sgpu_ref_boot.h"
 #include "ulx3s_sim.h"
 
-#define MEM 262144u
+#define MEM 33554432u
 #define FRAME_CYCLES 504000u /* system cycles of one 420,000-pixel frame: 30 / 25 MHz */
 
 #define CHECK(cond, ...)                                            \
@@ -120,12 +121,18 @@ int main(int argc, char **argv) {
   const uint32_t leds = ulx3s_sim_leds(s);
   CHECK(!(leds & 0x80u), "TMDS underflow LED lit");
   CHECK(leds & 0x40u, "PLL-locked LED dark");
+  ulx3s_sdram_stats sd;
+  ulx3s_sim_sdram_stats(s, &sd);
+  CHECK(sd.reads > 0 && sd.writes > 0 && sd.refreshes > 0, "no SDRAM traffic");
   const double secs = (double)(clock() - t0) / CLOCKS_PER_SEC;
   printf("FIGURE ulx3s_boot_first_frame_cycles %llu system cycles from reset release to the end of the "
          "first decoded frame equal to the power-on screen\n",
          (unsigned long long)(first_end - rel));
   printf("FIGURE ulx3s_tmds_symbols %llu per lane decoded (%llu control), boundary at bit phase %u, 0 errors\n",
          (unsigned long long)st.symbols, (unsigned long long)st.control_symbols, st.phase);
+  printf("FIGURE ulx3s_boot_sdram_commands %llu READ, %llu WRITE, %llu ACTIVATE, %llu REFRESH in %llu cycles, "
+         "every one checked by the SDRAM model\n", (unsigned long long)sd.reads, (unsigned long long)sd.writes,
+         (unsigned long long)sd.activates, (unsigned long long)sd.refreshes, (unsigned long long)sd.cycles);
   printf("FIGURE ulx3s_board_sim_seconds %.1f for %llu frames\n", secs, (unsigned long long)ulx3s_sim_frames(s));
   ulx3s_sim_destroy(s);
   sgpu_ref_destroy(ref);

@@ -1,50 +1,61 @@
 # ulx3s fragment: board-level simulation of the ULX3S image (docs/boards.md).
-# rtl/boards/ulx3s_top.v and every rtl/*.v are verilated whole (Vulx3s_top,
-# no tracing, C++ at -O1 like the chip model) into $(ULX3S_VL_LIB);
-# tests/ulx3s/ulx3s_sim.cpp drives it with the three PLL clocks at their
-# real periods and decodes the GPDI lanes with its own TMDS receiver.  The
-# tests (tests/ulx3s/test_*.c) compare what the receiver decodes with the C
-# reference model; they run in make test.  `make ulx3s-tests` builds them.
+# rtl/boards/ulx3s_top.v and every rtl/*.v, with the SDRAM model of the
+# controller's benches on the SDRAM pins (tests/ulx3s/ulx3s_board.v), are
+# verilated whole (Vulx3s_board, no tracing, C++ at -O1 like the chip model)
+# into $(ULX3S_VL_LIB); tests/ulx3s/ulx3s_sim.cpp drives it with the three
+# PLL clocks at their real periods, talks to the UART pins and decodes the
+# GPDI lanes with its own TMDS receiver.  The tests (tests/ulx3s/test_*.c)
+# compare what the receiver decodes with the C reference model; the host
+# side of the link is tests/board/board_link.c (the iCEBreaker tests' own),
+# compiled here against this simulation.  They run in make test.
+# `make ulx3s-tests` builds them.
 
 ULX3S_DIR     := $(BUILD)/tests/ulx3s
 ULX3S_VL_DIR  := $(ULX3S_DIR)/vl
 ULX3S_VL_LIB  := $(ULX3S_DIR)/libulx3s_vl.a
-ULX3S_SRCS    := $(RTL_SRCS) rtl/boards/ulx3s_top.v
+ULX3S_SRCS    := $(RTL_SRCS) rtl/boards/ulx3s_top.v tests/ulx3s/ulx3s_board.v
 ULX3S_VFLAGS  := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique \
-                 --top-module ulx3s_top $(RTL_INC) -CFLAGS -g0
-ULX3S_VL_OBJS := Vulx3s_top__ALL.a verilated.o verilated_threads.o
-ULX3S_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror -I$(GEN) -Itests/ulx3s -I$(ULX3S_VL_DIR) \
+                 --top-module ulx3s_board $(RTL_INC) -Itests/rtl -CFLAGS -g0
+ULX3S_VL_OBJS := Vulx3s_board__ALL.a verilated.o verilated_threads.o
+ULX3S_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror -I$(GEN) -Itests/ulx3s -Itests/board -I$(ULX3S_VL_DIR) \
                   -isystem $(SIM_VROOT)/include -isystem $(SIM_VROOT)/include/vltstd
 ULX3S_CFLAGS  := $(WARN) $(CSTD) -D_DEFAULT_SOURCE $(OPT) $(SAN) -I$(GEN) -Ihost/src -Ihost/include \
-                 -Itests/ulx3s -Itests/model
+                 -Itests/ulx3s -Itests/board -Itests/model
 ULX3S_HOST_OBJS := $(BUILD)/asan/host/link_frame.o $(BUILD)/asan/host/packet_check.o $(BUILD)/asan/host/hwinfo.o
 
 # Verilate in a private folder moved into place at the end (concurrent makes).
-$(ULX3S_DIR)/vl.stamp: $(ULX3S_SRCS) $(HW_VH) tests/ulx3s/ulx3s.vlt tests/ulx3s/ulx3s.mk
+$(ULX3S_DIR)/vl.stamp: $(ULX3S_SRCS) $(HW_VH) tests/ulx3s/ulx3s.vlt tests/ulx3s/ulx3s.mk tests/rtl/sgpu_sdram_model.vh
 	+@set -e; t=$(ULX3S_VL_DIR).tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
-	echo "VERILATE ulx3s_top -> $(ULX3S_VL_DIR)"; \
-	$(VERILATOR) $(ULX3S_VFLAGS) --Mdir $$t --prefix Vulx3s_top tests/ulx3s/ulx3s.vlt $(ULX3S_SRCS); \
-	$(MAKE) --no-print-directory -s -C $$t -f Vulx3s_top.mk $(SIM_VMAKE) $(ULX3S_VL_OBJS); \
+	echo "VERILATE ulx3s_board -> $(ULX3S_VL_DIR)"; \
+	$(VERILATOR) $(ULX3S_VFLAGS) --Mdir $$t --prefix Vulx3s_board tests/ulx3s/ulx3s.vlt $(ULX3S_SRCS); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vulx3s_board.mk $(SIM_VMAKE) $(ULX3S_VL_OBJS); \
 	rm -rf $(ULX3S_VL_DIR); mv $$t $(ULX3S_VL_DIR); touch $@
 
-$(ULX3S_DIR)/ulx3s_sim.o: tests/ulx3s/ulx3s_sim.cpp tests/ulx3s/ulx3s_sim.h $(HW_H) $(ULX3S_DIR)/vl.stamp
+$(ULX3S_DIR)/ulx3s_sim.o: tests/ulx3s/ulx3s_sim.cpp tests/ulx3s/ulx3s_sim.h tests/board/board_sim.h $(HW_H) \
+    $(ULX3S_DIR)/vl.stamp
 	$(CXX) $(ULX3S_CXXFLAGS) -c -o $@ $<
 
 # Model archive unpacked into one library with the harness and the runtime.
 $(ULX3S_VL_LIB): $(ULX3S_DIR)/ulx3s_sim.o $(ULX3S_DIR)/vl.stamp
 	@set -e; t=$(ULX3S_DIR)/ar.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
-	cd $$t && ar x $(abspath $(ULX3S_VL_DIR)/Vulx3s_top__ALL.a) && cd - >/dev/null; \
+	cd $$t && ar x $(abspath $(ULX3S_VL_DIR)/Vulx3s_board__ALL.a) && cd - >/dev/null; \
 	rm -f $@.tmp; ar rcs $@.tmp $(ULX3S_DIR)/ulx3s_sim.o $$t/*.o $(ULX3S_VL_DIR)/verilated.o \
 	  $(ULX3S_VL_DIR)/verilated_threads.o; rm -rf $$t; mv $@.tmp $@
 	@echo "AR $@"
 
 ULX3S_TESTS := $(patsubst tests/ulx3s/%.c,$(ULX3S_DIR)/%,$(sort $(wildcard tests/ulx3s/test_*.c)))
-$(ULX3S_DIR)/test_ulx3s_boot: $(BUILD)/firmware/boot_ulx3s.bin $(BUILD)/firmware/boot_ulx3s.hex
+# every test: the image's boot ROM is in the verilated model
+$(ULX3S_TESTS): $(BUILD)/firmware/boot_ulx3s.bin $(BUILD)/firmware/boot_ulx3s.hex
 
-$(ULX3S_DIR)/test_%: tests/ulx3s/test_%.c $(ULX3S_VL_LIB) $(ULX3S_HOST_OBJS) $(MODEL_OBJ) $(MODEL_BOOT_OBJ) \
-    tests/ulx3s/ulx3s_sim.h tests/model/sgpu_ref.h $(HW_H)
+$(ULX3S_DIR)/board_link.o: tests/board/board_link.c tests/board/board_link.h tests/board/board_sim.h \
+    host/src/link_frame.h $(HW_H)
 	@mkdir -p $(dir $@)
-	$(CC) $(ULX3S_CFLAGS) -o $@ $< $(MODEL_OBJ) $(MODEL_BOOT_OBJ) $(ULX3S_HOST_OBJS) \
+	$(CC) $(ULX3S_CFLAGS) -c -o $@ $<
+
+$(ULX3S_DIR)/test_%: tests/ulx3s/test_%.c $(ULX3S_DIR)/board_link.o $(ULX3S_VL_LIB) $(ULX3S_HOST_OBJS) \
+    $(MODEL_OBJ) $(MODEL_BOOT_OBJ) tests/ulx3s/ulx3s_sim.h tests/board/board_link.h tests/model/sgpu_ref.h $(HW_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(ULX3S_CFLAGS) -o $@ $< $(ULX3S_DIR)/board_link.o $(MODEL_OBJ) $(MODEL_BOOT_OBJ) $(ULX3S_HOST_OBJS) \
 	  $(ULX3S_VL_LIB) -lstdc++ -lpthread -lm
 
 TESTS += $(ULX3S_TESTS)

@@ -1,7 +1,9 @@
 // ulx3s_sim.cpp — board-level simulation of the ULX3S image: the whole of
-// rtl/boards/ulx3s_top.v verilated (Vulx3s_top) behind the C ABI of
+// rtl/boards/ulx3s_top.v with the SDRAM model on its SDRAM pins
+// (tests/ulx3s/ulx3s_board.v) verilated (Vulx3s_board) behind the C ABI of
 // ulx3s_sim.h, with a TMDS receiver that turns the four GPDI lanes back
-// into pixels and syncs.
+// into pixels and syncs, a UART on the FT231X pins, and counters of the
+// SDRAM commands on its pins.
 //
 // Time unit: 1/6 of the PLL's VCO period (1/4.5 GHz, 222 ps).  Serial
 // clock (VCO / 6, 125 MHz) edges every 18 units, pixel clock (VCO / 30,
@@ -15,17 +17,23 @@
 
 #include <cstdio>
 #include <cstring>
+#include <deque>
 #include <memory>
 #include <vector>
 
-#include "Vulx3s_top.h"
-#include "Vulx3s_top___024root.h"
+#include "Vulx3s_board.h"
+#include "Vulx3s_board___024root.h"
+#include "board_sim.h"
 #include "sgpu_hw.h"
 #include "verilated.h"
 
 namespace {
 
 constexpr uint64_t kSerHalf = 18, kPixHalf = 90, kSysHalf = 75, kSysPhase = 1;
+// UART: the system clock (30 MHz) over the link rate (3 Mbaud): 10 per bit
+constexpr uint32_t kSysHz = 30000000u;
+constexpr uint32_t kCyclesPerBit = (kSysHz + SGPU_LINK_BAUD_ULX3S / 2) / SGPU_LINK_BAUD_ULX3S;
+static_assert(kCyclesPerBit == 10, "3 Mbaud at 30 MHz");
 
 constexpr uint32_t HA = SGPU_TIMING_VGA_H_ACTIVE, HFP = SGPU_TIMING_VGA_H_FP,
                    HS = SGPU_TIMING_VGA_H_SYNC, HT = SGPU_TIMING_VGA_H_TOTAL;
@@ -69,7 +77,7 @@ int ones_minus_zeros(uint16_t w) {
 
 struct ulx3s_sim {
   std::unique_ptr<VerilatedContext> ctx;
-  std::unique_ptr<Vulx3s_top> m;
+  std::unique_ptr<Vulx3s_board> m;
   uint64_t next_ser = kSerHalf, next_pix = kPixHalf, next_sys = kSysPhase;
   int ser_clk = 0, pix_clk = 0, sys_clk = 0;
   uint64_t cycle = 0, reset_release = 0;
@@ -91,6 +99,21 @@ struct ulx3s_sim {
   std::vector<uint32_t> px, last_px;
   ulx3s_frame last{};
   uint64_t frames = 0, bad_frames = 0;
+  // UART: bytes to the chip's RX pin (8N1, back to back), bytes decoded
+  // from its TX pin
+  std::deque<uint8_t> rx_q;
+  bool rx_busy = false;
+  uint16_t rx_frame = 0;
+  uint32_t rx_bit = 0, rx_left = 0;
+  std::vector<uint8_t> tx_bytes;
+  int tx_state = -1;
+  bool tx_prev = true;
+  uint32_t tx_shift = 0;
+  uint64_t tx_errors = 0;
+  // SDRAM commands seen on the pins (at the SDRAM's clock edge)
+  uint32_t open_row[4] = {0, 0, 0, 0};
+  uint32_t win_lo[2] = {0, 0}, win_hi[2] = {0, 0};
+  ulx3s_sdram_stats sd{};
 
   void error(const char *what) {
     if (!errors) std::snprintf(err, sizeof err, "symbol %llu: %s", (unsigned long long)symbols, what);
@@ -253,13 +276,82 @@ struct ulx3s_sim {
       next_sys += kSysHalf;
       m->clk_sys_sim_i = (uint8_t)sys_clk;
     }
+    if (sys && !sys_clk) uart_drive();
     m->eval();
     // after a serial edge the lanes show the bit of this half cycle
     if (ser) take_bits(m->gpdi_dp_o);
+    if (sys && !sys_clk) sdram_sample();  // the SDRAM's rising edge
     if (sys && sys_clk) {
-      if (!reset_release && (m->rootp->ulx3s_top__DOT__por_q >> 16) & 1u) reset_release = cycle;
+      if (!reset_release && (m->rootp->ulx3s_board__DOT__u_top__DOT__por_q >> 16) & 1u) reset_release = cycle;
+      uart_sample();
       cycle++;
     }
+  }
+
+  // Drive the RX pin for the coming rising edge (called at the falling one).
+  void uart_drive() {
+    if (!rx_busy && !rx_q.empty()) {
+      rx_frame = (uint16_t)(0x200u | ((uint32_t)rx_q.front() << 1));
+      rx_q.pop_front();
+      rx_busy = true;
+      rx_bit = 0;
+      rx_left = kCyclesPerBit;
+    }
+    m->uart_rx_i = rx_busy ? ((rx_frame >> rx_bit) & 1u) : 1u;
+    if (rx_busy && --rx_left == 0) {
+      rx_left = kCyclesPerBit;
+      if (++rx_bit == 10) rx_busy = false;
+    }
+  }
+
+  // Decode the TX pin: start bit, then the middle of each bit, stop bit checked.
+  void uart_sample() {
+    const bool tx = m->uart_tx_o != 0;
+    if (tx_state < 0) {
+      if (tx_prev && !tx) tx_state = 0;
+    } else {
+      tx_state++;
+    }
+    if (tx_state >= 0) {
+      const uint32_t half = kCyclesPerBit / 2;
+      if ((uint32_t)tx_state >= half && ((uint32_t)tx_state - half) % kCyclesPerBit == 0) {
+        const uint32_t bit = ((uint32_t)tx_state - half) / kCyclesPerBit;
+        if (bit == 0) {
+          if (tx) tx_state = -1;  // a glitch, not a start bit
+        } else if (bit <= 8) {
+          tx_shift |= (uint32_t)tx << (bit - 1);
+        } else {
+          if (!tx) tx_errors++;
+          tx_bytes.push_back((uint8_t)tx_shift);
+          tx_shift = 0;
+          tx_state = -1;
+        }
+      }
+    }
+    tx_prev = tx;
+  }
+
+  // One SDRAM command: ACTIVATE opens a row, READ/WRITE (BURST 2: one
+  // 32-bit word each, columns 2c and 2c+1) is a word at {row, bank, c}.
+  void sdram_sample() {
+    const uint32_t cmd = m->sd_cmd_o & 15u, ba = m->sd_ba_o & 3u, a = m->sd_a_o & 0x1FFFu;
+    switch (cmd) {
+      case 0x3: open_row[ba] = a; sd.activates++; break;          // ACT
+      case 0x1: sd.refreshes++; break;                            // REF
+      case 0x5: case 0x4: {                                       // READ, WRITE
+        const uint32_t addr = ((((open_row[ba] << 2) | ba) << 8) | ((a & 0x1FFu) >> 1)) << 2;
+        for (int w = 0; w < 2; w++) {
+          if (addr < win_lo[w] || addr >= win_hi[w]) continue;
+          if (cmd == 0x5) sd.reads_in[w]++;
+          else            sd.writes_in[w]++;
+        }
+        if (cmd == 0x5) sd.reads++;
+        else            sd.writes++;
+        break;
+      }
+      default: break;
+    }
+    sd.cycles = cycle;
   }
 
   void run_cycles(uint64_t n) {
@@ -276,7 +368,7 @@ ulx3s_sim *ulx3s_sim_create(void) {
   try {
     s->ctx.reset(new VerilatedContext);
     s->ctx->randReset(0);  // power-on: flip-flops at 0, as the FPGA's are
-    s->m.reset(new Vulx3s_top(s->ctx.get(), "ulx3s"));
+    s->m.reset(new Vulx3s_board(s->ctx.get(), "ulx3s"));
   } catch (...) {
     return nullptr;
   }
@@ -326,6 +418,34 @@ uint64_t ulx3s_sim_run_until_frame(ulx3s_sim *s, uint64_t max_cycles) {
   return s->cycle - start;
 }
 
+void ulx3s_sim_uart_send(ulx3s_sim *s, const void *data, size_t n) {
+  const uint8_t *p = static_cast<const uint8_t *>(data);
+  s->rx_q.insert(s->rx_q.end(), p, p + n);
+}
+
+size_t ulx3s_sim_uart_recv(ulx3s_sim *s, uint8_t *data, size_t max) {
+  const size_t n = s->tx_bytes.size() < max ? s->tx_bytes.size() : max;
+  if (n) {
+    std::memcpy(data, s->tx_bytes.data(), n);
+    s->tx_bytes.erase(s->tx_bytes.begin(), s->tx_bytes.begin() + (std::ptrdiff_t)n);
+  }
+  return n;
+}
+
+uint64_t ulx3s_sim_uart_errors(const ulx3s_sim *s) { return s->tx_errors; }
+
+void ulx3s_sim_sdram_window(ulx3s_sim *s, int w, uint32_t lo, uint32_t hi) {
+  s->win_lo[w & 1] = lo;
+  s->win_hi[w & 1] = hi;
+}
+
+void ulx3s_sim_sdram_stats(const ulx3s_sim *s, ulx3s_sdram_stats *st) {
+  *st = s->sd;
+  st->cycles = s->cycle;
+}
+
+board_sim *ulx3s_sim_board(ulx3s_sim *s) { return reinterpret_cast<board_sim *>(s); }
+
 void ulx3s_sim_tmds_stats(const ulx3s_sim *s, ulx3s_tmds_stats *st) {
   std::memset(st, 0, sizeof *st);
   st->locked = s->locked;
@@ -336,4 +456,18 @@ void ulx3s_sim_tmds_stats(const ulx3s_sim *s, ulx3s_tmds_stats *st) {
   std::snprintf(st->err, sizeof st->err, "%s", s->err);
 }
 
+}  // extern "C"
+
+// The part of tests/board/board_sim.h that tests/board/board_link.c uses,
+// on this board (ulx3s_sim_board gives the handle).
+namespace {
+ulx3s_sim *U(board_sim *b) { return reinterpret_cast<ulx3s_sim *>(b); }
+const ulx3s_sim *UC(const board_sim *b) { return reinterpret_cast<const ulx3s_sim *>(b); }
+}  // namespace
+extern "C" {
+void board_sim_run(board_sim *b, uint64_t cycles) { ulx3s_sim_run(U(b), cycles); }
+uint64_t board_sim_cycle(const board_sim *b) { return ulx3s_sim_cycle(UC(b)); }
+uint64_t board_sim_reset_release(const board_sim *b) { return ulx3s_sim_reset_release(UC(b)); }
+void board_sim_uart_send(board_sim *b, const void *data, size_t n) { ulx3s_sim_uart_send(U(b), data, n); }
+size_t board_sim_uart_recv(board_sim *b, uint8_t *data, size_t max) { return ulx3s_sim_uart_recv(U(b), data, max); }
 }  // extern "C"

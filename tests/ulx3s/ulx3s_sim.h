@@ -1,14 +1,19 @@
 /* ulx3s_sim.h — C ABI of the board-level simulation of the ULX3S image
- * (rtl/boards/ulx3s_top.v verilated whole, tests/ulx3s/ulx3s_sim.cpp).
+ * (rtl/boards/ulx3s_top.v verilated whole with the SDRAM model on its
+ * SDRAM pins: tests/ulx3s/ulx3s_board.v; tests/ulx3s/ulx3s_sim.cpp).
  *
  * Time advances edge by edge with the three PLL clocks at their real
  * periods: system 30 MHz, pixel 25 MHz, TMDS serialiser 125 MHz (the
  * PLL's VCO / 25, / 30, / 6).  The pixel and serial clocks are aligned as
  * the PLL's outputs are; the system clock's edges are offset so that they
  * never coincide with the others.  The chip is only touched
- * through its pins: the FIRE1 button, the UART RX pin held idle, the LEDs,
- * and the four GPDI lanes (gpdi_dp_o), sampled after each edge of the
- * serial clock (two bits per cycle, as the ODDRX1F cells send them).
+ * through its pins: the FIRE1 button, the UART (RX driven bit by bit at
+ * 3 Mbaud, 8N1, from a queue of bytes; TX decoded at the same rate), the
+ * LEDs, the four GPDI lanes (gpdi_dp_o), sampled after each edge of the
+ * serial clock (two bits per cycle, as the ODDRX1F cells send them), and
+ * the SDRAM pins, where the model (tests/rtl/sgpu_sdram_model.vh) answers
+ * and checks every command's timing (a violation ends the process with
+ * the rule's name).
  *
  * The TMDS receiver here is the harness's own: each data lane finds its
  * symbol boundary from runs of control symbols (16 in a row at one bit
@@ -22,6 +27,7 @@
 #ifndef ULX3S_SIM_H
 #define ULX3S_SIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #ifdef __cplusplus
@@ -72,6 +78,30 @@ typedef struct ulx3s_tmds_stats {
   char err[160];
 } ulx3s_tmds_stats;
 void ulx3s_sim_tmds_stats(const ulx3s_sim *s, ulx3s_tmds_stats *st);
+
+/* UART: queue bytes for the RX pin; take bytes decoded from the TX pin;
+ * stop bits decoded as 0. */
+void ulx3s_sim_uart_send(ulx3s_sim *s, const void *data, size_t n);
+size_t ulx3s_sim_uart_recv(ulx3s_sim *s, uint8_t *data, size_t max);
+uint64_t ulx3s_sim_uart_errors(const ulx3s_sim *s);
+
+/* SDRAM commands seen on the pins since power-on.  A READ or WRITE is one
+ * 32-bit word (BURST 2: two beats of the 16-bit bus, so the bus carries at
+ * most one every second cycle); *_in[w] count those whose GPU byte address
+ * ({row, bank, column} as sgpu_sdram maps it) lies in [lo, hi) of window w
+ * (0 or 1) of ulx3s_sim_sdram_window (e.g. the framebuffer on screen). */
+typedef struct ulx3s_sdram_stats {
+  uint64_t cycles;         /* system cycles since power-on */
+  uint64_t reads, writes, activates, refreshes;
+  uint64_t reads_in[2], writes_in[2];
+} ulx3s_sdram_stats;
+void ulx3s_sim_sdram_window(ulx3s_sim *s, int w, uint32_t lo, uint32_t hi);
+void ulx3s_sim_sdram_stats(const ulx3s_sim *s, ulx3s_sdram_stats *st);
+
+/* The handle tests/board/board_link.c takes (the board_sim_* calls it
+ * makes -- run, cycle, reset release, UART -- are this simulation's). */
+struct board_sim;
+struct board_sim *ulx3s_sim_board(ulx3s_sim *s);
 
 #ifdef __cplusplus
 }
