@@ -5,8 +5,9 @@
 //
 // Three controllers run side by side, each with its own model, traffic and
 // reference:
-//   u0  30 MHz, CL 2, BURST 2, 512 Mbit geometry: the ULX3S build (its system
-//       clock; most timings round to 1 or 2 cycles)
+//   u0  30 MHz, CL 3 with the SDRAM (the model) clocked by the inverted
+//       clock (CLK_INV), BURST 2, 256 Mbit geometry: the ULX3S build (its
+//       system clock; most timings round to 1 or 2 cycles)
 //   u1 133 MHz, CL 3, BURST 8, 256 Mbit geometry, one extra capture stage
 //   u2  50 MHz, CL 2, BURST 2 (timings of 2 to 4 cycles)
 // Traffic, in segments: sequential read runs (scanout), random reads (now
@@ -43,6 +44,7 @@ module sdram_tb_unit #(
   parameter integer BURST    = 2,
   parameter integer COL_BITS = 10,
   parameter integer RDX      = 0,
+  parameter integer CLK_INV  = 0,     // the model runs on the inverted clock
   parameter integer SEED     = 1,
   parameter integer FIGS     = 0,
   parameter NAME              = "u"
@@ -77,7 +79,8 @@ module sdram_tb_unit #(
   wire        s_clk;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  sgpu_sdram #(.CLK_MHZ(CLK_MHZ), .CL(CL), .BURST(BURST), .COL_BITS(COL_BITS), .RDX(RDX)) dut (
+  sgpu_sdram #(.CLK_MHZ(CLK_MHZ), .CL(CL), .CLK_INV(CLK_INV), .BURST(BURST), .COL_BITS(COL_BITS),
+               .RDX(RDX)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .req_valid_i(valid), .req_ready_o(ready), .req_write_i(write), .req_addr_i(addr),
     .req_wdata_i(wdata), .req_wstrb_i(wstrb), .rsp_valid_o(rsp_valid), .rsp_rdata_o(rsp_rdata),
@@ -85,8 +88,9 @@ module sdram_tb_unit #(
     .sdram_casn_o(s_casn), .sdram_wen_o(s_wen), .sdram_ba_o(s_ba), .sdram_a_o(s_a),
     .sdram_dqm_o(s_dqm), .sdram_dq_o(s_dq_o), .sdram_dq_oe_o(s_oe), .sdram_dq_i(s_dq_i));
 
+  wire m_clk = (CLK_INV != 0) ? ~clk : clk;
   sgpu_sdram_model #(.CLK_MHZ(CLK_MHZ), .COL_BITS(COL_BITS), .ROW_BITS(ROW_BITS)) model (
-    .clk_i(clk), .cke_i(s_cke), .csn_i(s_csn), .rasn_i(s_rasn), .casn_i(s_casn), .wen_i(s_wen),
+    .clk_i(m_clk), .cke_i(s_cke), .csn_i(s_csn), .rasn_i(s_rasn), .casn_i(s_casn), .wen_i(s_wen),
     .ba_i(s_ba), .a_i(s_a), .dqm_i(s_dqm), .dq_i(s_dq_o), .dq_oe_i(s_oe), .dq_o(s_dq_i));
 
   // ------------------------------------------------------------ reference
@@ -395,7 +399,7 @@ module tb_sgpu_sdram;
   // accesses make the three finish at about the same cycle.
   wire clk0 = clk & !d0, clk1 = clk & !d1, clk2 = clk & !d2;
 
-  sdram_tb_unit #(.CLK_MHZ(30), .CL(2), .BURST(2), .COL_BITS(10), .RDX(0), .SEED(11), .FIGS(1),
+  sdram_tb_unit #(.CLK_MHZ(30), .CL(3), .CLK_INV(1), .BURST(2), .COL_BITS(9), .RDX(0), .SEED(11), .FIGS(1),
                   .NAME("u0")) u0 (.clk(clk0), .rst_n(rst_n), .n_acc(n_acc * 45 / 100),
                                    .figs_on(figs_on), .done(d0));
   sdram_tb_unit #(.CLK_MHZ(133), .CL(3), .BURST(8), .COL_BITS(9), .RDX(1), .SEED(22), .FIGS(2),
