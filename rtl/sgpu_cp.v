@@ -19,7 +19,10 @@ module sgpu_cp #(
   // 1: RING_BASE, RING_SIZE, RPTR_ADDR, CONTROL and WATCHDOG read 0 here;
   // the chip answers them from its register mirror (reg_kept_o), which
   // keeps them out of this read mux.
-  parameter MIRROR    = 0
+  parameter MIRROR    = 0,
+  // Bits a display's scanline can have (its timing counter width); the
+  // higher bits of scanline_i are 0, so WAIT_SCANLINE compares only these.
+  parameter LINE_W    = 16
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -229,6 +232,10 @@ module sgpu_cp #(
   wire [13:0] h_cnt  = h[29:16];
   reg  [7:0]  h_flmask;
   reg         h_op_ok, h_cnt_ok;
+  // Compares with a constant, in LUTs rather than carry chains (sgpu_gt_const).
+  localparam [13:0] WD_MIN1 = `SGPU_OP_WRITE_DATA_MIN_COUNT - 14'd1;
+  wire        h_cnt_wd;       // WRITE_DATA's count is large enough
+  sgpu_gt_const #(.W(14), .C(WD_MIN1)) u_wd_cnt_ok (.x_i(h_cnt), .gt_o(h_cnt_wd));
   always @(*) begin
     h_op_ok  = 1'b1;
     h_flmask = 8'h00;
@@ -237,7 +244,7 @@ module sgpu_cp #(
       `SGPU_OP_NOP:           h_cnt_ok = 1'b1;
       `SGPU_OP_INDIRECT:      begin h_flmask = `SGPU_OP_INDIRECT_FLAG_MASK; h_cnt_ok = (h_cnt == `SGPU_OP_INDIRECT_COUNT); end
       `SGPU_OP_FENCE:         begin h_flmask = `SGPU_OP_FENCE_FLAG_MASK; h_cnt_ok = (h_cnt == `SGPU_OP_FENCE_COUNT); end
-      `SGPU_OP_WRITE_DATA:    h_cnt_ok = (h_cnt >= `SGPU_OP_WRITE_DATA_MIN_COUNT);
+      `SGPU_OP_WRITE_DATA:    h_cnt_ok = h_cnt_wd;
       `SGPU_OP_WAIT_MEM:      begin h_flmask = `SGPU_OP_WAIT_MEM_FLAG_MASK; h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_MEM_COUNT); end
       `SGPU_OP_WAIT_VSYNC:    h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_VSYNC_COUNT);
       `SGPU_OP_WAIT_SCANLINE: h_cnt_ok = (h_cnt == `SGPU_OP_WAIT_SCANLINE_COUNT);
@@ -330,7 +337,9 @@ module sgpu_cp #(
     end
   end
   wire [IW+1:0] chk_hi  = {2'b00, chk_lo} + {1'b0, chk_len};
-  wire          chk_oor = chk_lo_hi || chk_big || (chk_hi > MEM_END[IW+1:0]);
+  wire          chk_past_end;
+  sgpu_gt_const #(.W(IW+2), .C(MEM_END[IW+1:0])) u_past_end (.x_i(chk_hi), .gt_o(chk_past_end));
+  wire          chk_oor = chk_lo_hi || chk_big || chk_past_end;
   // Only meaningful when !chk_oor, so IW+1 bits hold both ends.
   // The null context's window is all of memory: nothing beyond chk_oor.
   // The window's two compares run in DSP blocks on the iCE40 (sgpu_dsp_add:
@@ -385,10 +394,23 @@ module sgpu_cp #(
     scan_pad  = 32'd0; scan_pad[SOURCES*16-1:0] = scanline_i;
   end
   wire        src     = p0_q[0];
-  wire        src_bad = p0_hi_q || ({{(32-IW){1'b0}}, p0_q} >= SOURCES);
+  localparam [IW-1:0] SRC_LAST = SOURCES - 1;
+  wire        p0_past_src, p2_past_intv, r_height_gt1;
+  sgpu_gt_const #(.W(IW), .C(SRC_LAST)) u_src_bad (.x_i(p0_q), .gt_o(p0_past_src));
+  sgpu_gt_const #(.W(32), .C(`SGPU_FLIP_INTERVAL_MAX)) u_intv_bad (.x_i(p2_q), .gt_o(p2_past_intv));
+  sgpu_gt_const #(.W(16), .C(16'd1)) u_h_gt1 (.x_i(r_height), .gt_o(r_height_gt1));
+  wire        src_bad = p0_hi_q || p0_past_src;
   wire        ctx_nz  = ctx_nz_q;   // CONTEXT: not the null context
-  wire [15:0] scan    = src ? scan_pad[31:16] : scan_pad[15:0];
-  wire        in_scan = (scan >= p1_q[15:0]) && (scan <= p1_q[31:16]) && !invbl_pad[src];
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [15:0] scan    = src ? scan_pad[31:16] : scan_pad[15:0];   // bits >= LINE_W are 0
+  /* verilator lint_on UNUSEDSIGNAL */
+  // scan < 2^LINE_W: a first line at or above that is never reached, a
+  // last line at or above it is never passed.
+  wire [15:0] s_first = p1_q[15:0], s_last = p1_q[31:16];
+  wire        first_hi = (LINE_W < 16) && (s_first >> LINE_W) != 16'd0;
+  wire        last_hi  = (LINE_W < 16) && (s_last >> LINE_W) != 16'd0;
+  wire        in_scan = !first_hi && (scan[LINE_W-1:0] >= s_first[LINE_W-1:0]) &&
+                        (last_hi || scan[LINE_W-1:0] <= s_last[LINE_W-1:0]) && !invbl_pad[src];
 
   // ------------------------------------------------------------ register writes
   reg        cfg_err;
@@ -550,12 +572,12 @@ module sgpu_cp #(
             else state_d = (op == `SGPU_OP_WAIT_VSYNC) ? S_VSYNC : S_SCAN;
           `SGPU_OP_FILL, `SGPU_OP_COPY:
             if (hi_bad_q)                         fault_d = `SGPU_FAULT_BAD_PARAM;
-            else if (r_height > 16'd1 && (p1_q[15:0] < r_width || (is_copy && p3_q < r_width)))
+            else if (r_height_gt1 && (p1_q[15:0] < r_width || (is_copy && p3_q < r_width)))
               fault_d = `SGPU_FAULT_BAD_PARAM;
             else if (r_width == 16'd0 || r_height == 16'd0) pkt_done = 1'b1;
             else begin mul_start = 1'b1; state_d = S_MUL; end
           `SGPU_OP_FLIP:
-            if (src_bad || p2_q > `SGPU_FLIP_INTERVAL_MAX)          fault_d = `SGPU_FAULT_BAD_PARAM;
+            if (src_bad || p2_past_intv)          fault_d = `SGPU_FAULT_BAD_PARAM;
             else if (p1_q[1:0] != 2'd0)           fault_d = `SGPU_FAULT_MISALIGNED;
             else if (chk_oor_q)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
             else if (chk_win_q)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;

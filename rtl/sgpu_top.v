@@ -49,6 +49,7 @@ module sgpu_top #(
   localparam AW     = $clog2(MEM_BYTES);   // GPU memory address bits
   localparam BLIT_AW = (AW < 17) ? 17 : AW;  // sgpu_blit takes 17..32 (the arbiter wraps)
   localparam M      = SOURCES + 2 + 3 * NODES;
+  localparam LINE_W = 10;                    // display timing counters: lines < 1024
   localparam MH     = SOURCES;
   localparam MBLIT  = M - 1;
   localparam [31:0] MEM32 = MEM_BYTES;
@@ -116,10 +117,19 @@ module sgpu_top #(
   // critical path, host address -> decode -> arbiter -> memory).
   localparam [11:0] NODE_BASE = `SGPU_NODE_BASE;
   localparam [11:0] SRC_BASE  = `SGPU_SOURCE_BASE;
-  wire [4:0]  nsel    = roff[11:7] - NODE_BASE[11:7];
-  wire [5:0]  ssel    = roff[11:6] - SRC_BASE[11:6];
-  wire        is_node = (roff[11:7] >= NODE_BASE[11:7]) && ({27'd0, nsel} < NODES32);
-  wire        is_src  = (roff[11:6] >= SRC_BASE[11:6]) && ({26'd0, ssel} < SRC32);
+  // The range checks compare with constants in LUTs (sgpu_gt_const), and a
+  // single node or source needs no block number at all.
+  localparam [4:0] NB_LO = NODE_BASE[11:7], NB_HI = NODE_BASE[11:7] + NODES32[4:0] - 5'd1;
+  localparam [5:0] SB_LO = SRC_BASE[11:6],  SB_HI = SRC_BASE[11:6] + SRC32[5:0] - 6'd1;
+  wire [4:0]  nsel    = (NODES > 1) ? roff[11:7] - NB_LO : 5'd0;
+  wire [5:0]  ssel    = (SOURCES > 1) ? roff[11:6] - SB_LO : 6'd0;
+  wire        n_lo, n_hi, s_lo, s_hi;
+  sgpu_gt_const #(.W(5), .C(NB_LO - 5'd1)) u_n_lo (.x_i(roff[11:7]), .gt_o(n_lo));
+  sgpu_gt_const #(.W(5), .C(NB_HI)) u_n_hi (.x_i(roff[11:7]), .gt_o(n_hi));
+  sgpu_gt_const #(.W(6), .C(SB_LO - 6'd1)) u_s_lo (.x_i(roff[11:6]), .gt_o(s_lo));
+  sgpu_gt_const #(.W(6), .C(SB_HI)) u_s_hi (.x_i(roff[11:6]), .gt_o(s_hi));
+  wire        is_node = n_lo && !n_hi;   // NODE_BASE and SOURCE_BASE are not 0
+  wire        is_src  = s_lo && !s_hi;
 
   // ------------------------------------------------------------ global state
   reg  [31:0] int_status_q, int_enable_q;
@@ -151,7 +161,8 @@ module sgpu_top #(
   generate
     for (g = 0; g < NODES; g = g + 1) begin : g_node
       localparam R = SOURCES + 1 + 3 * g;   // ring fetch; R+1 IB fetch; R+2 writer
-      sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1)) u_cp (
+      sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1),
+                .LINE_W(LINE_W)) u_cp (
         .clk_i(clk_i), .rst_ni(rst_ni),
         .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[6:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),
@@ -282,7 +293,7 @@ module sgpu_top #(
       end
       assign s_rdy[g*NODES +: NODES] = gnt & {NODES{s_flip_ready[g]}};
 
-      sgpu_display_2c #(.AW(AW), .PIX_CDC(PIX_CDC), .MIRROR(1)) u_disp (
+      sgpu_display_2c #(.AW(AW), .PIX_CDC(PIX_CDC), .MIRROR(1), .CW(LINE_W)) u_disp (
         .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(pix_en_i),
         .pix_clk_i(pix_clk_i), .pix_rst_ni(pix_rst_ni),
         .reg_we_i(reg_we && is_src && ssel == g), .reg_addr_i(roff[5:0]),

@@ -92,15 +92,25 @@ module icebreaker_top #(
 `endif
 
   // ------------------------------------------------------------ reset
-  // FPGA flip-flops start at 0 after configuration.
+  // FPGA flip-flops start at 0 after configuration.  One counter serves the
+  // power-on delay and the LEDs' heartbeat: it restarts from 0 while the PLL
+  // is unlocked or the button is held, and the chip leaves reset once it
+  // has counted 2^16 cycles; afterwards it runs on (wrapping) as the
+  // heartbeat.
   reg [1:0]  btn_sync_q = 2'b00;
-  reg [16:0] por_q = 17'd0;
+  reg [23:0] beat_q = 24'd0;
+  reg        por_done_q = 1'b0;
   always @(posedge clk) begin
     btn_sync_q <= {btn_sync_q[0], btn_ni};
-    if (!pll_lock || !btn_sync_q[1]) por_q <= 17'd0;
-    else if (!por_q[16])             por_q <= por_q + 1'b1;
+    if (!pll_lock || !btn_sync_q[1]) begin
+      beat_q <= 24'd0;
+      por_done_q <= 1'b0;
+    end else begin
+      beat_q <= beat_q + 1'b1;
+      if (beat_q[16]) por_done_q <= 1'b1;
+    end
   end
-  wire rst_n = por_q[16];
+  wire rst_n = por_done_q;
   wire pix_rst_n;
   sgpu_cdc_rst u_pix_rst (.clk_i(clk_pix), .rst_ni(rst_n), .rst_no(pix_rst_n));
 
@@ -185,17 +195,14 @@ module icebreaker_top #(
   // ------------------------------------------------------------ LEDs
   // Link activity: on for 1..2 ticks of the heartbeat counter after each
   // host frame (a tick when bit 19 falls: every 2^20 cycles = 87 ms).
-  reg [23:0] beat_q;
   reg        tick_q;
   reg [1:0]  blink_q;
   wire       tick = tick_q && !beat_q[19];
   always @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
-      beat_q  <= 24'd0;
       tick_q  <= 1'b0;
       blink_q <= 2'd0;
     end else begin
-      beat_q <= beat_q + 1'b1;
       tick_q <= beat_q[19];
       if (frame_ok || frame_err || rx_ferr) blink_q <= 2'd2;
       else if (tick && blink_q != 2'd0)     blink_q <= blink_q - 1'b1;

@@ -97,7 +97,7 @@ struct board_sim {
   }
 
   void sys_posedge_sample() {
-    if (!reset_release && (m->rootp->icebreaker_top__DOT__por_q >> 16) & 1u) reset_release = cycle;
+    if (!reset_release && (m->rootp->icebreaker_top__DOT__por_done_q) & 1u) reset_release = cycle;
     const bool tx = m->uart_tx_o != 0;
     if (!reset_release && !tx) tx_errors++;
     if (tx_state < 0) {
