@@ -19,7 +19,7 @@ $(LSIM_DIR)/v.stamp: $(RTL_SRCS) $(HW_VH) sim/link.mk
 	  OPT_SLOW=-O1 OPT_GLOBAL=-O1 Vsgpu_link_top__ALL.o; \
 	rm -rf $(LSIM_DIR)/v; mv $$t $(LSIM_DIR)/v; touch $@
 
-$(LSIM_DIR)/sgpu_link_sim.o: sim/sgpu_link_sim.cpp sim/sgpu_link_sim.h $(LSIM_DIR)/v.stamp
+$(LSIM_DIR)/sgpu_link_sim.o: sim/sgpu_link_sim.cpp sim/sgpu_link_sim.h $(HW_H) $(LSIM_DIR)/v.stamp
 	$(CXX) $(LSIM_CXXFLAGS) -c -o $@ $<
 
 $(LSIM_LIB): $(LSIM_DIR)/sgpu_link_sim.o $(LSIM_DIR)/v.stamp

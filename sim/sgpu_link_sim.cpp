@@ -1,14 +1,38 @@
 // sgpu_link_sim.cpp — the Verilator model of rtl/sgpu_link_top.v behind
 // sgpu_link_sim.h: clock, reset, and the two byte streams paced at
 // cycles_per_byte.  The memory is the RTL's own (sgpu_sram) inside the top.
+//
+// The host's bytes are queued in chunks, one per sgpu_lsim_send_after call,
+// each with the silence that came before it on the host's clock.  The
+// bridge's receiver is followed as docs/link-protocol.md describes it
+// ("Device behaviour"): hunting for SYNC, inside a frame, draining one
+// with a bad header, or done with a frame and owing its answer.  A chunk
+// starts at once when the bridge is hunting, or inside a frame whose rest
+// never came (a byte was lost: the chunk completes it and the bridge NAKs
+// BAD_CRC at once, as a device does when the host's repeat follows the
+// loss within the gap timeout).  While it drains or owes an answer, the
+// chunk waits until the bridge begins an answer or the silence the host
+// made has passed in simulated time too: the drain then ends with its NAK,
+// and repeats of a frame reach the bridge one after the other's answer, as
+// they left a host that waited for one.
 
 #include "sgpu_link_sim.h"
 
 #include <deque>
 #include <memory>
+#include <vector>
 
 #include "Vsgpu_link_top.h"
+#include "sgpu_hw.h"
 #include "verilated.h"
+
+namespace {
+struct chunk {
+  std::vector<uint8_t> bytes;
+  size_t pos = 0;
+  uint64_t quiet = 0;  // cycles of silence before its first byte
+};
+}  // namespace
 
 struct sgpu_lsim {
   std::unique_ptr<VerilatedContext> ctx;
@@ -16,29 +40,118 @@ struct sgpu_lsim {
   uint32_t cpb = 10;
   uint64_t cycle = 0;
   uint64_t next_rx = 0, next_tx = 0;
-  std::deque<uint8_t> rxq;
+  std::deque<chunk> rxq;
+  size_t queued = 0;
   uint64_t ok = 0, err = 0;
+  uint64_t last_rx = 0;   // cycle the bridge took the last byte
+  bool answered = true;   // an ACK/NAK began since then (or nothing taken yet)
+  uint64_t quiet_total = 0;
+  // the bridge's output, followed frame by frame (it is always well formed)
+  uint32_t out_pos = 0, out_need = 0;
+  uint16_t out_count = 0;
+  uint8_t out_kind = 0;
+  // the bridge's receiver, followed from the bytes it took
+  enum { R_HUNT, R_HDR, R_BODY, R_OWES, R_DRAIN } in_state = R_HUNT;
+  uint8_t in_hdr[SGPU_LINK_REQ_HDR_BYTES];
+  uint32_t in_pos = 0, in_left = 0;
 };
 
 namespace {
 
+// Follow the bridge's answer stream: SYNC SEQ KIND INFO COUNT(2) DATA CRC(2).
+void track_out(sgpu_lsim *s, uint8_t b) {
+  if (s->out_pos == 0) {
+    if (b == SGPU_LINK_SYNC) s->out_pos = 1;
+    return;
+  }
+  s->out_pos++;
+  if (s->out_pos == 3) {
+    s->out_kind = b;
+    if (b == SGPU_LINK_KIND_ACK || b == SGPU_LINK_KIND_NAK) {
+      s->answered = true;
+      // the answer of the frame it owed, or the NAK that ends a drain
+      if (s->in_state == sgpu_lsim::R_OWES || s->in_state == sgpu_lsim::R_DRAIN)
+        s->in_state = sgpu_lsim::R_HUNT;
+    }
+  }
+  // a frame whose rest never came, dropped after the gap timeout
+  if (s->out_pos == 4 && s->out_kind == SGPU_LINK_KIND_NAK && b == SGPU_LINK_NAK_TIMEOUT)
+    s->in_state = sgpu_lsim::R_HUNT;
+  if (s->out_pos == 5) s->out_count = b;
+  if (s->out_pos == 6) {
+    s->out_count = (uint16_t)(s->out_count | (b << 8));
+    s->out_need = SGPU_LINK_RSP_HDR_BYTES + 4u * s->out_count + SGPU_LINK_CRC_BYTES;
+  }
+  if (s->out_pos >= 6 && s->out_pos >= s->out_need) s->out_pos = 0;
+}
+
+// Follow the bridge's receiver over a byte it took: SYNC, a header of
+// SEQ CMD FLAGS COUNT(2) ADDR(4) checked at its last byte, then the WRITE
+// data and the CRC.
+void track_in(sgpu_lsim *s, uint8_t b) {
+  switch (s->in_state) {
+    case sgpu_lsim::R_HUNT:
+    case sgpu_lsim::R_OWES:
+      if (b == SGPU_LINK_SYNC) {
+        s->in_state = sgpu_lsim::R_HDR;
+        s->in_pos = 0;
+      }
+      break;
+    case sgpu_lsim::R_HDR: {
+      s->in_hdr[++s->in_pos] = b;
+      if (s->in_pos + 1 < SGPU_LINK_REQ_HDR_BYTES) break;
+      uint8_t cmd = s->in_hdr[2], flags = s->in_hdr[3];
+      uint32_t count = s->in_hdr[4] | (uint32_t)s->in_hdr[5] << 8;
+      bool rw = cmd == SGPU_LINK_CMD_READ || cmd == SGPU_LINK_CMD_WRITE;
+      bool bad = (!rw && cmd != SGPU_LINK_CMD_PING) || (flags & SGPU_LINK_FLAGS_RESERVED_MASK) ||
+                 (rw ? count == 0 || count > SGPU_LINK_MAX_WORDS : count != 0);
+      s->in_state = bad ? sgpu_lsim::R_DRAIN : sgpu_lsim::R_BODY;
+      s->in_left = (cmd == SGPU_LINK_CMD_WRITE ? 4u * count : 0u) + SGPU_LINK_CRC_BYTES;
+      break;
+    }
+    case sgpu_lsim::R_BODY:
+      if (--s->in_left == 0) s->in_state = sgpu_lsim::R_OWES;
+      break;
+    case sgpu_lsim::R_DRAIN:
+      break;
+  }
+}
+
+// May the bridge take the next host byte in this cycle?
+bool rx_ready(sgpu_lsim *s) {
+  if (s->rxq.empty() || s->cycle < s->next_rx) return false;
+  const chunk &c = s->rxq.front();
+  bool waits = s->in_state == sgpu_lsim::R_OWES || s->in_state == sgpu_lsim::R_DRAIN;
+  if (c.pos == 0 && waits && !s->answered && s->cycle < s->last_rx + c.quiet) {
+    s->quiet_total++;
+    return false;
+  }
+  return true;
+}
+
 void step(sgpu_lsim *s, int rst_n, uint8_t *out, size_t cap, size_t *n) {
   Vsgpu_link_top *m = s->m.get();
   m->rst_ni = rst_n;
-  bool rx = rst_n && !s->rxq.empty() && s->cycle >= s->next_rx;
+  bool rx = rst_n && rx_ready(s);
   m->rx_valid_i = rx;
-  m->rx_data_i = rx ? s->rxq.front() : 0;
+  m->rx_data_i = rx ? s->rxq.front().bytes[s->rxq.front().pos] : 0;
   bool ready = rst_n && s->cycle >= s->next_tx && *n < cap;
   m->tx_ready_i = ready;
   m->clk_i = 0;
   m->eval();
   if (ready && m->tx_valid_o) {
     out[(*n)++] = m->tx_data_o;
+    track_out(s, m->tx_data_o);
     s->next_tx = s->cycle + s->cpb;
   }
   if (rx) {
-    s->rxq.pop_front();
+    chunk &c = s->rxq.front();
+    track_in(s, c.bytes[c.pos]);
+    if (++c.pos == c.bytes.size()) s->rxq.pop_front();
+    s->queued--;
     s->next_rx = s->cycle + s->cpb;
+    s->last_rx = s->cycle;
+    s->answered = false;
   }
   m->clk_i = 1;
   m->eval();
@@ -70,16 +183,25 @@ void sgpu_lsim_destroy(sgpu_lsim *s) {
   delete s;
 }
 
-int sgpu_lsim_send(sgpu_lsim *s, const uint8_t *data, size_t len) {
+int sgpu_lsim_send_after(sgpu_lsim *s, const uint8_t *data, size_t len, uint64_t quiet_cycles) {
+  if (!len) return 0;
   try {
-    s->rxq.insert(s->rxq.end(), data, data + len);
+    chunk c;
+    c.bytes.assign(data, data + len);
+    c.quiet = quiet_cycles;
+    s->rxq.push_back(std::move(c));
   } catch (...) {
     return -1;
   }
+  s->queued += len;
   return 0;
 }
 
-size_t sgpu_lsim_rx_queued(const sgpu_lsim *s) { return s->rxq.size(); }
+int sgpu_lsim_send(sgpu_lsim *s, const uint8_t *data, size_t len) {
+  return sgpu_lsim_send_after(s, data, len, 0);
+}
+
+size_t sgpu_lsim_rx_queued(const sgpu_lsim *s) { return s->queued; }
 
 uint64_t sgpu_lsim_run(sgpu_lsim *s, uint64_t max_cycles, uint8_t *out, size_t cap,
                        size_t *out_len) {
@@ -97,5 +219,6 @@ uint64_t sgpu_lsim_cycle(const sgpu_lsim *s) { return s->cycle; }
 int sgpu_lsim_irq(const sgpu_lsim *s) { return s->m->irq_o ? 1 : 0; }
 uint64_t sgpu_lsim_frames_ok(const sgpu_lsim *s) { return s->ok; }
 uint64_t sgpu_lsim_frames_err(const sgpu_lsim *s) { return s->err; }
+uint64_t sgpu_lsim_quiet_cycles(const sgpu_lsim *s) { return s->quiet_total; }
 
 }  // extern "C"

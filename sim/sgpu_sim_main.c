@@ -27,6 +27,7 @@
 #include <signal.h>
 #include <sys/socket.h>
 #include <termios.h>
+#include <time.h>
 #include <unistd.h>
 #include <png.h>
 #include <stdio.h>
@@ -463,10 +464,42 @@ static int put_all(int fd, const uint8_t *p, size_t n) {
   return 0;
 }
 
+static uint64_t wall_us(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
+}
+
+/* The host's silences, kept for the bridge.  The model runs far slower than
+ * the host's clock (about 1 M of its 25.175 M cycles per second), so a
+ * silence of the host (waiting 20 ms for an answer before it repeats a
+ * frame, docs/link-protocol.md) would otherwise last well under a
+ * millisecond of simulated time, and the bridge's gap timeout
+ * (SGPU_LINK_GAP_TIMEOUT_US of simulated time) would never see the quiet
+ * line it needs to drop a frame whose byte was lost or whose header was
+ * damaged: each repeat restarts the wait, the drain lasts until the host's
+ * doubling repeats leave 5 ms of simulated quiet (about 150 ms of wall
+ * time), and a few such frames in a row end the link.  So when the bridge
+ * is inside a frame it has not answered, the host's next bytes reach it
+ * only after the silence they followed (up to the gap timeout and 1 ms)
+ * has passed in simulated time too (sgpu_lsim_send_after). */
+typedef struct wire_clock {
+  uint64_t last_us; /* wall time the host's last bytes arrived (0: none yet) */
+} wire_clock;
+
+static uint64_t quiet_cycles(wire_clock *w) {
+  uint64_t now = wall_us();
+  uint64_t gap = w->last_us ? now - w->last_us : 0;
+  w->last_us = now;
+  const uint64_t cap = SGPU_LINK_GAP_TIMEOUT_US + 1000u;
+  if (gap > cap) gap = cap;
+  return gap * (SGPU_NOMINAL_CLOCK_HZ / 1000u) / 1000u;
+}
+
 /* Serve one client on fd until it goes away: its bytes enter the bridge,
  * the bridge's bytes go back, the clock runs all the while.  pty: a hang-up
  * means the terminal's other side was closed. */
-static void serve_client(sgpu_lsim *ls, int fd, fault *up, fault *down) {
+static void serve_client(sgpu_lsim *ls, int fd, fault *up, fault *down, wire_clock *wc) {
   uint8_t in[4096], tmp[8192], out[4096];
   const uint64_t chunk = 1024;
   for (;;) {
@@ -477,7 +510,7 @@ static void serve_client(sgpu_lsim *ls, int fd, fault *up, fault *down) {
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;
       if (n > 0) {
         size_t k = inject(up, in, (size_t)n, tmp);
-        if (sgpu_lsim_send(ls, tmp, k) != 0) return;
+        if (sgpu_lsim_send_after(ls, tmp, k, quiet_cycles(wc)) != 0) return;
       }
     } else if (pr > 0 && (q.revents & (POLLHUP | POLLERR | POLLNVAL))) {
       return;
@@ -505,6 +538,7 @@ static int serve_link(const options *o) {
   }
   fault up = {o->drop, o->corrupt, o->dup, o->err_seed, 0, 0, 0};
   fault down = {o->drop, o->corrupt, o->dup, o->err_seed * 2654435761u | 1u, 0, 0, 0};
+  wire_clock wc = {0};
   int rc = 0;
   if (o->pty) {
     int m = posix_openpt(O_RDWR | O_NOCTTY);
@@ -534,7 +568,7 @@ static int serve_link(const options *o) {
         usleep(20000);
         continue;
       }
-      serve_client(ls, m, &up, &down);
+      serve_client(ls, m, &up, &down, &wc);
     }
   } else {
     const char *spec = o->listen;
@@ -591,13 +625,14 @@ static int serve_link(const options *o) {
       }
       setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
-      serve_client(ls, c, &up, &down);
+      serve_client(ls, c, &up, &down, &wc);
       close(c);
       if (!o->quiet)
         fprintf(stderr, "sgpu-sim: client gone at cycle %" PRIu64 " (%" PRIu64 " frames, %" PRIu64
-                        " naks; faults: %" PRIu64 " dropped, %" PRIu64 " corrupted, %" PRIu64
-                        " duplicated)\n",
+                        " naks, %" PRIu64 " cycles of kept silence; faults: %" PRIu64 " dropped, %" PRIu64
+                        " corrupted, %" PRIu64 " duplicated)\n",
                 sgpu_lsim_cycle(ls), sgpu_lsim_frames_ok(ls), sgpu_lsim_frames_err(ls),
+                sgpu_lsim_quiet_cycles(ls),
                 up.dropped + down.dropped, up.corrupted + down.corrupted,
                 up.duplicated + down.duplicated);
     }

@@ -133,6 +133,10 @@ int cmd_poke(cli *c, int argc, char **argv);
 int cmd_top(cli *c, int argc, char **argv);
 int cmd_flash(cli *c, int argc, char **argv);
 int cmd_list(cli *c, int argc, char **argv);
+int cmd_ping(cli *c, int argc, char **argv);
+/* The link statistics of `info` (linkcmd.c): a "link" object in j, or text
+ * lines on c->out when j is NULL; nothing when the device has no link. */
+void cli_link_info(cli *c, json *j);
 
 /* Shared by the commands (cmds.c). */
 int cli_usage_unknown(cli *c, const char *arg);

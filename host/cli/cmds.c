@@ -111,6 +111,7 @@ int cmd_info(cli *c, int argc, char **argv) {
       json_end_obj(&j);
     }
     json_end_arr(&j);
+    cli_link_info(c, &j);
     json_end_obj(&j);
     json_finish(&j);
     return 0;
@@ -146,6 +147,7 @@ int cmd_info(cli *c, int argc, char **argv) {
             m->refresh_mhz % 1000);
   }
   fprintf(f, "clock:       %u Hz (nominal)\n", in.clock_hz);
+  cli_link_info(c, NULL);
   return 0;
 }
 

@@ -16,7 +16,25 @@ static const command commands[] = {
     {"info", cmd_info, true, "show the device: versions, nodes, sources, memory, display modes",
      "usage: sgpu [--device URI] [--json] info [SET-UP OPTIONS]\n"
      "\nQuery the device (sgpu_query_info) and print its transport, hardware and\n"
-     "firmware versions, capabilities, memory segments and display modes.\n"},
+     "firmware versions, capabilities, memory segments and display modes.  On a\n"
+     "link (tcp:, serial:, usb) also the link's counters for this session\n"
+     "(sgpu_get_link_stats): frames sent and received, retransmissions, timeouts,\n"
+     "NAKs, CRC errors, duplicate ACKs, bytes each way and bytes per second while\n"
+     "a frame was in flight; --json puts them in a \"link\" object.\n"},
+    {"ping", cmd_ping, false, "round trips over the link: count, min/avg/max microseconds, lost",
+     "usage: sgpu [--device URI] [--json] ping [--count N] [--timeout MS] [--interval MS]\n"
+     "\nSend link PING frames one at a time (sgpu_ping; no retransmission) and print\n"
+     "each round trip in microseconds of wall time, then the count, how many were\n"
+     "answered and lost, and min/avg/max.  A ping is lost when no ACK comes within\n"
+     "--timeout (or the device NAKs it: a damaged frame).  --json prints\n"
+     "{device, transport, count, received, lost, min_us, avg_us, max_us, rtt_us[],\n"
+     "timeout_ms}.  The in-process sim device has no link: ping says so and exits 3\n"
+     "(ping a server instead: sgpu-sim --listen tcp:127.0.0.1:PORT, then\n"
+     "--device tcp:127.0.0.1:PORT).  Exit 4 when no ping was answered.\n"
+     "\noptions:\n"
+     "  --count N         pings to send (default 10, at most 100000)\n"
+     "  --timeout MS      wait for each answer (default 1000)\n"
+     "  --interval MS     pause between pings (default 0)\n"},
     {"submit", cmd_submit, true, "submit command files, wait for their fences, print fences/cycles/events",
      "usage: sgpu [--device URI] [--json] submit [OPTIONS] FILE...\n"
      "\nSubmit each FILE (command-stream assembly text, or binary little-endian\n"

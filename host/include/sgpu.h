@@ -380,6 +380,46 @@ typedef struct sgpu_stats {
 } sgpu_stats;
 int sgpu_get_stats(sgpu_device *dev, sgpu_stats *stats);
 
+/* ------------------------------------------------------------ link */
+/* Counters of a device on a link transport (tcp:, serial:, usb), kept per
+ * device since it was opened (docs/link-protocol.md). */
+typedef struct sgpu_link_stats {
+  uint64_t frames_sent;      /* request frames, retransmissions included */
+  uint64_t frames_received;  /* valid frames from the device: answers and events */
+  uint64_t retransmissions;  /* frames sent again after a NAK, a timeout or an unusable answer */
+  uint64_t timeouts;         /* frames whose answer did not come in time */
+  uint64_t naks;             /* NAK answers (the device refused a frame; it had no effect) */
+  uint64_t crc_errors;       /* damaged frames: requests the device NAKed as BAD_CRC plus
+                                device->host frames with a bad CRC */
+  uint64_t rejected;         /* device->host frames the library refused (CRC, truncated, bad
+                                header) */
+  uint64_t duplicates;       /* ACKs marked DUPLICATE: a repeated WRITE the device had already
+                                applied, not applied again */
+  uint64_t events, events_missed; /* EVENT frames, and gaps in their counter */
+  uint64_t bytes_sent, bytes_received;     /* bytes on the wire each way */
+  uint64_t payload_sent, payload_received; /* data words' bytes written / read (once each) */
+  uint64_t pings;            /* sgpu_ping calls, and of them those with no answer */
+  uint64_t pings_lost;
+  uint64_t elapsed_us;       /* since the open */
+  uint64_t busy_us;          /* of it, time with a frame in flight (sending, waiting) */
+  uint32_t rtt_us;           /* smoothed round trip of frames answered at the first try */
+  uint32_t max_words;        /* largest burst the device takes (its PING answer) */
+  uint32_t burst_words;      /* burst used now (halves on a noisy line, grows back) */
+  uint32_t baud;             /* wire rate assumed (serial:, usb); 0 on tcp: */
+} sgpu_link_stats;
+
+/* The link counters.  SGPU_ERROR_NOT_SUPPORTED when the device is not on a
+ * link (sim: the model is in-process, there is no link). */
+int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats);
+
+/* One link round trip: a PING frame sent once (no retransmission) and its
+ * ACK.  0 and *rtt_us (wall time, microseconds) when the answer came within
+ * timeout_ms (1..60000); SGPU_ERROR_TIMEOUT when it did not (lost: counted
+ * in pings_lost; the device may still be receiving it); SGPU_ERROR_IO when
+ * the link is down; SGPU_ERROR_NOT_SUPPORTED on sim (no link);
+ * SGPU_ERROR_INVALID_PARAM for a NULL pointer or a timeout out of range. */
+int sgpu_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us);
+
 /* Ring state of a node, for ring dumps. */
 typedef struct sgpu_ring_info {
   uint32_t base, size, rptr, wptr; /* rptr from the hardware, wptr as written */

@@ -25,6 +25,8 @@
 #include "link_frame.h"
 
 #define LINK_TRIES_MIN 3u
+#define LINK_TIMEOUT_DOUBLINGS 2u /* the answer timeout grows to 4 times its start */
+#define LINK_GIVEUP_CAP 3u /* a frame is given up after this many give-up times in all */
 #define LINK_QUIET_POLL_MS 200u /* a wait this long with no EVENT reads INT_STATUS once */
 #define LINK_REJECTS_FREE 4u       /* NAKs in a row repeated at once */
 #define LINK_REJECT_HOLD_MAX_MS 64u /* longest pause before repeating a NAKed frame */
@@ -53,6 +55,7 @@ typedef struct sgpu_link {
   size_t rx_n, rx_off;    /* bytes read from the channel, not yet decoded */
   uint8_t tx[SGPU_LINK_MAX_REQ_FRAME];
   sgpu_link_stats st;
+  uint64_t busy_ns;       /* time with a frame in flight */
   /* frame capture */
   uint8_t *rgb[SGPU_MAX_SOURCES]; /* each source's last frame (cap[s].rgb points here) */
   size_t rgb_cap[SGPU_MAX_SOURCES];
@@ -106,9 +109,11 @@ static int drain(sgpu_link *L, int waiting, uint8_t want, sgpu_link_frame *ans, 
     }
     if (r < 0) { /* noise or a broken frame: maybe an EVENT was in it */
       L->st.rejected++;
+      if (r == SGPU_LINK_ERR_BAD_CRC) L->st.crc_errors++;
       L->irq_pending = 1;
       continue;
     }
+    L->st.frames_received++;
     if (f.kind == SGPU_LINK_KIND_EVENT) {
       on_event(L, &f);
       continue;
@@ -118,6 +123,7 @@ static int drain(sgpu_link *L, int waiting, uint8_t want, sgpu_link_frame *ans, 
       /* Whatever SEQ it names (a corrupted header gives a stale one), the
        * frame in flight is repeated: a repeat is always safe. */
       L->st.naks++;
+      if (f.info == SGPU_LINK_NAK_BAD_CRC) L->st.crc_errors++;
       *nak = 1;
       continue;
     }
@@ -189,10 +195,28 @@ static int hold_off(sgpu_link *L, uint32_t ms, uint64_t limit) {
   }
 }
 
+/* Answers already received cannot be the next frame's: drop them (events
+ * still count), and the bytes of a frame begun but not finished too (a
+ * broken header may hide frames the decoder would rescan later), so a stale
+ * or forged ACK that arrived early is never taken for the answer to a SEQ
+ * not yet sent.  A partial EVENT among them is looked for by an INT_STATUS
+ * read, as for any lost EVENT. */
+static void drop_stale(sgpu_link *L) {
+  if (L->rx_off < L->rx_n || sgpu_link_decoder_pending(&L->dec)) {
+    int nak = 0;
+    drain(L, 0, 0, NULL, &nak);
+    if (sgpu_link_decoder_pending(&L->dec)) {
+      sgpu_link_decoder_init(&L->dec);
+      L->st.rejected++;
+      L->irq_pending = 1;
+    }
+  }
+}
+
 /* Send a request and wait for its ACK, repeating it as the protocol says.
  * rdata receives READ words / the PING info word.  Sets L->dead on failure. */
-static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
-                    const uint32_t *wdata, uint32_t *rdata) {
+static int transact_once(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
+                         const uint32_t *wdata, uint32_t *rdata) {
   if (L->dead) return SGPU_ERROR_IO;
   L->why[0] = 0; /* a reason left by a failure that did not end the link */
   sgpu_link_request req;
@@ -208,31 +232,29 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
     return SGPU_ERROR_IO;
   }
   L->seq = req.seq;
-  /* Answers already received cannot be this frame's: drop them (events
-   * still count), and the bytes of a frame begun but not finished too (a
-   * broken header may hide frames the decoder would rescan later), so a
-   * stale or forged ACK that arrived early is never taken for the answer to
-   * a SEQ not yet sent.  A partial EVENT among them is looked for by an
-   * INT_STATUS read, as for any lost EVENT. */
-  if (L->rx_off < L->rx_n || sgpu_link_decoder_pending(&L->dec)) {
-    int nak = 0;
-    drain(L, 0, 0, NULL, &nak);
-    if (sgpu_link_decoder_pending(&L->dec)) {
-      sgpu_link_decoder_init(&L->dec);
-      L->st.rejected++;
-      L->irq_pending = 1;
-    }
-  }
+  drop_stale(L);
   size_t rsp_bytes = SGPU_LINK_RSP_HDR_BYTES + SGPU_LINK_CRC_BYTES +
                      (cmd == SGPU_LINK_CMD_READ ? 4u * count : cmd == SGPU_LINK_CMD_PING ? 4u : 0u);
-  uint64_t start = mono_ns(L), giveup_at = start + (uint64_t)L->opt.giveup_ms * 1000000u;
+  /* Give-up time: giveup_ms without a sign of the device (a NAK, or an
+   * answer to this SEQ it cannot use), or LINK_GIVEUP_CAP times that in
+   * all.  A noisy line NAKs often and keeps the frame going; a device that
+   * is gone or silent is given up after giveup_ms; one that NAKs
+   * everything after the cap. */
+  const uint64_t giveup_ns = (uint64_t)L->opt.giveup_ms * 1000000u;
+  uint64_t start = mono_ns(L), life = start, cap_at = start + LINK_GIVEUP_CAP * giveup_ns;
+  uint64_t giveup_at;
   uint32_t tries = 0, quiet_tries = 0, rejects = 0;
   for (;;) {
     uint64_t sent = mono_ns(L);
-    if (tries && (sent - start) / 1000000u >= L->opt.giveup_ms && tries >= LINK_TRIES_MIN) {
-      char what[96];
-      snprintf(what, sizeof what, "no answer from the device after %u tries in %u ms", tries,
-               (unsigned)((sent - start) / 1000000u));
+    giveup_at = life + giveup_ns < cap_at ? life + giveup_ns : cap_at;
+    if (tries && sent >= giveup_at && tries >= LINK_TRIES_MIN) {
+      char what[128];
+      if (life == start)
+        snprintf(what, sizeof what, "no answer from the device after %u tries in %u ms", tries,
+                 (unsigned)((sent - start) / 1000000u));
+      else
+        snprintf(what, sizeof what, "the device refused the frame %u times in %u ms", tries,
+                 (unsigned)((sent - start) / 1000000u));
       die(L, "%s (link lost?)", what);
       return SGPU_ERROR_IO;
     }
@@ -241,15 +263,18 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
       die(L, "%s", why[0] ? why : "sending to the device failed");
       return SGPU_ERROR_IO;
     }
-    L->st.frames++;
+    L->st.frames_sent++;
     L->st.bytes_sent += (uint64_t)n;
-    if (tries) L->st.retransmits++;
+    if (tries) L->st.retransmissions++;
     else if (cmd == SGPU_LINK_CMD_WRITE) L->st.payload_sent += 4u * count;
     tries++;
-    /* Each timeout doubles the wait: a device draining a frame with a bad
-     * header NAKs only after the line has been quiet for the gap timeout,
-     * so repeating at a fixed pace could keep it draining for ever. */
-    uint64_t wait_ms = (uint64_t)ack_timeout_ms(L, (size_t)n, rsp_bytes) << (quiet_tries < 6 ? quiet_tries : 6);
+    /* A timeout doubles the wait, twice at most: a device draining a frame
+     * with a bad header NAKs only after the line has been quiet for the gap
+     * timeout (5 ms, a quarter of the shortest wait), and a device slower
+     * than its answers so far gets time; more would leave too few repeats
+     * before the give-up time on a line that loses answers too. */
+    uint64_t wait_ms = (uint64_t)ack_timeout_ms(L, (size_t)n, rsp_bytes)
+                       << (quiet_tries < LINK_TIMEOUT_DOUBLINGS ? quiet_tries : LINK_TIMEOUT_DOUBLINGS);
     if (wait_ms > L->opt.giveup_ms / 2) wait_ms = L->opt.giveup_ms / 2;
     uint64_t deadline = sent + wait_ms * 1000000u;
     /* once the minimum tries are out, no wait runs past the give-up time */
@@ -271,6 +296,7 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
         if (ans.info & SGPU_LINK_ACK_DUPLICATE) L->st.duplicates++;
         if (tries == 1) note_rtt(L, (double)(mono_ns(L) - sent) / 1e6);
         if (rdata && ans.count) memcpy(rdata, ans.data, 4u * ans.count);
+        if (cmd == SGPU_LINK_CMD_READ) L->st.payload_received += 4u * count;
         if (tries == 1 && ++L->good_run >= 32 && L->burst < L->max_words) {
           L->burst = L->burst * 2 > L->max_words ? L->max_words : L->burst * 2;
           L->good_run = 0;
@@ -289,6 +315,8 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
      * to LINK_REJECT_HOLD_MAX_MS), so a device stuck NAKing is not flooded
      * with frames until the give-up time. */
     if (got || nak) {
+      life = mono_ns(L);
+      giveup_at = life + giveup_ns < cap_at ? life + giveup_ns : cap_at;
       rejects++;
       if (rejects > LINK_REJECTS_FREE) {
         uint32_t k = rejects - LINK_REJECTS_FREE - 1;
@@ -298,6 +326,15 @@ static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, ui
       }
     }
   }
+}
+
+/* transact_once, its time counted as busy. */
+static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
+                    const uint32_t *wdata, uint32_t *rdata) {
+  uint64_t t0 = mono_ns(L);
+  int r = transact_once(L, cmd, flags, count, addr, wdata, rdata);
+  L->busy_ns += mono_ns(L) - t0;
+  return r;
 }
 
 /* ------------------------------------------------------------ transport ops */
@@ -556,13 +593,100 @@ static int is_link(const sgpu_transport *t) {
                t->ops == &link_ops_other);
 }
 
-int sgpu_link_get_stats(sgpu_transport *tr, sgpu_link_stats *stats) {
+int sgpu__link_stats(sgpu_transport *tr, sgpu_link_stats *stats) {
   if (!is_link(tr) || !stats) return SGPU_ERROR_NOT_SUPPORTED;
   sgpu_link *L = L_of(tr);
   pthread_mutex_lock(&L->mu);
   *stats = L->st;
+  stats->elapsed_us = (mono_ns(L) - L->t0_ns) / 1000u;
+  stats->busy_us = L->busy_ns / 1000u;
+  stats->rtt_us = L->have_rtt ? (uint32_t)(L->srtt_ms * 1000.0 + 0.5) : 0;
+  stats->max_words = L->max_words;
+  stats->burst_words = L->burst;
+  stats->baud = L->opt.bytes_per_sec * 10u;
   pthread_mutex_unlock(&L->mu);
   return 0;
+}
+
+static int ping_locked(sgpu_link *L, uint32_t timeout_ms, uint64_t *rtt_ns) {
+  if (L->dead) return SGPU_ERROR_IO;
+  L->why[0] = 0;
+  sgpu_link_request req = {(uint8_t)(L->seq + 1), SGPU_LINK_CMD_PING, 0, 0, 0, NULL};
+  int n = sgpu_link_encode_request(&req, L->tx, sizeof L->tx);
+  if (n <= 0) return SGPU_ERROR_IO;
+  L->seq = req.seq;
+  drop_stale(L);
+  char why[160] = "";
+  uint64_t sent = mono_ns(L), deadline = sent + (uint64_t)timeout_ms * 1000000u;
+  if (L->chan.send(L->chan.ctx, L->tx, (size_t)n, why, sizeof why) != 0) {
+    die(L, "%s", why[0] ? why : "sending to the device failed");
+    return SGPU_ERROR_IO;
+  }
+  L->st.frames_sent++;
+  L->st.bytes_sent += (uint64_t)n;
+  L->st.pings++;
+  int got = 0, nak = 0;
+  sgpu_link_frame ans;
+  for (;;) {
+    got = drain(L, 1, req.seq, &ans, &nak);
+    if (got || nak) break;
+    uint64_t now = mono_ns(L);
+    if (now >= deadline) break;
+    if (fill(L, (int)((deadline - now + 999999u) / 1000000u)) < 0) return SGPU_ERROR_IO;
+  }
+  uint64_t now = mono_ns(L);
+  if (got && ans.kind == SGPU_LINK_KIND_ACK && ans.count == 1) {
+    *rtt_ns = now - sent;
+    return 0;
+  }
+  if (!got && !nak) L->st.timeouts++;
+  L->st.pings_lost++;
+  snprintf(L->why, sizeof L->why, "%s", nak ? "the device refused the PING (NAK)"
+                                            : got ? "the PING got an unusable answer"
+                                                  : "no answer to the PING");
+  return SGPU_ERROR_TIMEOUT;
+}
+
+int sgpu__link_ping(sgpu_transport *tr, uint32_t timeout_ms, uint64_t *rtt_ns) {
+  if (!is_link(tr)) return SGPU_ERROR_NOT_SUPPORTED;
+  sgpu_link *L = L_of(tr);
+  pthread_mutex_lock(&L->mu);
+  uint64_t t0 = mono_ns(L);
+  int r = ping_locked(L, timeout_ms, rtt_ns);
+  L->busy_ns += mono_ns(L) - t0;
+  pthread_mutex_unlock(&L->mu);
+  return r;
+}
+
+/* ------------------------------------------------------------ public */
+int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats) {
+  if (!dev || !stats) return SGPU_ERROR_INVALID_PARAM;
+  int r = sgpu__link_stats(dev->tr, stats);
+  if (r)
+    return sgpu__fail(dev, r, "the %s device is not on a link: no link statistics",
+                      dev->tr->ops->name);
+  return 0;
+}
+
+int sgpu_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us) {
+  if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  if (!rtt_us) return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "sgpu_ping: rtt_us is NULL");
+  if (timeout_ms < 1 || timeout_ms > 60000)
+    return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "ping timeout %u ms is not 1..60000",
+                      timeout_ms);
+  sgpu__lock(dev);
+  uint64_t ns = 0;
+  int r = sgpu__link_ping(dev->tr, timeout_ms, &ns);
+  if (r == SGPU_ERROR_NOT_SUPPORTED)
+    sgpu__fail(dev, r, "the %s device is in-process: there is no link to ping", dev->tr->ops->name);
+  else if (r == SGPU_ERROR_TIMEOUT)
+    sgpu__fail(dev, r, "ping lost: %s within %u ms", L_of(dev->tr)->why, timeout_ms);
+  else if (r)
+    sgpu__fail(dev, r, "ping failed");
+  else
+    *rtt_us = ns / 1000u > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000u);
+  sgpu__unlock(dev);
+  return r;
 }
 
 /* ------------------------------------------------------------ open */
@@ -609,7 +733,6 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   uint32_t mw = (info >> 8) & 0xFFu;
   L->max_words = mw == 0 || mw > SGPU_LINK_MAX_WORDS ? 1 : mw;
   L->burst = L->max_words;
-  L->st.max_words = L->max_words;
   L->irq_pending = 1; /* look at INT_STATUS once */
   *tr = &L->base;
   return 0;

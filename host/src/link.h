@@ -40,24 +40,19 @@ typedef struct sgpu_link_options {
   void *clock_ctx;
 } sgpu_link_options;
 
-typedef struct sgpu_link_stats {
-  uint64_t frames;        /* request frames sent, retransmissions included */
-  uint64_t retransmits;   /* of them, repeats of a frame */
-  uint64_t bytes_sent, bytes_received;
-  uint64_t payload_sent;  /* WRITE data bytes of first transmissions */
-  uint64_t naks, timeouts, duplicates; /* answers NAK, answers that never came, ACK.DUPLICATE */
-  uint64_t events, events_missed;      /* EVENT frames, gaps in their counter */
-  uint64_t rejected;      /* device->host frames the decoder refused (noise, CRC) */
-  uint32_t max_words;     /* burst size the device reported */
-} sgpu_link_stats;
 
 /* Open a link transport over `chan` (taken over: closed on failure too).
  * Starts the session with a PING.  name is the transport's name ("tcp"). */
 int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link_options *opts,
                    sgpu_transport **tr, char *msg, size_t msg_size);
 
-/* Counters of a link transport; SGPU_ERROR_NOT_SUPPORTED for other transports. */
-int sgpu_link_get_stats(sgpu_transport *tr, sgpu_link_stats *stats);
+/* Counters of a link transport (sgpu_link_stats, sgpu.h); SGPU_ERROR_NOT_SUPPORTED
+ * for other transports. */
+int sgpu__link_stats(sgpu_transport *tr, sgpu_link_stats *stats);
+/* One PING sent once (sgpu_ping): 0 and *rtt_ns, SGPU_ERROR_TIMEOUT when no
+ * ACK came within timeout_ms, SGPU_ERROR_IO when the link is down,
+ * SGPU_ERROR_NOT_SUPPORTED for other transports. */
+int sgpu__link_ping(sgpu_transport *tr, uint32_t timeout_ms, uint64_t *rtt_ns);
 
 /* Byte channels (link_chan.c).  Each returns 0 or an sgpu_error with msg set. */
 int sgpu_link_chan_tcp(const char *host, uint32_t port, sgpu_link_chan *chan, char *msg,

@@ -9,8 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "internal.h"
-#include "link.h"
 #include "sgpu.h"
 
 static double now_s(void) {
@@ -62,7 +60,7 @@ int main(int argc, char **argv) {
   }
   sgpu_link_stats st0, st1;
   memset(&st0, 0, sizeof st0);
-  sgpu_link_get_stats(dev->tr, &st0);
+  sgpu_get_link_stats(dev, &st0);
   double t0 = now_s();
   r = sgpu_write(dev, base, a, n);
   if (r) {
@@ -74,7 +72,7 @@ int main(int argc, char **argv) {
   }
   double t1 = now_s();
   memset(&st1, 0, sizeof st1);
-  sgpu_link_get_stats(dev->tr, &st1);
+  sgpu_get_link_stats(dev, &st1);
   r = sgpu_read(dev, base, b, n);
   if (r) {
     fprintf(stderr, "read back: %s: %s\n", sgpu_strerror(r), sgpu_last_error(dev));
@@ -92,8 +90,8 @@ int main(int argc, char **argv) {
   uint64_t wire = st1.bytes_sent - st0.bytes_sent;
   if (wire)
     printf("upload: %llu frames (%llu repeated), %llu wire bytes for %u payload bytes: %.3f\n",
-           (unsigned long long)(st1.frames - st0.frames),
-           (unsigned long long)(st1.retransmits - st0.retransmits), (unsigned long long)wire, n,
+           (unsigned long long)(st1.frames_sent - st0.frames_sent),
+           (unsigned long long)(st1.retransmissions - st0.retransmissions), (unsigned long long)wire, n,
            (double)n / (double)wire);
 
   /* exactly-once: K submissions each increment a counter through WRITE_DATA
@@ -105,7 +103,7 @@ int main(int argc, char **argv) {
   const uint32_t K = 40, slots = 0x300000;
   uint32_t zeros[40] = {0};
   if (sgpu_write(dev, slots, zeros, sizeof zeros)) return 1;
-  sgpu_link_get_stats(dev->tr, &st0);
+  sgpu_get_link_stats(dev, &st0);
   double ts = now_s();
   uint32_t done = 0;
   for (uint32_t i = 0; i < K; i++) {
@@ -126,7 +124,7 @@ int main(int argc, char **argv) {
   }
   if (!r) r = sgpu_wait_fence(dev, 0, K, 60000);
   double te = now_s();
-  sgpu_link_get_stats(dev->tr, &st1);
+  sgpu_get_link_stats(dev, &st1);
   if (r) {
     fprintf(stderr, "submissions: %s: %s\n", sgpu_strerror(r), sgpu_last_error(dev));
     return 1;
@@ -153,10 +151,10 @@ int main(int argc, char **argv) {
   printf("submissions: %.1f per second, %.1f wire bytes and %.2f frames each (incl. upload of the "
          "command buffer and the fence wait)\n",
          K / (te - ts), (double)(st1.bytes_sent - st0.bytes_sent) / K,
-         (double)(st1.frames - st0.frames) / K);
+         (double)(st1.frames_sent - st0.frames_sent) / K);
   printf("link: %llu frames, %llu repeated, %llu naks, %llu timeouts, %llu duplicates, %llu events "
          "(%llu missed), %llu rejected\n",
-         (unsigned long long)st1.frames, (unsigned long long)st1.retransmits,
+         (unsigned long long)st1.frames_sent, (unsigned long long)st1.retransmissions,
          (unsigned long long)st1.naks, (unsigned long long)st1.timeouts,
          (unsigned long long)st1.duplicates, (unsigned long long)st1.events,
          (unsigned long long)st1.events_missed, (unsigned long long)st1.rejected);
