@@ -5,7 +5,7 @@
 LINK_TEST_DIR  := $(BUILD)/tests/link
 LINK_HELPERS   := $(LINK_TEST_DIR)/link_workload $(LINK_TEST_DIR)/link_workload_nosim \
                   $(LINK_TEST_DIR)/link_upload $(LINK_TEST_DIR)/link_upload_nosim \
-                  $(LINK_TEST_DIR)/link_errors
+                  $(LINK_TEST_DIR)/link_errors $(LINK_TEST_DIR)/link_stats
 LINK_TEST_SH   := $(patsubst tests/link/%.sh,$(LINK_TEST_DIR)/%.sh,$(sort $(wildcard tests/link/test_*.sh)))
 LINK_HOST_HDRS := $(wildcard host/include/*.h) $(HW_H) host/src/link.h host/src/internal.h
 .SECONDARY: $(LINK_HELPERS)
