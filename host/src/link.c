@@ -47,6 +47,7 @@ typedef struct sgpu_link {
   uint32_t max_words;     /* what the device reported */
   uint32_t good_run;      /* frames answered at the first try since the burst last changed */
   double srtt_ms, rttvar_ms; /* answer time estimate (first transmissions only) */
+  double ms_per_byte;     /* the same per byte of request and answer: a long frame's share */
   int have_rtt;
   uint64_t t0_ns;         /* open time */
   uint64_t last_evt_ns;   /* last EVENT or quiet poll */
@@ -162,6 +163,10 @@ static uint32_t ack_timeout_ms(const sgpu_link *L, size_t req_bytes, size_t rsp_
   if (L->have_rtt) {
     double est = L->srtt_ms + 4 * L->rttvar_ms;
     if (est * 2 > t) t = est * 2;
+    /* answers measured on short frames say little about a long one when
+     * the line is slow (a simulated UART: sgpu-sim --baud): scale by size */
+    double by_size = L->ms_per_byte * (double)(req_bytes + rsp_bytes) * 2;
+    if (by_size > t) t = by_size;
   }
   if (L->opt.bytes_per_sec)
     t += 1000.0 * (double)(req_bytes + rsp_bytes) / L->opt.bytes_per_sec;
@@ -169,15 +174,18 @@ static uint32_t ack_timeout_ms(const sgpu_link *L, size_t req_bytes, size_t rsp_
   return (uint32_t)t + 1;
 }
 
-static void note_rtt(sgpu_link *L, double ms) {
+static void note_rtt(sgpu_link *L, double ms, size_t bytes) {
+  double per_byte = ms / (double)(bytes ? bytes : 1);
   if (!L->have_rtt) {
     L->srtt_ms = ms;
     L->rttvar_ms = ms / 2;
+    L->ms_per_byte = per_byte;
     L->have_rtt = 1;
   } else {
     double d = ms - L->srtt_ms;
     L->rttvar_ms += ((d < 0 ? -d : d) - L->rttvar_ms) / 4;
     L->srtt_ms += d / 8;
+    L->ms_per_byte += (per_byte - L->ms_per_byte) / 8;
   }
 }
 
@@ -294,7 +302,7 @@ static int transact_once(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t coun
                 ans.count != (cmd == SGPU_LINK_CMD_READ ? count : cmd == SGPU_LINK_CMD_PING ? 1 : 0);
       if (!bad) {
         if (ans.info & SGPU_LINK_ACK_DUPLICATE) L->st.duplicates++;
-        if (tries == 1) note_rtt(L, (double)(mono_ns(L) - sent) / 1e6);
+        if (tries == 1) note_rtt(L, (double)(mono_ns(L) - sent) / 1e6, (size_t)n + rsp_bytes);
         if (rdata && ans.count) memcpy(rdata, ans.data, 4u * ans.count);
         if (cmd == SGPU_LINK_CMD_READ) L->st.payload_received += 4u * count;
         if (tries == 1 && ++L->good_run >= 32 && L->burst < L->max_words) {

@@ -73,3 +73,11 @@ $(LINK_TEST_DIR)/test_usb_fake: tests/link/test_usb_fake.c tests/host/link_fake_
 	  -lcmocka -lpng -lpthread -lm
 TESTS += $(LINK_TEST_DIR)/test_usb_fake
 endif
+
+# `make link-bench`: the link's efficiency at 3 Mbaud through tcp: and the
+# pseudo-terminal, simulated and wall time (tests/link/bench_link.sh; a
+# measurement for make bench, not a test).  Writes $(BUILD)/bench/link.md.
+.PHONY: link-bench
+link-bench: $(LINK_TEST_DIR)/link_bench_nosim $(SIM_BIN)
+	@mkdir -p $(BUILD)/bench
+	bash tests/link/bench_link.sh $(SIM_BIN) $(LINK_TEST_DIR)/link_bench_nosim $(BUILD)/bench/link.md
