@@ -4,18 +4,33 @@
 // in-order responses, byte strobes), host-port transactions, frame capture
 // from the video outputs, a memory request log and VCD/FST tracing.
 //
-// The RTL is verilated twice: Vsgpu_top with FST tracing support and
-// Vsgpu_vcd with VCD support (Verilator builds one trace format per model).
-// Both sit behind the small ModelIf interface; the FST one is used unless a
-// .vcd trace is asked for.  No global mutable state: each sgpu_sim owns its
-// own VerilatedContext.
+// The RTL is verilated three times (sim/sim.mk), each model behind the small
+// ModelIf interface:
+//   Vsgpu_top  the fast model, used unless a trace is asked for: sgpu_top in
+//              the simulation-only wrapper sim/sgpu_sim_top.v, no tracing
+//              code, optimised C++.  The wrapper registers sgpu_top's inputs,
+//              loaded at the rising edge one cycle ahead, so that one cycle
+//              is one rising-edge evaluation in which all the chip's
+//              combinational logic is computed once (see sgpu_sim_top.v and
+//              step_reg() below); driven directly, Verilator 5.006 computed
+//              the logic that depends on an input three times per cycle.
+//   Vsgpu_fst  sgpu_top itself with FST tracing, and
+//   Vsgpu_vcd  with VCD tracing (Verilator builds one trace format per
+//              model): driven directly, one evaluation at the falling edge
+//              with the cycle's inputs and one at the rising edge
+//              (step_direct()), so waveforms show sgpu_top as it is.
+// Both ways give the same chip, cycle for cycle: sgpu_top sees the same
+// inputs at every clock edge and the harness reads its outputs at the same
+// point of each cycle.  No global mutable state: each sgpu_sim owns its own
+// VerilatedContext.
 //
 // Built with SGPU_SIM_COVERAGE=1 (the coverage variant of sim/sim.mk), the
-// FST model carries Verilator line and toggle coverage counters; each chip
-// writes them when it is destroyed if SGPU_COVERAGE_DIR is set.
+// fast model carries Verilator line coverage counters; each chip writes them
+// when it is destroyed if SGPU_COVERAGE_DIR is set.
 //
 // Built with SGPU_SIM_PIX_CDC=1 (libsgpu_sim_2c, sim/sim.mk) the model is
-// sgpu_top with PIX_CDC = 1 (FST model only): the display's pixel side runs
+// sgpu_top with PIX_CDC = 1 (Vsgpu_top, FST tracing, driven directly; no VCD
+// model): the display's pixel side runs
 // on pix_clk_i, toggled here at its real ratio to clk_i, 25.125 : 12 (the
 // iCEBreaker's clocks; 96 : 201 in periods, exactly), with pix_rst_ni
 // released on a pixel clock edge.  Frames are captured on pixel clocks
@@ -24,16 +39,24 @@
 
 #include "sgpu_sim.h"
 
+#ifndef SGPU_SIM_PIX_CDC
+#define SGPU_SIM_PIX_CDC 0
+#endif
+
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "Vsgpu_top.h"
 #include "Vsgpu_vcd.h"
+#if !SGPU_SIM_PIX_CDC
+#include "Vsgpu_fst.h"
+#endif
 #include "verilated.h"
 #include "verilated_fst_c.h"
 #include "verilated_vcd_c.h"
@@ -55,9 +78,6 @@
 #ifndef SGPU_SIM_MEM_BYTES
 #error "SGPU_SIM_MEM_BYTES must be defined by the build (sim/sim.mk)"
 #endif
-#ifndef SGPU_SIM_PIX_CDC
-#define SGPU_SIM_PIX_CDC 0
-#endif
 
 namespace {
 
@@ -73,6 +93,12 @@ struct Inputs {
   uint32_t host_addr = 0, host_wdata = 0;
   uint8_t mem_ready = 0, mem_rsp_valid = 0;
   uint32_t mem_rdata = 0;
+  bool operator==(const Inputs &o) const {
+    return host_valid == o.host_valid && host_write == o.host_write && host_wstrb == o.host_wstrb &&
+           host_addr == o.host_addr && host_wdata == o.host_wdata && mem_ready == o.mem_ready &&
+           mem_rsp_valid == o.mem_rsp_valid && mem_rdata == o.mem_rdata;
+  }
+  bool operator!=(const Inputs &o) const { return !(*this == o); }
 };
 
 struct Outputs {
@@ -87,46 +113,97 @@ struct Outputs {
 class ModelIf {
  public:
   virtual ~ModelIf() {}
+  // Directly driven models (sgpu_top's own ports): set, evaluate.
   virtual void set(int clk, int rst_n, const Inputs &in) = 0;
+  virtual void set_pix(int clk, int rst_n) = 0;  // SGPU_SIM_PIX_CDC only
   virtual void eval() = 0;
+  // The registered model (sgpu_sim_top): load() puts the inputs of the
+  // current cycle into the input registers without a clock edge; edge()
+  // clocks the chip and loads the inputs of the next cycle.
+  virtual void load(int rst_n, const Inputs &in) = 0;
+  virtual void edge(int rst_n, const Inputs &next) = 0;
   virtual void get(Outputs &out) const = 0;
   virtual bool open_trace(const char *path) = 0;
   virtual void dump(uint64_t time) = 0;
   virtual void final_() = 0;
-  virtual void set_pix(int clk, int rst_n) = 0;  // SGPU_SIM_PIX_CDC only
   virtual void write_coverage(const char *path) = 0;
 };
 
-template <class M, class T>
-class Model : public ModelIf {
+struct NoTrace {};  // trace type of a model without tracing code
+
+// M: the verilated class; T: its trace file class (NoTrace: none); kReg:
+// M is sgpu_sim_top (registered inputs, no pixel-side ports), else sgpu_top.
+template <class M, class T, bool kReg>
+class Model final : public ModelIf {
+  static constexpr bool kTrace = !std::is_same<T, NoTrace>::value;
+
  public:
-  Model(bool tracing) : ctx_(new VerilatedContext) {
+  explicit Model(bool tracing) : ctx_(new VerilatedContext) {
     ctx_->randReset(0);
     if (tracing) ctx_->traceEverOn(true);
     m_.reset(new M(ctx_.get(), "sgpu"));
+    if constexpr (kReg) {
+      // Settle with every input low, so that the first load() is a rising
+      // edge of ld_i (Verilator takes the first evaluation's values as the
+      // previous ones).
+      m_->clk_i = 0;
+      m_->ld_i = 0;
+      m_->eval();
+    }
   }
   ~Model() override {
-    if (tfp_) tfp_->close();
-    tfp_.reset();
+    if constexpr (kTrace) {
+      if (tfp_) tfp_->close();
+      tfp_.reset();
+    }
     m_.reset();
   }
   void set(int clk, int rst_n, const Inputs &in) override {
-    m_->clk_i = clk;
-    m_->rst_ni = rst_n;
+    if constexpr (!kReg) {
+      m_->clk_i = clk;
 #if !SGPU_SIM_PIX_CDC
-    m_->pix_en_i = 1;
-    m_->pix_rst_ni = 1;   // one clock: the pixel side runs on clk_i with pix_en_i
+      m_->pix_en_i = 1;
+      m_->pix_rst_ni = 1;  // one clock: the pixel side runs on clk_i with pix_en_i
 #endif
-    m_->host_req_valid_i = in.host_valid;
-    m_->host_req_write_i = in.host_write;
-    m_->host_req_addr_i = in.host_addr;
-    m_->host_req_wdata_i = in.host_wdata;
-    m_->host_req_wstrb_i = in.host_wstrb;
-    m_->mem_req_ready_i = in.mem_ready;
-    m_->mem_rsp_valid_i = in.mem_rsp_valid;
-    m_->mem_rsp_rdata_i = in.mem_rdata;
+      put(rst_n, in);
+    } else {
+      (void)clk, (void)rst_n, (void)in;
+    }
+  }
+  void set_pix(int clk, int rst_n) override {
+    if constexpr (!kReg) {
+      m_->pix_clk_i = clk;
+      m_->pix_rst_ni = rst_n;
+    } else {
+      (void)clk, (void)rst_n;
+    }
   }
   void eval() override { m_->eval(); }
+  void load(int rst_n, const Inputs &in) override {
+    if constexpr (kReg) {
+      if (m_->ld_i) {
+        m_->ld_i = 0;
+        m_->eval();
+      }
+      put(rst_n, in);
+      m_->ld_i = 1;
+      m_->eval();
+    } else {
+      (void)rst_n, (void)in;
+    }
+  }
+  void edge(int rst_n, const Inputs &next) override {
+    if constexpr (kReg) {
+      m_->clk_i = 0;  // nothing depends on it: this evaluation only records the low clock
+      m_->ld_i = 0;
+      m_->eval();
+      put(rst_n, next);
+      m_->clk_i = 1;
+      m_->eval();
+    } else {
+      (void)rst_n, (void)next;
+    }
+  }
   void get(Outputs &o) const override {
     o.host_ready = m_->host_req_ready_o;
     o.host_rsp_valid = m_->host_rsp_valid_o;
@@ -145,50 +222,78 @@ class Model : public ModelIf {
     o.irq = m_->irq_o;
   }
   bool open_trace(const char *path) override {
-    tfp_.reset(new T);
-    m_->trace(tfp_.get(), 99);
-    tfp_->open(path);
-    return tfp_->isOpen();
+    if constexpr (kTrace) {
+      tfp_.reset(new T);
+      m_->trace(tfp_.get(), 99);
+      tfp_->open(path);
+      return tfp_->isOpen();
+    } else {
+      (void)path;
+      return false;
+    }
   }
   void dump(uint64_t time) override {
-    if (tfp_) tfp_->dump(time);
+    if constexpr (kTrace) {
+      if (tfp_) tfp_->dump(time);
+    } else {
+      (void)time;
+    }
   }
   void final_() override { m_->final(); }
   void write_coverage(const char *path) override {
 #if SGPU_SIM_COVERAGE
-    ctx_->coveragep()->write(path);
-#else
-    (void)path;
+    if constexpr (kReg) {  // only the fast model counts (sim/sim.mk)
+      ctx_->coveragep()->write(path);
+      return;
+    }
 #endif
-  }
-  void set_pix(int clk, int rst_n) override {
-    m_->pix_clk_i = clk;
-    m_->pix_rst_ni = rst_n;
+    (void)path;
   }
 
  private:
+  void put(int rst_n, const Inputs &in) {
+    m_->rst_ni = rst_n;
+    m_->host_req_valid_i = in.host_valid;
+    m_->host_req_write_i = in.host_write;
+    m_->host_req_addr_i = in.host_addr;
+    m_->host_req_wdata_i = in.host_wdata;
+    m_->host_req_wstrb_i = in.host_wstrb;
+    m_->mem_req_ready_i = in.mem_ready;
+    m_->mem_rsp_valid_i = in.mem_rsp_valid;
+    m_->mem_rsp_rdata_i = in.mem_rdata;
+  }
+
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<M> m_;
   std::unique_ptr<T> tfp_;
 };
 
 #if SGPU_SIM_PIX_CDC
-// The two-clock build has no VCD model of its own (Vsgpu_vcd.h is the
-// one-clock model's header): a .vcd trace is refused.
+// The two-clock build has one model, sgpu_top with FST tracing, driven
+// directly.  It has no VCD model of its own (Vsgpu_vcd.h is the one-clock
+// model's header): a .vcd trace is refused.
+using FastModel = Model<Vsgpu_top, VerilatedFstC, false>;
+using FstModel = FastModel;
 template <>
-class Model<Vsgpu_vcd, VerilatedVcdC> : public ModelIf {
+class Model<Vsgpu_vcd, VerilatedVcdC, false> final : public ModelIf {
  public:
   explicit Model(bool) { throw 0; }
   void set(int, int, const Inputs &) override {}
   void set_pix(int, int) override {}
   void eval() override {}
+  void load(int, const Inputs &) override {}
+  void edge(int, const Inputs &) override {}
   void get(Outputs &) const override {}
   bool open_trace(const char *) override { return false; }
   void dump(uint64_t) override {}
   void final_() override {}
   void write_coverage(const char *) override {}
 };
+#else
+using FastModel = Model<Vsgpu_top, NoTrace, true>;
+using FstModel = Model<Vsgpu_fst, VerilatedFstC, false>;
 #endif
+using VcdModel = Model<Vsgpu_vcd, VerilatedVcdC, false>;
 
 struct PendingRead {
   uint64_t due;      // cycle in which the response is presented
@@ -233,6 +338,9 @@ struct sgpu_sim {
   uint32_t rng = 1;
   std::deque<PendingRead> rsp_q;
   bool tracing = false;
+  bool reg = false;       // the fast model (registered inputs): step_reg()
+  Inputs loaded;          // step_reg(): the inputs in the model's input registers
+  int loaded_rst = -1;    // and its rst_n there (-1: nothing loaded yet)
   int rst_n = 0;
   uint64_t mem_errors = 0;
   // memory log
@@ -349,16 +457,13 @@ struct sgpu_sim {
     f.vsync_lines = c.h_total ? (uint32_t)((c.vsync_cycles + c.h_total / 2) / c.h_total) : 0;
   }
 
-  // One clock cycle.  The host-port inputs in `in` are driven during it.
-  void step() {
-#if SGPU_SIM_PIX_CDC
-    pix_until(402 * cycle);  // pixel edges before this falling edge
-#endif
-    // Memory model: stall decision and the response due in this cycle.
+  // Memory model: the stall decision and the read response presented in
+  // cycle c (in.mem_*).  Called once per cycle, in cycle order.
+  void mem_inputs(uint64_t c) {
     in.mem_ready = 1;
     if (cfg.stall_percent && xorshift32(rng) % 100u < cfg.stall_percent) in.mem_ready = 0;
     in.mem_rsp_valid = 0;
-    if (!rsp_q.empty() && rsp_q.front().due <= cycle) {
+    if (!rsp_q.empty() && rsp_q.front().due <= c) {
       const PendingRead &r = rsp_q.front();
       in.mem_rsp_valid = 1;
       in.mem_rdata = r.data;
@@ -367,10 +472,13 @@ struct sgpu_sim {
         log[(size_t)(r.log_seq - log_base_seq)].data = r.data;
       rsp_q.pop_front();
     }
-    model->set(0, rst_n, in);
-    model->eval();
-    model->get(out);
-    // Requests accepted in this cycle.
+  }
+
+  // What happened in this cycle, from the outputs `out` before its rising
+  // edge and the inputs `in` driven during it: memory requests accepted (the
+  // memory model's writes, reads queued for their response) and host-port
+  // results.
+  void accept() {
     if (rst_n && out.mem_valid && in.mem_ready) {
       const uint32_t a = out.mem_addr;
       sgpu_sim_mem_event e{};
@@ -400,6 +508,28 @@ struct sgpu_sim {
     if (host_accepted && in.host_write) last_host_write = cycle;
     host_rsp = out.host_rsp_valid;
     host_rdata = out.host_rdata;
+  }
+
+  // One clock cycle.  The host-port inputs in `in` are driven during it.
+  void step() {
+    if (reg)
+      step_reg();
+    else
+      step_direct();
+  }
+
+  // The directly driven models (traced, two-clock): evaluate at the falling
+  // edge with this cycle's inputs, read the outputs, evaluate at the rising
+  // edge.
+  void step_direct() {
+#if SGPU_SIM_PIX_CDC
+    pix_until(402 * cycle);  // pixel edges before this falling edge
+#endif
+    mem_inputs(cycle);
+    model->set(0, rst_n, in);
+    model->eval();
+    model->get(out);
+    accept();
 #if SGPU_SIM_PIX_CDC
     pix_until(402 * cycle + 201);  // pixel edges before this rising edge
 #else
@@ -411,6 +541,34 @@ struct sgpu_sim {
     model->eval();
     if (tracing) model->dump(2 * cycle + 1);
     model->get(out);  // irq_o after the edge
+    cycle++;
+  }
+
+  // The fast model: `out` already holds this cycle's outputs, computed after
+  // the last rising edge from the inputs loaded there; that edge took the
+  // memory model's inputs of this cycle and the host port's as they stood
+  // (the host request withdrawn once accepted, as every caller does).  When
+  // the caller has changed a host-port input since, load() puts this cycle's
+  // inputs in and the outputs are computed again.  Then the rising edge ends
+  // the cycle and loads the next cycle's inputs: one evaluation of the chip
+  // per cycle.  irq_o depends on state only, so `out.irq` after the edge is
+  // the same as the directly driven model's.
+  void step_reg() {
+    if (rst_n != loaded_rst || in != loaded) {
+      model->load(rst_n, in);
+      loaded = in;
+      loaded_rst = rst_n;
+      model->get(out);
+    }
+    accept();
+    if (rst_n)
+      for (unsigned s = 0; s < SGPU_SIM_SOURCES; s++) capture(s);
+    mem_inputs(cycle + 1);
+    loaded = in;
+    if (host_accepted) loaded.host_valid = loaded.host_write = 0;
+    loaded_rst = rst_n;
+    model->edge(rst_n, loaded);
+    model->get(out);
     cycle++;
   }
 
@@ -471,14 +629,18 @@ sgpu_sim *sgpu_sim_create(const sgpu_sim_config *config) {
   try {
     s->mem.assign(SGPU_SIM_MEM_BYTES, 0);
     if (vcd)
-      s->model.reset(new Model<Vsgpu_vcd, VerilatedVcdC>(true));
+      s->model.reset(new VcdModel(true));
+    else if (s->tracing)
+      s->model.reset(new FstModel(true));
     else
-      s->model.reset(new Model<Vsgpu_top, VerilatedFstC>(s->tracing));
+      s->model.reset(new FastModel(false));
+    s->reg = !s->tracing && !SGPU_SIM_PIX_CDC;
   } catch (...) {
     return nullptr;
   }
   if (s->tracing && !s->model->open_trace(tp)) return nullptr;
   s->rst_n = 0;
+  if (s->reg) s->mem_inputs(0);  // step_reg() takes the inputs of a cycle before it
   for (uint32_t i = 0; i < kResetCycles; i++) s->step();
   s->rst_n = 1;
   s->step();

@@ -1,10 +1,18 @@
 # sim fragment: the Verilator model of the whole chip (libsgpu_sim.a), the
 # sgpu-sim program and the chip-level tests (tests/chip/test_*.c).
 #
-# The RTL is verilated twice, once per trace format (Verilator builds one
-# format per model): $(SIM_DIR)/fst (prefix Vsgpu_top, FST, also used when
-# not tracing) and $(SIM_DIR)/vcd (prefix Vsgpu_vcd).  Verilated code is
-# compiled with -O1 and without sanitizers.
+# The RTL is verilated three times (sim/sgpu_sim.cpp explains how each is
+# driven):
+#   $(SIM_DIR)/fast  prefix Vsgpu_top: the model used unless a trace is asked
+#                    for.  sgpu_top inside sim/sgpu_sim_top.v (its inputs
+#                    registered, loaded one cycle ahead: one evaluation of
+#                    the chip per cycle), no tracing code, Verilator -O3
+#                    (every module inlined), C++ at -O2.
+#   $(SIM_DIR)/fst   prefix Vsgpu_fst: sgpu_top with FST tracing, and
+#   $(SIM_DIR)/vcd   prefix Vsgpu_vcd: with VCD tracing (Verilator builds one
+#                    trace format per model); C++ at -O1, used only to trace.
+# No sanitizers.  `make bench` measures this build against the options used
+# before (tests/bench/bench.mk): see docs/figures.md.
 
 SIM_DIR      := $(BUILD)/sim
 SIM_LIB      := $(SIM_DIR)/libsgpu_sim.a
@@ -18,28 +26,55 @@ SIM_SOURCES  := 2
 SIM_MEM      := 8388608
 SIM_PARAMS   := -GNODES=$(SIM_NODES) -GSOURCES=$(SIM_SOURCES) -GMEM_BYTES=$(SIM_MEM)
 SIM_VROOT    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
-SIM_VFLAGS   := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique \
-                --top-module sgpu_top $(SIM_PARAMS) $(RTL_INC) -CFLAGS -g0 -CFLAGS -fPIC
+SIM_VCOMMON  := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique \
+                $(SIM_PARAMS) $(RTL_INC) -CFLAGS -g0 -CFLAGS -fPIC
+SIM_VFLAGS   := $(SIM_VCOMMON) --top-module sgpu_top
 SIM_VMAKE    := MAKEOVERRIDES= OPT_FAST=-O1 OPT_SLOW=-O1 OPT_GLOBAL=-O1
+# The fast model.  Measured on the 2-core development machine (docs/figures.md):
+# verilating and compiling it takes ~30 s of CPU (the -O1 FST model ~25 s).
+SIM_TOP_V       := sim/sgpu_sim_top.v
+SIM_FAST_VFLAGS := $(SIM_VCOMMON) -O3 --top-module sgpu_sim_top
+SIM_FAST_VMAKE  := MAKEOVERRIDES= OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
 SIM_CXXFLAGS := -std=c++17 -O2 -g -fPIC -Wall -Wextra -Werror -I$(GEN) -Isim \
-                -I$(SIM_DIR)/fst -I$(SIM_DIR)/vcd -isystem $(SIM_VROOT)/include \
+                -I$(SIM_DIR)/fast -I$(SIM_DIR)/fst -I$(SIM_DIR)/vcd -isystem $(SIM_VROOT)/include \
                 -isystem $(SIM_VROOT)/include/vltstd -DVM_TRACE=1 \
                 -DSGPU_SIM_NODES=$(SIM_NODES) -DSGPU_SIM_SOURCES=$(SIM_SOURCES) \
                 -DSGPU_SIM_MEM_BYTES=$(SIM_MEM)u
 
-SIM_FST_OBJS := $(SIM_DIR)/fst/Vsgpu_top__ALL.o $(SIM_DIR)/fst/verilated.o \
-                $(SIM_DIR)/fst/verilated_fst_c.o $(SIM_DIR)/fst/verilated_threads.o
+# The fast model's objects: Verilator -O3 splits the code into several files,
+# compiled separately into Vsgpu_top__ALL.a, whose members the stamp rule
+# unpacks into fast/objs/ (an archive inside an archive is not searched by
+# the linker).
+SIM_FAST_OBJS = $(wildcard $(SIM_DIR)/fast/objs/*.o) $(SIM_DIR)/fast/verilated.o \
+                $(SIM_DIR)/fast/verilated_threads.o
+SIM_FST_OBJS := $(SIM_DIR)/fst/Vsgpu_fst__ALL.o $(SIM_DIR)/fst/verilated_fst_c.o
 SIM_VCD_OBJS := $(SIM_DIR)/vcd/Vsgpu_vcd__ALL.o $(SIM_DIR)/vcd/verilated_vcd_c.o
 
 # One stamp per variant: verilate into a fresh private directory (stale
 # objects of renamed classes must not end up in the library; a concurrent
 # make in the same tree must not see a half-built one), compile, then move
-# it into place.
+# it into place.  Under `make -n` these recipes still run (they call
+# $(MAKE)) but the sub-make compiles nothing: SIM_STAMP_CHECK refuses to
+# stamp a folder without objects (stamped empty folders broke later builds).
+SIM_STAMP_CHECK = ls $(1)/*.o >/dev/null 2>&1 || { echo "$(1): nothing compiled (make -n?)" >&2; \
+                  rm -rf $(1); exit 1; }
+
+$(SIM_DIR)/fast.stamp: $(RTL_SRCS) $(SIM_TOP_V) $(HW_VH) sim/sim.mk
+	+@set -e; t=$(SIM_DIR)/fast.tmp.$$$$; rm -rf $$t; mkdir -p $$t/objs; \
+	echo "VERILATE sgpu_sim_top (fast, no tracing) -> $(SIM_DIR)/fast"; \
+	$(VERILATOR) $(SIM_FAST_VFLAGS) --Mdir $$t --prefix Vsgpu_top $(RTL_SRCS) $(SIM_TOP_V); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_FAST_VMAKE) \
+	  Vsgpu_top__ALL.a verilated.o verilated_threads.o; \
+	(cd $$t/objs && ar x ../Vsgpu_top__ALL.a); \
+	$(call SIM_STAMP_CHECK,$$t); \
+	rm -rf $(SIM_DIR)/fast; mv $$t $(SIM_DIR)/fast; touch $@
+
 $(SIM_DIR)/fst.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
 	+@set -e; t=$(SIM_DIR)/fst.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
 	echo "VERILATE sgpu_top (FST) -> $(SIM_DIR)/fst"; \
-	$(VERILATOR) $(SIM_VFLAGS) --trace-fst --Mdir $$t --prefix Vsgpu_top $(RTL_SRCS); \
-	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_VMAKE) $(notdir $(SIM_FST_OBJS)); \
+	$(VERILATOR) $(SIM_VFLAGS) --trace-fst --Mdir $$t --prefix Vsgpu_fst $(RTL_SRCS); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_fst.mk $(SIM_VMAKE) $(notdir $(SIM_FST_OBJS)); \
+	$(call SIM_STAMP_CHECK,$$t); \
 	rm -rf $(SIM_DIR)/fst; mv $$t $(SIM_DIR)/fst; touch $@
 
 $(SIM_DIR)/vcd.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
@@ -47,59 +82,68 @@ $(SIM_DIR)/vcd.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
 	echo "VERILATE sgpu_top (VCD) -> $(SIM_DIR)/vcd"; \
 	$(VERILATOR) $(SIM_VFLAGS) --trace --Mdir $$t --prefix Vsgpu_vcd $(RTL_SRCS); \
 	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_vcd.mk $(SIM_VMAKE) $(notdir $(SIM_VCD_OBJS)); \
+	$(call SIM_STAMP_CHECK,$$t); \
 	rm -rf $(SIM_DIR)/vcd; mv $$t $(SIM_DIR)/vcd; touch $@
 
-$(SIM_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_DIR)/fst.stamp $(SIM_DIR)/vcd.stamp
+SIM_STAMPS := $(SIM_DIR)/fast.stamp $(SIM_DIR)/fst.stamp $(SIM_DIR)/vcd.stamp
+
+$(SIM_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_STAMPS)
 	$(CXX) $(SIM_CXXFLAGS) -c -o $@ $<
 
-$(SIM_LIB): $(SIM_DIR)/sgpu_sim.o $(SIM_DIR)/fst.stamp $(SIM_DIR)/vcd.stamp
-	@rm -f $@.tmp.$$$$ && ar rcs $@.tmp.$$$$ $(SIM_DIR)/sgpu_sim.o $(SIM_FST_OBJS) $(SIM_VCD_OBJS) && mv $@.tmp.$$$$ $@
+$(SIM_LIB): $(SIM_DIR)/sgpu_sim.o $(SIM_STAMPS)
+	@rm -f $@.tmp.$$$$ && ar rcs $@.tmp.$$$$ $(SIM_DIR)/sgpu_sim.o $(SIM_FAST_OBJS) $(SIM_FST_OBJS) \
+	  $(SIM_VCD_OBJS) && mv $@.tmp.$$$$ $@
 	@echo "AR $@"
 
 # ---------------------------------------------------------------- coverage variant
-# $(SIM_COV_LIB): the same model with Verilator line coverage counters in the
-# FST (default) model; sgpu_sim.cpp built with SGPU_SIM_COVERAGE=1 writes
-# them per chip into $SGPU_COVERAGE_DIR (tests/coverage merges them).  The
-# VCD model is the plain one, shared with $(SIM_LIB).  Measured slowdown of
-# the model: toggle + line counters ~9x (test_blit 2.8 -> 26 s), line
-# counters alone 2-4x (test_blit 3.9 -> 8.3 s, test_flip 28 -> 75 s).  So
-# the chip model counts lines only, and the two long chip tests
-# (SIM_COV_PLAIN) keep the plain model: their modules' lines are counted by
-# their unit testbenches, and the others run ~1 s longer in all.
+# $(SIM_COV_LIB): the fast model (sgpu_sim_top, registered inputs) with
+# Verilator line coverage counters; sgpu_sim.cpp built with
+# SGPU_SIM_COVERAGE=1 writes them per chip into $SGPU_COVERAGE_DIR
+# (tests/coverage merges them).  sgpu_sim_top.v itself is not counted
+# (coverage_off).  The traced models are the plain ones of $(SIM_LIB) (a
+# traced chip adds no coverage).  Measured slowdown of the model (with the
+# harness of the time, before the fast model): toggle + line counters ~9x
+# (test_blit 2.8 -> 26 s), line counters alone 2-4x (test_blit 3.9 -> 8.3 s,
+# test_flip 28 -> 75 s).  So the chip model counts lines only, and the two
+# long chip tests (SIM_COV_PLAIN) keep the plain model: their modules' lines
+# are counted by their unit testbenches, and the others run ~1 s longer in
+# all.
 SIM_COV_DIR    := $(BUILD)/sim-cov
 SIM_COV_LIB    := $(SIM_COV_DIR)/libsgpu_sim_cov.a
 SIM_COV_VFLAGS := --coverage-line
 SIM_COV_PLAIN  := test_blit test_flip
-SIM_COV_OBJS   := $(SIM_COV_DIR)/fst/Vsgpu_top__ALL.a $(SIM_COV_DIR)/fst/verilated.o \
-                  $(SIM_COV_DIR)/fst/verilated_fst_c.o $(SIM_COV_DIR)/fst/verilated_threads.o \
-                  $(SIM_COV_DIR)/fst/verilated_cov.o
+SIM_COV_OBJS   := $(SIM_COV_DIR)/fast/Vsgpu_top__ALL.a $(SIM_COV_DIR)/fast/verilated.o \
+                  $(SIM_COV_DIR)/fast/verilated_threads.o $(SIM_COV_DIR)/fast/verilated_cov.o
 
 # Coverage makes the verilated code big enough to be split into several
 # files, so the objects are collected in the model's own archive (__ALL.a).
-$(SIM_COV_DIR)/fst.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
-	+@set -e; t=$(SIM_COV_DIR)/fst.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
-	echo "VERILATE sgpu_top (FST, coverage) -> $(SIM_COV_DIR)/fst"; \
-	$(VERILATOR) $(SIM_VFLAGS) $(SIM_COV_VFLAGS) --trace-fst --Mdir $$t --prefix Vsgpu_top $(RTL_SRCS); \
+$(SIM_COV_DIR)/fast.stamp: $(RTL_SRCS) $(SIM_TOP_V) $(HW_VH) sim/sim.mk
+	+@set -e; t=$(SIM_COV_DIR)/fast.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
+	echo "VERILATE sgpu_sim_top (coverage) -> $(SIM_COV_DIR)/fast"; \
+	$(VERILATOR) $(SIM_VCOMMON) --top-module sgpu_sim_top $(SIM_COV_VFLAGS) --Mdir $$t --prefix Vsgpu_top \
+	  $(RTL_SRCS) $(SIM_TOP_V); \
 	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_VMAKE) $(notdir $(SIM_COV_OBJS)); \
-	rm -rf $(SIM_COV_DIR)/fst; mv $$t $(SIM_COV_DIR)/fst; touch $@
+	$(call SIM_STAMP_CHECK,$$t); \
+	rm -rf $(SIM_COV_DIR)/fast; mv $$t $(SIM_COV_DIR)/fast; touch $@
 
-$(SIM_COV_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_COV_DIR)/fst.stamp $(SIM_DIR)/vcd.stamp
-	$(CXX) -I$(SIM_COV_DIR)/fst $(SIM_CXXFLAGS) -DSGPU_SIM_COVERAGE=1 -c -o $@ $<
+$(SIM_COV_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_COV_DIR)/fast.stamp $(SIM_STAMPS)
+	$(CXX) -I$(SIM_COV_DIR)/fast $(SIM_CXXFLAGS) -DSGPU_SIM_COVERAGE=1 -c -o $@ $<
 
 # The model archive is unpacked into the library (an archive inside an
 # archive is not searched by the linker).
-$(SIM_COV_LIB): $(SIM_COV_DIR)/sgpu_sim.o $(SIM_COV_DIR)/fst.stamp $(SIM_DIR)/vcd.stamp
+$(SIM_COV_LIB): $(SIM_COV_DIR)/sgpu_sim.o $(SIM_COV_DIR)/fast.stamp $(SIM_STAMPS)
 	@set -e; t=$(SIM_COV_DIR)/ar.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
-	cd $$t && ar x $(abspath $(SIM_COV_DIR)/fst/Vsgpu_top__ALL.a) && cd - >/dev/null; \
-	rm -f $@.tmp; ar rcs $@.tmp $(SIM_COV_DIR)/sgpu_sim.o $$t/*.o $(filter %.o,$(SIM_COV_OBJS)) $(SIM_VCD_OBJS); \
+	cd $$t && ar x $(abspath $(SIM_COV_DIR)/fast/Vsgpu_top__ALL.a) && cd - >/dev/null; \
+	rm -f $@.tmp; ar rcs $@.tmp $(SIM_COV_DIR)/sgpu_sim.o $$t/*.o $(filter %.o,$(SIM_COV_OBJS)) \
+	  $(SIM_FST_OBJS) $(SIM_VCD_OBJS); \
 	rm -rf $$t; mv $@.tmp $@
 	@echo "AR $@"
 
 # ---------------------------------------------------------------- two-clock variant
 # $(SIM_2C_LIB): sgpu_top with PIX_CDC = 1, the display's pixel side on
 # pix_clk_i, which sgpu_sim.cpp (SGPU_SIM_PIX_CDC=1) toggles at the
-# iCEBreaker's real ratio to clk_i (25.125 : 12).  FST tracing only (a .vcd
-# trace is refused).  The
+# iCEBreaker's real ratio to clk_i (25.125 : 12), driven directly (no
+# sgpu_sim_top).  FST tracing only (a .vcd trace is refused).  The
 # chip tests built against it are in tests/board/board.mk (<test>_2c).
 SIM_2C_DIR  := $(BUILD)/sim-2c
 SIM_2C_LIB  := $(SIM_2C_DIR)/libsgpu_sim_2c.a
@@ -111,6 +155,7 @@ $(SIM_2C_DIR)/fst.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
 	echo "VERILATE sgpu_top PIX_CDC=1 (FST) -> $(SIM_2C_DIR)/fst"; \
 	$(VERILATOR) $(SIM_VFLAGS) -GPIX_CDC=1 --trace-fst --Mdir $$t --prefix Vsgpu_top $(RTL_SRCS); \
 	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_VMAKE) $(notdir $(SIM_2C_OBJS)); \
+	$(call SIM_STAMP_CHECK,$$t); \
 	rm -rf $(SIM_2C_DIR)/fst; mv $$t $(SIM_2C_DIR)/fst; touch $@
 
 # Vsgpu_vcd.h (declarations only) comes from the one-clock VCD model.

@@ -2,6 +2,8 @@
 # `make bench`: measure the chip, its driver and its simulator and write
 # OUT/report.md, OUT/results.json and OUT/*.png (tools/bench_report.py).
 #   tools/bench.sh BUILD OUT [QUICK]      (make bench builds the programs)
+# BENCH_OLD_DESC / BENCH_NEW_DESC (environment, from tests/bench/bench.mk):
+# what the old and the new model builds are, for the report.
 # QUICK=1: the reduced run of tests/bench/bench_quick.sh (short workloads,
 # the same figures).  Machine-dependent figures (model cycles per second) are
 # measurements, never checked against a duration here.
@@ -19,9 +21,9 @@ say() { echo "bench: $*" >&2; }
 fail() { say "$*"; exit 1; }
 
 if [ "$QUICK" = 1 ]; then
-  IDLE=300000 BLIT=300000 IRCYC=20000 CGCYC=20000 DEMOF=1 SUBN=50 CMDN=200
+  IDLE=300000 BLIT=300000 IRCYC=20000 CGCYC=20000 DEMOF=1 SUBN=50 CMDN=200 REPS=1
 else
-  IDLE=2000000 BLIT=1500000 IRCYC=100000 CGCYC=100000 DEMOF=4 SUBN=200 CMDN=2000
+  IDLE=2000000 BLIT=1500000 IRCYC=100000 CGCYC=100000 DEMOF=4 SUBN=200 CMDN=2000 REPS=3
 fi
 echo "QUICK $QUICK" >>"$RAW"
 
@@ -31,13 +33,19 @@ say "chip figures"
 cat "$T/chip" >>"$RAW"
 
 # 2. Model speed, old options against new, same workloads, same run; the
-#    fingerprints must match (cycle-exact behaviour unchanged).
+#    fingerprints must match (cycle-exact behaviour unchanged).  The machine
+#    is shared: each program runs REPS times, old and new alternating, and
+#    the best run of each counts (CPU time of the simulating thread).
 say "model speed (old and new build options)"
+echo "MODELDESC old ${BENCH_OLD_DESC:-old build options}" >>"$RAW"
+echo "MODELDESC new ${BENCH_NEW_DESC:-new build options}" >>"$RAW"
 for w in idle blit; do
   n=$IDLE; [ $w = blit ] && n=$BLIT
-  for v in old new; do
-    "$B/bench_model-$v" $w $n >"$T/m" || fail "bench_model-$v $w failed"
-    sed "s/^MODEL /MODEL model=$v /" "$T/m" >>"$RAW"
+  for r in $(seq "$REPS"); do
+    for v in old new; do
+      "$B/bench_model-$v" $w $n >"$T/m" || fail "bench_model-$v $w failed"
+      sed "s/^MODEL /MODEL model=$v rep=$r /" "$T/m" >>"$RAW"
+    done
   done
 done
 # Host instructions per simulated cycle (callgrind: independent of the load
@@ -49,12 +57,14 @@ for v in old new; do
   echo "IRCYCLE model=$v $ir $CGCYC" >>"$RAW"
 done
 # The demo on both models: identical frames (crc32) and cycles, its speed.
-for v in old new; do
-  "$B/sgpu-demo-$v" --out "$T/demo-$v" --frames $DEMOF --budget 0 >"$T/demo.$v" 2>&1 || {
-    tail -n 5 "$T/demo.$v"; fail "sgpu-demo-$v failed"; }
-  speed=$(sed -n 's/^FIGURE demo model speed: \([0-9]*\) cycles\/s$/\1/p' "$T/demo.$v")
-  sum=$(grep '^frame ' "$T/demo.$v" | sed 's/, [0-9.]* s$//' | md5sum | cut -c1-16)
-  echo "DEMO model=$v cycles_per_s=${speed:-0} frames=$DEMOF fingerprint=$sum" >>"$RAW"
+for r in $(seq "$REPS"); do
+  for v in old new; do
+    "$B/sgpu-demo-$v" --out "$T/demo-$v" --frames $DEMOF --budget 0 >"$T/demo.$v" 2>&1 || {
+      tail -n 5 "$T/demo.$v"; fail "sgpu-demo-$v failed"; }
+    speed=$(sed -n 's/^FIGURE demo model speed: \([0-9]*\) cycles\/s$/\1/p' "$T/demo.$v")
+    sum=$(grep '^frame ' "$T/demo.$v" | sed 's/, [0-9.]* s$//' | md5sum | cut -c1-16)
+    echo "DEMO model=$v rep=$r cycles_per_s=${speed:-0} frames=$DEMOF fingerprint=$sum" >>"$RAW"
+  done
 done
 
 # 3. Icarus Verilog on the same RTL: N cycles minus 0 cycles (elaboration).

@@ -5,10 +5,10 @@
 # (schema and PNGs, never a duration).
 #
 # Model speed is measured side by side in one run: the RTL verilated with
-# the build options sim/sim.mk used before the speed work (model-old, with
-# the harness of that time, tests/bench/sim_old.cpp) and with the new ones
-# (model-new, with sim/sgpu_sim.cpp plus tests/bench/sim-speed.patch when
-# that is not applied yet).  Both are private to the bench: $(BUILD)/bench.
+# the build options sim/sim.mk used before the speed work (model-old, private
+# to the bench in $(BUILD)/bench, with the harness of that time,
+# tests/bench/sim_old.cpp, frozen) and the model as built now, $(SIM_LIB)
+# (sim/sgpu_sim.cpp and the options of sim/sim.mk: the "new options").
 
 BENCH_DIR   := $(BUILD)/bench
 BENCH_OUT   ?= $(BENCH_DIR)
@@ -25,67 +25,50 @@ BENCH_OLD_VMAKE  := MAKEOVERRIDES= OPT_FAST=-O1 OPT_SLOW=-O1 OPT_GLOBAL=-O1
 BENCH_OLD_OBJS   := Vsgpu_top__ALL.o verilated.o verilated_fst_c.o verilated_threads.o
 BENCH_OLD_CXX    := -DVM_TRACE=1
 
-# The new options (the ones tests/bench/sim-speed.patch gives sim/sim.mk for
-# the model used when not tracing).
-BENCH_NEW_VFLAGS := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique \
-                    --top-module sgpu_top $(BENCH_PARAMS) $(RTL_INC) -CFLAGS -g0 -CFLAGS -fPIC \
-                    -O3
-BENCH_NEW_VMAKE  := MAKEOVERRIDES= VM_PARALLEL_BUILDS=0 OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
-BENCH_NEW_OBJS   := Vsgpu_top__ALL.o verilated.o verilated_threads.o
-BENCH_NEW_CXX    := -DVM_TRACE=0 -DSGPU_SIM_TRACE=0
-
 BENCH_CXXFLAGS = -std=c++17 -O2 -g -fPIC -Wall -Wextra -Werror -I$(GEN) -Isim \
                  -isystem $(BENCH_VROOT)/include -isystem $(BENCH_VROOT)/include/vltstd $(BENCH_SIMDEF)
 
-# $(1) old|new.  Verilate into a private temporary folder, compile, move.
-define BENCH_MODEL_RULES
-$(BENCH_DIR)/model-$(1).stamp: $(RTL_SRCS) $(HW_VH) tests/bench/bench.mk
-	+@set -e; t=$(BENCH_DIR)/model-$(1).tmp.$$$$$$$$; rm -rf $$$$t; mkdir -p $$$$t; \
-	echo "VERILATE sgpu_top ($(1) options) -> $(BENCH_DIR)/model-$(1)"; \
-	$(VERILATOR) $(BENCH_$(call BENCH_UP,$(1))_VFLAGS) --Mdir $$$$t --prefix Vsgpu_top $(RTL_SRCS); \
-	$(MAKE) --no-print-directory -s -C $$$$t -f Vsgpu_top.mk $(BENCH_$(call BENCH_UP,$(1))_VMAKE) \
-	  $(BENCH_$(call BENCH_UP,$(1))_OBJS); \
-	rm -rf $(BENCH_DIR)/model-$(1); mv $$$$t $(BENCH_DIR)/model-$(1); touch $$@
-endef
-BENCH_UP = $(if $(filter old,$(1)),OLD,NEW)
-$(eval $(call BENCH_MODEL_RULES,old))
-$(eval $(call BENCH_MODEL_RULES,new))
-
-# The harnesses.  Old: the frozen copy.  New: sim/sgpu_sim.cpp with the
-# speed patch applied unless it already is (then the patch reverses cleanly).
-$(BENCH_DIR)/sim_new.cpp: sim/sgpu_sim.cpp tests/bench/sim-speed.patch
-	@mkdir -p $(dir $@)
-	@set -e; t=$@.tmp.$$$$; \
-	awk '/^diff --git/{on = ($$3 == "a/sim/sgpu_sim.cpp")} on' tests/bench/sim-speed.patch >$$t.diff; \
-	cp sim/sgpu_sim.cpp $$t; \
-	if patch -s -f --dry-run $$t <$$t.diff >/dev/null 2>&1; then \
-	  patch -s -f $$t <$$t.diff; echo "PATCH sim/sgpu_sim.cpp + tests/bench/sim-speed.patch -> $@"; \
-	elif patch -s -f -R --dry-run $$t <$$t.diff >/dev/null 2>&1; then \
-	  echo "sim/sgpu_sim.cpp already has tests/bench/sim-speed.patch"; \
-	else echo "bench: tests/bench/sim-speed.patch applies neither way to sim/sgpu_sim.cpp" >&2; rm -f $$t $$t.diff; exit 1; fi; \
-	rm -f $$t.diff $$t.orig; mv $$t $@
+# Verilate into a private temporary folder, compile, move.
+$(BENCH_DIR)/model-old.stamp: $(RTL_SRCS) $(HW_VH) tests/bench/bench.mk
+	+@set -e; t=$(BENCH_DIR)/model-old.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
+	echo "VERILATE sgpu_top (old options) -> $(BENCH_DIR)/model-old"; \
+	$(VERILATOR) $(BENCH_OLD_VFLAGS) --Mdir $$t --prefix Vsgpu_top $(RTL_SRCS); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(BENCH_OLD_VMAKE) $(BENCH_OLD_OBJS); \
+	$(call SIM_STAMP_CHECK,$$t); \
+	rm -rf $(BENCH_DIR)/model-old; mv $$t $(BENCH_DIR)/model-old; touch $@
 
 $(BENCH_DIR)/sim_old.o: tests/bench/sim_old.cpp sim/sgpu_sim.h $(BENCH_DIR)/model-old.stamp
 	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_OLD_CXX) -I$(BENCH_DIR)/model-old -c -o $@ $<
-$(BENCH_DIR)/sim_new.o: $(BENCH_DIR)/sim_new.cpp sim/sgpu_sim.h $(BENCH_DIR)/model-new.stamp
-	$(CXX) $(BENCH_CXXFLAGS) $(BENCH_NEW_CXX) -I$(BENCH_DIR)/model-new -c -o $@ $<
 
-$(BENCH_DIR)/libsim-%.a: $(BENCH_DIR)/sim_%.o $(BENCH_DIR)/model-%.stamp
-	@rm -f $@ && ar rcs $@ $< $(addprefix $(BENCH_DIR)/model-$*/,$(BENCH_$(call BENCH_UP,$*)_OBJS))
+$(BENCH_DIR)/libsim-old.a: $(BENCH_DIR)/sim_old.o $(BENCH_DIR)/model-old.stamp
+	@rm -f $@ && ar rcs $@ $< $(addprefix $(BENCH_DIR)/model-old/,$(BENCH_OLD_OBJS))
 
-# Model-speed harness (C, sgpu_sim.h only), linked against each model.
-$(BENCH_DIR)/bench_model-%: tests/bench/bench_model.c sim/sgpu_sim.h $(HW_H) $(BENCH_DIR)/libsim-%.a
-	$(CC) $(WARN) $(CSTD) -O2 -g -I$(GEN) -Isim -o $@ $< $(BENCH_DIR)/libsim-$*.a -lstdc++ -lz -lpthread -lm
+# The model library each "old"/"new" program links.
+BENCH_SIMLIB_old := $(BENCH_DIR)/libsim-old.a
+BENCH_SIMLIB_new := $(SIM_LIB)
 
-.SECONDARY: $(BENCH_DIR)/libsim-old.a $(BENCH_DIR)/libsim-new.a $(BENCH_DIR)/sim_new.cpp
+# Model-speed harness (C, sgpu_sim.h only), linked against each model; and
+# the demo on each model (the same libsgpu objects, the old or the new sim).
+# $(1) old|new.
+define BENCH_PROG_RULES
+$(BENCH_DIR)/bench_model-$(1): tests/bench/bench_model.c sim/sgpu_sim.h $(HW_H) $(BENCH_SIMLIB_$(1))
+	@mkdir -p $$(dir $$@)
+	$(CC) $(WARN) $(CSTD) -O2 -g -I$(GEN) -Isim -o $$@ $$< $(BENCH_SIMLIB_$(1)) -lstdc++ -lz -lpthread -lm
 
-# Chip figures (cycles): the chip-test helpers on the new model.
+$(BENCH_DIR)/sgpu-demo-$(1): host/examples/demo.c $(HOST_OBJS) $(BENCH_SIMLIB_$(1)) $(HOST_HDRS)
+	@mkdir -p $$(dir $$@)
+	$(CC) $(HOST_CFLAGS) -O2 -g -o $$@ $$< $(HOST_OBJS) $(BENCH_SIMLIB_$(1)) $(HOST_LDLIBS)
+endef
+
+.SECONDARY: $(BENCH_DIR)/libsim-old.a
+
+# Chip figures (cycles): the chip-test helpers on the model as built now.
 $(BENCH_DIR)/chip_util.o: tests/chip/chip_util.c tests/chip/chip_util.h sim/sgpu_sim.h $(HW_H)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CSTD) -O2 -g -I$(GEN) -Isim -Itests/chip -c -o $@ $<
-$(BENCH_DIR)/bench_chip: tests/bench/bench_chip.c $(BENCH_DIR)/chip_util.o $(BENCH_DIR)/libsim-new.a $(HW_H)
+$(BENCH_DIR)/bench_chip: tests/bench/bench_chip.c $(BENCH_DIR)/chip_util.o $(SIM_LIB) $(HW_H)
 	$(CC) $(WARN) $(CSTD) -O2 -g -I$(GEN) -Isim -Itests/chip -o $@ $< $(BENCH_DIR)/chip_util.o \
-	  $(BENCH_DIR)/libsim-new.a -lstdc++ -lz -lpthread -lm
+	  $(SIM_LIB) -lstdc++ -lz -lpthread -lm
 
 # Icarus Verilog on the same RTL (model-speed comparison).
 $(BENCH_DIR)/tb_speed.vvp: tests/bench/tb_speed.v $(RTL_SRCS) $(HW_VH)
@@ -97,9 +80,10 @@ $(BENCH_DIR)/bench_cmd: tests/bench/bench_cmd.c $(HOST_LIB_A) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) -O2 -g -o $@ $< $(HOST_LIB_A) $(HOST_LDLIBS)
 
-# The demo on each model: the same libsgpu objects, the old or the new sim.
-$(BENCH_DIR)/sgpu-demo-%: host/examples/demo.c $(HOST_OBJS) $(BENCH_DIR)/libsim-%.a $(HOST_HDRS)
-	$(CC) $(HOST_CFLAGS) -O2 -g -o $@ $< $(HOST_OBJS) $(BENCH_DIR)/libsim-$*.a $(HOST_LDLIBS)
+# The demo and model-speed programs (above), once host/host.mk has set
+# HOST_OBJS and friends.
+$(eval $(call BENCH_PROG_RULES,old))
+$(eval $(call BENCH_PROG_RULES,new))
 
 BENCH_PROGS := $(BENCH_DIR)/bench_model-old $(BENCH_DIR)/bench_model-new $(BENCH_DIR)/bench_chip \
                $(BENCH_DIR)/bench_cmd $(BENCH_DIR)/sgpu-demo-old $(BENCH_DIR)/sgpu-demo-new \
@@ -109,8 +93,13 @@ BENCH_PROGS := $(BENCH_DIR)/bench_model-old $(BENCH_DIR)/bench_model-new $(BENCH
 QUICK ?= 0
 .PHONY: bench bench-progs
 bench-progs: $(BENCH_PROGS)
+# What the two model builds are, for the report.
+BENCH_OLD_DESC := sgpu_top driven directly (2 evaluations per cycle), --trace-fst compiled in, C++ -O1
+BENCH_NEW_DESC := sim/sgpu_sim_top.v (inputs registered: 1 evaluation per cycle), no tracing code, \
+                  Verilator $(filter -O%,$(SIM_FAST_VFLAGS)), C++ $(patsubst OPT_FAST=%,%,$(filter OPT_FAST=%,$(SIM_FAST_VMAKE)))
 bench: $(BENCH_PROGS)
-	@bash tools/bench.sh $(BUILD) $(BENCH_OUT) $(QUICK)
+	@BENCH_OLD_DESC='$(BENCH_OLD_DESC)' BENCH_NEW_DESC='$(strip $(BENCH_NEW_DESC))' \
+	  bash tools/bench.sh $(BUILD) $(BENCH_OUT) $(QUICK)
 
 # make test runs the reduced bench once and checks what it wrote (schema,
 # PNGs), never how long it took.
