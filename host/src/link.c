@@ -221,26 +221,55 @@ static void drop_stale(sgpu_link *L) {
   }
 }
 
+/* Encode a request with the next SEQ into L->tx and drop what is stale.
+ * Returns its length, or 0 (the link is dead then). */
+static int start_frame(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
+                       const uint32_t *wdata, uint8_t *seq) {
+  sgpu_link_request req = {(uint8_t)(L->seq + 1), cmd, flags, count, addr, wdata};
+  int n = sgpu_link_encode_request(&req, L->tx, sizeof L->tx);
+  if (n <= 0) {
+    die(L, "internal error: request not encodable (%s)", sgpu_link_strerror(n));
+    return 0;
+  }
+  L->seq = *seq = req.seq;
+  drop_stale(L);
+  return n;
+}
+
+/* Send the n bytes in L->tx.  -1 (the link is dead) when the channel fails. */
+static int send_frame(sgpu_link *L, int n) {
+  char why[160] = "";
+  if (L->chan.send(L->chan.ctx, L->tx, (size_t)n, why, sizeof why) != 0) {
+    die(L, "%s", why[0] ? why : "sending to the device failed");
+    return -1;
+  }
+  L->st.frames_sent++;
+  L->st.bytes_sent += (uint64_t)n;
+  return 0;
+}
+
+/* Wait until `deadline` for the answer to SEQ `seq` (1, in *ans) or a NAK
+ * (0 with *nak set); 0 when none came, -1 when the channel is gone. */
+static int await_answer(sgpu_link *L, uint8_t seq, uint64_t deadline, sgpu_link_frame *ans,
+                        int *nak) {
+  for (;;) {
+    if (drain(L, 1, seq, ans, nak)) return 1;
+    if (*nak) return 0;
+    uint64_t now = mono_ns(L);
+    if (now >= deadline) return 0;
+    if (fill(L, (int)((deadline - now + 999999u) / 1000000u)) < 0) return -1;
+  }
+}
+
 /* Send a request and wait for its ACK, repeating it as the protocol says.
  * rdata receives READ words / the PING info word.  Sets L->dead on failure. */
 static int transact_once(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
                          const uint32_t *wdata, uint32_t *rdata) {
   if (L->dead) return SGPU_ERROR_IO;
   L->why[0] = 0; /* a reason left by a failure that did not end the link */
-  sgpu_link_request req;
-  req.seq = (uint8_t)(L->seq + 1);
-  req.cmd = cmd;
-  req.flags = flags;
-  req.count = count;
-  req.address = addr;
-  req.data = wdata;
-  int n = sgpu_link_encode_request(&req, L->tx, sizeof L->tx);
-  if (n <= 0) {
-    die(L, "internal error: request not encodable (%s)", sgpu_link_strerror(n));
-    return SGPU_ERROR_IO;
-  }
-  L->seq = req.seq;
-  drop_stale(L);
+  uint8_t seq;
+  int n = start_frame(L, cmd, flags, count, addr, wdata, &seq);
+  if (!n) return SGPU_ERROR_IO;
   size_t rsp_bytes = SGPU_LINK_RSP_HDR_BYTES + SGPU_LINK_CRC_BYTES +
                      (cmd == SGPU_LINK_CMD_READ ? 4u * count : cmd == SGPU_LINK_CMD_PING ? 4u : 0u);
   /* Give-up time: giveup_ms without a sign of the device (a NAK, or an
@@ -266,13 +295,7 @@ static int transact_once(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t coun
       die(L, "%s (link lost?)", what);
       return SGPU_ERROR_IO;
     }
-    char why[160] = "";
-    if (L->chan.send(L->chan.ctx, L->tx, (size_t)n, why, sizeof why) != 0) {
-      die(L, "%s", why[0] ? why : "sending to the device failed");
-      return SGPU_ERROR_IO;
-    }
-    L->st.frames_sent++;
-    L->st.bytes_sent += (uint64_t)n;
+    if (send_frame(L, n) < 0) return SGPU_ERROR_IO;
     if (tries) L->st.retransmissions++;
     else if (cmd == SGPU_LINK_CMD_WRITE) L->st.payload_sent += 4u * count;
     tries++;
@@ -287,16 +310,10 @@ static int transact_once(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t coun
     uint64_t deadline = sent + wait_ms * 1000000u;
     /* once the minimum tries are out, no wait runs past the give-up time */
     if (tries >= LINK_TRIES_MIN && deadline > giveup_at) deadline = giveup_at > sent ? giveup_at : sent;
-    int nak = 0, got = 0;
+    int nak = 0;
     sgpu_link_frame ans;
-    for (;;) {
-      got = drain(L, 1, req.seq, &ans, &nak);
-      if (got || nak) break;
-      uint64_t now = mono_ns(L);
-      if (now >= deadline) break;
-      int r = fill(L, (int)((deadline - now + 999999u) / 1000000u));
-      if (r < 0) return SGPU_ERROR_IO;
-    }
+    int got = await_answer(L, seq, deadline, &ans, &nak);
+    if (got < 0) return SGPU_ERROR_IO;
     if (got) {
       int bad = ans.kind != SGPU_LINK_KIND_ACK ||
                 ans.count != (cmd == SGPU_LINK_CMD_READ ? count : cmd == SGPU_LINK_CMD_PING ? 1 : 0);
@@ -619,29 +636,15 @@ int sgpu__link_stats(sgpu_transport *tr, sgpu_link_stats *stats) {
 static int ping_locked(sgpu_link *L, uint32_t timeout_ms, uint64_t *rtt_ns) {
   if (L->dead) return SGPU_ERROR_IO;
   L->why[0] = 0;
-  sgpu_link_request req = {(uint8_t)(L->seq + 1), SGPU_LINK_CMD_PING, 0, 0, 0, NULL};
-  int n = sgpu_link_encode_request(&req, L->tx, sizeof L->tx);
-  if (n <= 0) return SGPU_ERROR_IO;
-  L->seq = req.seq;
-  drop_stale(L);
-  char why[160] = "";
+  uint8_t seq;
+  int n = start_frame(L, SGPU_LINK_CMD_PING, 0, 0, 0, NULL, &seq);
   uint64_t sent = mono_ns(L), deadline = sent + (uint64_t)timeout_ms * 1000000u;
-  if (L->chan.send(L->chan.ctx, L->tx, (size_t)n, why, sizeof why) != 0) {
-    die(L, "%s", why[0] ? why : "sending to the device failed");
-    return SGPU_ERROR_IO;
-  }
-  L->st.frames_sent++;
-  L->st.bytes_sent += (uint64_t)n;
+  if (!n || send_frame(L, n) < 0) return SGPU_ERROR_IO;
   L->st.pings++;
-  int got = 0, nak = 0;
+  int nak = 0;
   sgpu_link_frame ans;
-  for (;;) {
-    got = drain(L, 1, req.seq, &ans, &nak);
-    if (got || nak) break;
-    uint64_t now = mono_ns(L);
-    if (now >= deadline) break;
-    if (fill(L, (int)((deadline - now + 999999u) / 1000000u)) < 0) return SGPU_ERROR_IO;
-  }
+  int got = await_answer(L, seq, deadline, &ans, &nak);
+  if (got < 0) return SGPU_ERROR_IO;
   uint64_t now = mono_ns(L);
   if (got && ans.kind == SGPU_LINK_KIND_ACK && ans.count == 1) {
     *rtt_ns = now - sent;
