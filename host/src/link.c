@@ -658,13 +658,15 @@ static int ping_locked(sgpu_link *L, uint32_t timeout_ms, uint64_t *rtt_ns) {
   return SGPU_ERROR_TIMEOUT;
 }
 
-int sgpu__link_ping(sgpu_transport *tr, uint32_t timeout_ms, uint64_t *rtt_ns) {
+int sgpu__link_ping(sgpu_transport *tr, uint32_t timeout_ms, uint64_t *rtt_ns, char *why,
+                    size_t why_size) {
   if (!is_link(tr)) return SGPU_ERROR_NOT_SUPPORTED;
   sgpu_link *L = L_of(tr);
   pthread_mutex_lock(&L->mu);
   uint64_t t0 = mono_ns(L);
   int r = ping_locked(L, timeout_ms, rtt_ns);
   L->busy_ns += mono_ns(L) - t0;
+  if (r && why) snprintf(why, why_size, "%s", L->why);
   pthread_mutex_unlock(&L->mu);
   return r;
 }
@@ -687,11 +689,12 @@ int sgpu_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us) {
                       timeout_ms);
   sgpu__lock(dev);
   uint64_t ns = 0;
-  int r = sgpu__link_ping(dev->tr, timeout_ms, &ns);
+  char why[192] = "";
+  int r = sgpu__link_ping(dev->tr, timeout_ms, &ns, why, sizeof why);
   if (r == SGPU_ERROR_NOT_SUPPORTED)
     sgpu__fail(dev, r, "the %s device is in-process: there is no link to ping", dev->tr->ops->name);
   else if (r == SGPU_ERROR_TIMEOUT)
-    sgpu__fail(dev, r, "ping lost: %s within %u ms", L_of(dev->tr)->why, timeout_ms);
+    sgpu__fail(dev, r, "ping lost: %s within %u ms", why, timeout_ms);
   else if (r)
     sgpu__fail(dev, r, "ping failed");
   else

@@ -51,8 +51,10 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
 int sgpu__link_stats(sgpu_transport *tr, sgpu_link_stats *stats);
 /* One PING sent once (sgpu_ping): 0 and *rtt_ns, SGPU_ERROR_TIMEOUT when no
  * ACK came within timeout_ms, SGPU_ERROR_IO when the link is down,
- * SGPU_ERROR_NOT_SUPPORTED for other transports. */
-int sgpu__link_ping(sgpu_transport *tr, uint32_t timeout_ms, uint64_t *rtt_ns);
+ * SGPU_ERROR_NOT_SUPPORTED for other transports; on failure why (may be
+ * NULL) gets the link's reason. */
+int sgpu__link_ping(sgpu_transport *tr, uint32_t timeout_ms, uint64_t *rtt_ns, char *why,
+                    size_t why_size);
 
 /* Byte channels (link_chan.c).  Each returns 0 or an sgpu_error with msg set. */
 int sgpu_link_chan_tcp(const char *host, uint32_t port, sgpu_link_chan *chan, char *msg,
