@@ -147,7 +147,7 @@ module sgpu_cp #(
   // The context window: ctx_null_q marks the null context (whole memory,
   // id 0), so an engine reset only sets that flag; the stored id and window
   // are then not looked at.
-  reg [IW:0]   wbase_q, wend_q;
+  // (the window's base and end are held in the compare blocks, u_win_*)
   reg          ctx_null_q;
 
   reg [4:0]    state_q;
@@ -342,15 +342,10 @@ module sgpu_cp #(
   wire          chk_oor = chk_lo_hi || chk_big || chk_past_end;
   // Only meaningful when !chk_oor, so IW+1 bits hold both ends.
   // The null context's window is all of memory: nothing beyond chk_oor.
-  // The window's two compares run in DSP blocks on the iCE40 (sgpu_dsp_add:
-  // a >= b is the carry out of a - b), not in logic cells.
+  // The window's two compares run in DSP blocks on the iCE40, which also
+  // hold the window's base and end (sgpu_dsp_ge_held: u_win_lo, u_win_hi,
+  // below the state machine), not in logic cells.
   wire          lo_ge_base, wend_ge_hi;
-  /* verilator lint_off PINCONNECTEMPTY */
-  sgpu_dsp_add #(.W(IW+1)) u_win_lo (
-    .a_i({1'b0, chk_lo}), .b_i(wbase_q), .ci_i(1'b1), .sub_i(1'b1), .s_o(), .co_o(lo_ge_base));
-  sgpu_dsp_add #(.W(IW+1)) u_win_hi (
-    .a_i(wend_q), .b_i(chk_hi[IW:0]), .ci_i(1'b1), .sub_i(1'b1), .s_o(), .co_o(wend_ge_hi));
-  /* verilator lint_on PINCONNECTEMPTY */
   wire          chk_win = in_ib && !ctx_null_q && (!lo_ge_base || !wend_ge_hi);
   reg           chk_oor_q, chk_win_q;
 
@@ -685,7 +680,7 @@ module sgpu_cp #(
       watchdog_q <= 24'd0;
       fault_reason_q <= `SGPU_FAULT_NONE;
       perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
-      wbase_q <= {(IW+1){1'b0}}; wend_q <= MEM_END[IW:0]; ctx_null_q <= 1'b1;
+      ctx_null_q <= 1'b1;
       state_q <= S_HDR; level_q <= 2'd0;
       ibcur_q <= {IW{1'b0}}; ibend1_q <= {IW{1'b0}}; ibend2_q <= {IW{1'b0}}; ib1_save_q <= {IW{1'b0}};
       hdr_q <= 16'd0; hdr_addr_q <= {IW{1'b0}}; pkt_ring_q <= 1'b0;
@@ -776,7 +771,6 @@ module sgpu_cp #(
           `SGPU_OP_TIMESTAMP: tshi_q <= 1'b0;
           `SGPU_OP_CONTEXT: if (pkt_done) begin
             ctx_null_q <= !ctx_nz;
-            if (ctx_nz) begin wbase_q <= {1'b0, p0_q}; wend_q <= chk_hi[IW:0]; end
           end
           default: ;
         endcase
@@ -821,7 +815,7 @@ module sgpu_cp #(
       ring_base_q[5:0] <= 6'd0;
       wptr_q[1:0] <= 2'd0; rptr_q[1:0] <= 2'd0; rcur_q[1:0] <= 2'd0;
       ibcur_q[1:0] <= 2'd0; ibend1_q[1:0] <= 2'd0; ibend2_q[1:0] <= 2'd0; ib1_save_q[1:0] <= 2'd0;
-      hdr_addr_q[1:0] <= 2'd0; wbase_q[1:0] <= 2'd0; wend_q[1:0] <= 2'd0;
+      hdr_addr_q[1:0] <= 2'd0;
     end
   end
 
@@ -898,8 +892,18 @@ module sgpu_cp #(
       end
     end
   end
+  // A CONTEXT loads its window into the compares in S_EXEC: its base (word
+  // 1, in p0) and its end (base + size, from the checker).  The window is
+  // used only once the packet completes (ctx_null_q): one that faults
+  // instead stops the engine, and the reset that restarts it selects the
+  // null context.  So no need to wait for completion here.
+  wire          win_ld = (state_q == S_EXEC) && (op == `SGPU_OP_CONTEXT);
+  wire          cx_commit = win_ld && pkt_done;
+  sgpu_dsp_ge_held #(.W(IW+1), .HOLD_B(1)) u_win_lo (
+    .clk_i(clk_i), .ld_i(win_ld), .a_i({1'b0, chk_lo}), .b_i({1'b0, p0_q}), .ge_o(lo_ge_base));
+  sgpu_dsp_ge_held #(.W(IW+1), .HOLD_B(0)) u_win_hi (
+    .clk_i(clk_i), .ld_i(win_ld), .a_i(chk_hi[IW:0]), .b_i(chk_hi[IW:0]), .ge_o(wend_ge_hi));
   wire lf_commit = (state_q == S_WR) && wr_req_ready_i && wr_valid && (op == `SGPU_OP_FENCE);
-  wire cx_commit = (state_q == S_EXEC) && (op == `SGPU_OP_CONTEXT) && pkt_done;
   // the slot a read asks for, and whether it shows it now
   reg  [3:0]  sh_ra;
   reg         sh_rd;

@@ -1,4 +1,4 @@
-// Wide adder/subtractor and counter that live in an iCE40 DSP block.
+// Wide adder/subtractor, counter and compare that live in an iCE40 DSP block.
 //
 // sgpu_dsp_add: purely combinational W-bit (1..32) add/subtract with carry,
 // in the usual "carry = not borrow" convention:
@@ -201,3 +201,78 @@ endmodule
 `ifdef SGPU_DSP_ADD_MAC16
   `undef SGPU_DSP_ADD_MAC16
 `endif
+
+// ---------------------------------------------------------------------------
+// sgpu_dsp_ge_held: ge_o = (a >= b), unsigned, W bits (1..30), where one
+// operand (HOLD_B = 0: a, HOLD_B = 1: b) is a register loaded from its input
+// in a cycle with ld_i; the other operand is combinational.  On the iCE40
+// DSP path the held operand sits in the SB_MAC16's own input registers
+// (C:D or A:B, held while ld_i is low), so it needs no fabric flip-flops;
+// it is undefined until the first load.  The compare is sgpu_dsp_add's
+// W <= 30 layout with sub_i = ci_i = 1.
+/* verilator lint_off DECLFILENAME */
+module sgpu_dsp_ge_held #(
+  parameter W      = 18,          // 1..30
+  parameter HOLD_B = 0
+) (
+  input  wire         clk_i,
+  input  wire         ld_i,       // held operand <= its input
+  input  wire [W-1:0] a_i,
+  input  wire [W-1:0] b_i,
+  output wire         ge_o
+);
+/* verilator lint_on DECLFILENAME */
+`ifdef SYNTHESIS
+`ifdef SGPU_ICE40_DSP
+  `define SGPU_DSP_GE_MAC16
+`endif
+`endif
+`ifdef SGPU_DSP_GE_MAC16
+  // bit 0: carry in (1 - 1 borrows nothing); bits W..1: operands; bit W+1:
+  // 1 - borrow, the carry out.  Upper (C:D) = a side, lower (A:B) = b side.
+  wire [63:0] up64 = {{(62 - W){1'b0}}, 1'b1, a_i, 1'b1};
+  wire [63:0] lo64 = {{(62 - W){1'b0}}, 1'b0, b_i, 1'b1};
+  wire [31:0] up = up64[31:0];
+  wire [31:0] lo = lo64[31:0];
+  wire [31:0] o;
+  localparam HA = (HOLD_B != 0) ? 1'b0 : 1'b1;   // a side registered
+  localparam HB = (HOLD_B != 0) ? 1'b1 : 1'b0;   // b side registered
+
+  /* verilator lint_off PINCONNECTEMPTY */
+  SB_MAC16 #(
+    .NEG_TRIGGER(1'b0),
+    .C_REG(HA), .A_REG(HB), .B_REG(HB), .D_REG(HA),
+    .TOP_8x8_MULT_REG(1'b0), .BOT_8x8_MULT_REG(1'b0),
+    .PIPELINE_16x16_MULT_REG1(1'b0), .PIPELINE_16x16_MULT_REG2(1'b0),
+    .TOPOUTPUT_SELECT(2'd0),        // adder output, unregistered
+    .TOPADDSUB_LOWERINPUT(2'd0),    // A
+    .TOPADDSUB_UPPERINPUT(1'b1),    // C
+    .TOPADDSUB_CARRYSELECT(2'd2),   // borrow of the bottom half
+    .BOTOUTPUT_SELECT(2'd0),        // adder output, unregistered
+    .BOTADDSUB_LOWERINPUT(2'd0),    // B
+    .BOTADDSUB_UPPERINPUT(1'b1),    // D
+    .BOTADDSUB_CARRYSELECT(2'd0),   // constant 0
+    .MODE_8x8(1'b0), .A_SIGNED(1'b0), .B_SIGNED(1'b0)
+  ) u_mac (
+    .CLK(clk_i), .CE(1'b1),
+    .C(up[31:16]), .A(lo[31:16]), .B(lo[15:0]), .D(up[15:0]),
+    .AHOLD(!ld_i), .BHOLD(!ld_i), .CHOLD(!ld_i), .DHOLD(!ld_i),
+    .IRSTTOP(1'b0), .IRSTBOT(1'b0), .ORSTTOP(1'b0), .ORSTBOT(1'b0),
+    .OLOADTOP(1'b0), .OLOADBOT(1'b0),
+    .ADDSUBTOP(1'b1), .ADDSUBBOT(1'b1),
+    .OHOLDTOP(1'b1), .OHOLDBOT(1'b1),
+    .CI(1'b0), .ACCUMCI(1'b0), .SIGNEXTIN(1'b0),
+    .O(o), .CO(), .ACCUMCO(), .SIGNEXTOUT()
+  );
+  /* verilator lint_on PINCONNECTEMPTY */
+  assign ge_o = o[W + 1];
+  wire unused_ok = ^{o[31:W + 2], o[W:0]};
+  `undef SGPU_DSP_GE_MAC16
+`else
+  reg  [W-1:0] held_q;
+  always @(posedge clk_i) if (ld_i) held_q <= (HOLD_B != 0) ? b_i : a_i;
+  wire [W-1:0] a = (HOLD_B != 0) ? a_i : held_q;
+  wire [W-1:0] b = (HOLD_B != 0) ? held_q : b_i;
+  assign ge_o = (a >= b);
+`endif
+endmodule
