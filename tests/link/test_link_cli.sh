@@ -31,6 +31,9 @@ kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
 
 start_server d --listen tcp:127.0.0.1:0; PD=$SRV_PID
 if "$S" --device "$SRV_URI" --json info >"$T/info.json" 2>"$T/info.err"; then
+  # the server reports the closed connection once it has seen it: wait for
+  # that line (up to 20 s) before stopping the server
+  for _ in $(seq 200); do grep -q 'client gone' "$T/d.err" && break; sleep 0.1; done
   kill "$PD"; wait "$PD" 2>/dev/null
   sent=$(jget "$T/info.json" "['link']['frames_sent']"); recv=$(jget "$T/info.json" "['link']['frames_received']")
   errs=$(jget "$T/info.json" "['link']['retransmissions'] + d['link']['naks'] + d['link']['timeouts'] + d['link']['crc_errors'] + d['link']['duplicates']")
