@@ -9,7 +9,10 @@ module sgpu_mem_arb #(
   parameter M    = 4,
   parameter PRIO = 1,
   parameter IDQ  = 8,
-  parameter AW   = 32
+  parameter AW   = 32,
+  // Masters that write (bit i: master i may raise req_write).  Write data
+  // and strobes are muxed among these only: for a read they are unused.
+  parameter [M-1:0] WRITERS = {M{1'b1}}
 ) (
   input  wire            clk_i,
   input  wire            rst_ni,
@@ -74,16 +77,29 @@ module sgpu_mem_arb #(
   end
 
   // Only the word-address bits [AW-1:2] are routed (the port's [1:0] are 0).
-  // The request is picked by the winner's index: a binary mux is smaller
+  // The address is picked by the winner's index: a binary mux is smaller
   // than an AND-OR over the one-hot grant.  With no winner master 0's
-  // request shows (mem_req_valid_o is low then).
+  // request shows (mem_req_valid_o is low then).  Write data and strobes
+  // come from the granted writer, else from the lowest writer: a chain of
+  // 2:1 muxes over the writers alone (three on the iCEBreaker: two LUTs a
+  // bit, where the 6-way mux by index took about four).
+  reg wfirst;
   always @(*) begin
     gid = {IW{1'b0}};
     for (i = 0; i < M; i = i + 1) if (gnt[i]) gid = gid | i[IW-1:0];
     mem_req_addr_o  = 32'd0;
     mem_req_addr_o[AW-1:2] = req_addr_i[gid*32+2 +: AW-2];
-    mem_req_wdata_o = req_wdata_i[gid*32 +: 32];
-    mem_req_wstrb_o = req_wstrb_i[gid*4 +: 4];
+    mem_req_wdata_o = 32'd0;
+    mem_req_wstrb_o = 4'd0;
+    wfirst = 1'b1;
+    for (i = 0; i < M; i = i + 1)
+      if (WRITERS[i]) begin
+        if (wfirst || gnt[i]) begin
+          mem_req_wdata_o = req_wdata_i[i*32 +: 32];
+          mem_req_wstrb_o = req_wstrb_i[i*4 +: 4];
+        end
+        wfirst = 1'b0;
+      end
   end
 
   assign mem_req_valid_o = found;

@@ -52,6 +52,17 @@ module sgpu_top #(
   localparam LINE_W = 10;                    // display timing counters: lines < 1024
   localparam MH     = SOURCES;
   localparam MBLIT  = M - 1;
+  // The masters that write: host, each node's writer, the 2D engine.
+  function [M-1:0] writers_mask(input integer unused);
+    integer n;
+    begin
+      writers_mask = {M{1'b0}};
+      writers_mask[MH] = 1'b1;
+      for (n = 0; n < NODES; n = n + 1) writers_mask[SOURCES + 3 + 3 * n] = 1'b1;
+      writers_mask[MBLIT] = 1'b1;
+    end
+  endfunction
+  localparam [M-1:0] WRITERS = writers_mask(0);
   localparam [31:0] MEM32 = MEM_BYTES;
   localparam [31:0] HALF  = MEM32 >> 1;
   localparam [31:0] NODES32 = NODES;
@@ -71,7 +82,7 @@ module sgpu_top #(
   wire [M*4-1:0]  a_wstrb;
   wire [31:0]     a_rdata;
 
-  sgpu_mem_arb #(.M(M), .PRIO(SOURCES), .IDQ(MEM_RDQ), .AW(AW)) u_arb (
+  sgpu_mem_arb #(.M(M), .PRIO(SOURCES), .IDQ(MEM_RDQ), .AW(AW), .WRITERS(WRITERS)) u_arb (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .req_valid_i(a_valid), .req_ready_o(a_ready), .req_write_i(a_write),
     .req_addr_i(a_addr), .req_wdata_i(a_wdata), .req_wstrb_i(a_wstrb),
