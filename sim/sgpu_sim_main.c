@@ -14,6 +14,9 @@
  * pseudo-terminal, paced at the wire rate in simulated time (--baud), with
  * optional byte faults both ways (--link-errors).  The chip persists across
  * connections; simulated time stands still while no client is connected.
+ * --board icebreaker|ulx3s serves it from a board-level simulation instead
+ * (sim/sgpu_board_lsim.h): the bytes cross the board's UART pins at its
+ * 3 Mbaud; --frames-dir writes the frames on the board's video pins.
  */
 #define _GNU_SOURCE /* posix_openpt, ptsname */
 #include <arpa/inet.h>
@@ -26,6 +29,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <termios.h>
 #include <time.h>
 #include <unistd.h>
@@ -37,7 +41,7 @@
 #include <SDL.h>
 
 #include "sgpu_hw.h"
-#include "sgpu_link_sim.h"
+#include "sgpu_link_model.h"
 #include "sgpu_sim.h"
 
 #define PATTERN_FB 0x00100000u /* framebuffer of --pattern, in segment 1 */
@@ -59,6 +63,8 @@ typedef struct options {
   double drop, corrupt, dup; /* --link-errors */
   uint32_t err_seed;
   int quiet;
+  const char *board;      /* --board: "sim" (default), "icebreaker", "ulx3s" */
+  const char *frames_dir; /* --frames-dir */
 } options;
 
 static void usage(FILE *f) {
@@ -92,6 +98,23 @@ static void usage(FILE *f) {
           "                     (the host's silences reach the bridge in simulated time\n"
           "                     while it drains a bad frame or owes an answer, so its 5 ms\n"
           "                     gap timeout works: docs/link-protocol.md)\n"
+          "  --board B          with --listen/--pty: the device behind the link (default sim):\n"
+          "                       sim         the chip behind its host-bridge RTL, bytes\n"
+          "                                   entering the bridge directly (--baud paces them)\n"
+          "                       icebreaker  the iCEBreaker board image (rtl/boards/icebreaker_top.v:\n"
+          "                                   12 MHz system and 25.125 MHz pixel clocks, 128 KiB\n"
+          "                                   SPRAM, 1 node, boot ROM)\n"
+          "                       ulx3s       the ULX3S board image with the SDRAM model (30/25/125\n"
+          "                                   MHz clocks, 32 MB, 2 nodes, boot ROM, TMDS decoded)\n"
+          "                     a board's bytes are shifted onto its UART RX pin at its 3 Mbaud\n"
+          "                     and decoded from its TX pin, in simulated time, through its UART,\n"
+          "                     boot feeder and bridge RTL; the board boots before the server\n"
+          "                     listens; at 3 Mbaud, transfers take 5 to 15 times the wall\n"
+          "                     time of unpaced sim's (docs/link-protocol.md)\n"
+          "  --frames-dir DIR   with --board icebreaker|ulx3s: write every complete frame on the\n"
+          "                     board's video pins as DIR/frame-NNNNNN.png (640x480; the\n"
+          "                     iCEBreaker's 4-bit colours widened). Refused with --board sim:\n"
+          "                     its model has no video capture\n"
           "  --quiet            no summary on stdout\n"
           "  --help             this text\n"
           "\n"
@@ -232,6 +255,16 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (!strcmp(a, "--link-errors")) {
       NEED_VALUE();
       if (parse_link_errors(v, o) != 0) return -1;
+    } else if (!strcmp(a, "--board")) {
+      NEED_VALUE();
+      if (!sgpu_link_model_known(v)) {
+        fprintf(stderr, "sgpu-sim: unknown board '%s' (sim, icebreaker, ulx3s)\n", v);
+        return -1;
+      }
+      o->board = v;
+    } else if (!strcmp(a, "--frames-dir")) {
+      NEED_VALUE();
+      o->frames_dir = v;
     } else if (!strcmp(a, "--quiet")) {
       o->quiet = 1;
     } else {
@@ -260,6 +293,23 @@ static int parse_args(int argc, char **argv, options *o) {
   if ((o->listen || o->pty) && (o->window || o->pattern || o->png || o->trace)) {
     fprintf(stderr, "sgpu-sim: --listen/--pty serve the link only (no --window, --pattern, --png, "
                     "--trace)\n");
+    return -1;
+  }
+  if (!o->board) o->board = "sim";
+  const int on_board = strcmp(o->board, "sim") != 0;
+  if (on_board && !o->listen && !o->pty) {
+    fprintf(stderr, "sgpu-sim: --board %s needs --listen or --pty\n", o->board);
+    return -1;
+  }
+  const uint64_t board_baud = !strcmp(o->board, "ulx3s") ? SGPU_LINK_BAUD_ULX3S : SGPU_LINK_BAUD_ICEBREAKER;
+  if (on_board && o->baud && o->baud != board_baud) {
+    fprintf(stderr, "sgpu-sim: --baud: the %s's UART runs at %u baud only\n", o->board,
+            (unsigned)board_baud);
+    return -1;
+  }
+  if (o->frames_dir && !on_board) {
+    fprintf(stderr, "sgpu-sim: --frames-dir needs --board icebreaker or ulx3s (the chip behind "
+                    "the bridge, --board sim, has no video capture)\n");
     return -1;
   }
   if (!o->scale) o->scale = o->tiny ? 8 : 1;
@@ -316,7 +366,12 @@ static int setup_pattern(sgpu_sim *sim, int tiny) {
   return 0;
 }
 
+static int write_png_rgb(const char *path, uint32_t width, uint32_t height, const uint8_t *rgb);
 static int write_png(const char *path, const sgpu_sim_frame *f) {
+  return write_png_rgb(path, f->width, f->height, f->rgb);
+}
+
+static int write_png_rgb(const char *path, uint32_t width, uint32_t height, const uint8_t *rgb) {
   FILE *fp = fopen(path, "wb");
   if (!fp) {
     fprintf(stderr, "sgpu-sim: %s: %s\n", path, strerror(errno));
@@ -331,10 +386,10 @@ static int write_png(const char *path, const sgpu_sim_frame *f) {
     return -1;
   }
   png_init_io(png, fp);
-  png_set_IHDR(png, info, f->width, f->height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
+  png_set_IHDR(png, info, width, height, 8, PNG_COLOR_TYPE_RGB, PNG_INTERLACE_NONE,
                PNG_COMPRESSION_TYPE_DEFAULT, PNG_FILTER_TYPE_DEFAULT);
   png_write_info(png, info);
-  for (uint32_t y = 0; y < f->height; y++) png_write_row(png, (png_const_bytep)(f->rgb + (size_t)y * f->width * 3));
+  for (uint32_t y = 0; y < height; y++) png_write_row(png, (png_const_bytep)(rgb + (size_t)y * width * 3));
   png_write_end(png, NULL);
   png_destroy_write_struct(&png, &info);
   if (fclose(fp) != 0) return -1;
@@ -490,19 +545,47 @@ typedef struct wire_clock {
   uint64_t last_us; /* wall time the host's last bytes arrived (0: none yet) */
 } wire_clock;
 
-static uint64_t quiet_cycles(wire_clock *w) {
+static uint64_t quiet_cycles(wire_clock *w, uint64_t clock_hz) {
   uint64_t now = wall_us();
   uint64_t gap = w->last_us ? now - w->last_us : 0;
   w->last_us = now;
   const uint64_t cap = SGPU_LINK_GAP_TIMEOUT_US + 1000u;
   if (gap > cap) gap = cap;
-  return gap * (SGPU_NOMINAL_CLOCK_HZ / 1000u) / 1000u;
+  return gap * (clock_hz / 1000u) / 1000u;
+}
+
+/* --frames-dir: the board's frames as PNG files, each complete frame once. */
+typedef struct frame_sink {
+  const char *dir;
+  uint64_t last;    /* number of the last frame written */
+  uint64_t written;
+  int failed;
+} frame_sink;
+
+static void sink_frames(const sgpu_link_model *lm, frame_sink *fs) {
+  if (!fs->dir || fs->failed || !lm->ops->frame) return;
+  uint64_t num;
+  uint32_t w, h;
+  const uint8_t *rgb;
+  int ok;
+  lm->ops->frame(lm->m, &num, &w, &h, &rgb, &ok);
+  if (!num || num == fs->last || !w || !h) return;
+  fs->last = num;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/frame-%06" PRIu64 ".png", fs->dir, num);
+  if (write_png_rgb(path, w, h, rgb) != 0) {
+    fprintf(stderr, "sgpu-sim: --frames-dir: writing %s failed; no more frames are written\n", path);
+    fs->failed = 1;
+    return;
+  }
+  fs->written++;
 }
 
 /* Serve one client on fd until it goes away: its bytes enter the bridge,
  * the bridge's bytes go back, the clock runs all the while.  pty: a hang-up
  * means the terminal's other side was closed. */
-static void serve_client(sgpu_lsim *ls, int fd, fault *up, fault *down, wire_clock *wc) {
+static void serve_client(const sgpu_link_model *lm, int fd, fault *up, fault *down, wire_clock *wc,
+                         frame_sink *fs) {
   uint8_t in[4096], tmp[8192], out[4096];
   const uint64_t chunk = 1024;
   for (;;) {
@@ -513,13 +596,14 @@ static void serve_client(sgpu_lsim *ls, int fd, fault *up, fault *down, wire_clo
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;
       if (n > 0) {
         size_t k = inject(up, in, (size_t)n, tmp);
-        if (sgpu_lsim_send_after(ls, tmp, k, quiet_cycles(wc)) != 0) return;
+        if (lm->ops->send_after(lm->m, tmp, k, quiet_cycles(wc, lm->clock_hz)) != 0) return;
       }
     } else if (pr > 0 && (q.revents & (POLLHUP | POLLERR | POLLNVAL))) {
       return;
     }
     size_t got = 0;
-    sgpu_lsim_run(ls, chunk, out, sizeof out, &got);
+    lm->ops->run(lm->m, chunk, out, sizeof out, &got);
+    sink_frames(lm, fs);
     if (got) {
       size_t k = inject(down, out, got, tmp);
       if (put_all(fd, tmp, k) != 0) return;
@@ -529,16 +613,31 @@ static void serve_client(sgpu_lsim *ls, int fd, fault *up, fault *down, wire_clo
 
 static int serve_link(const options *o) {
   signal(SIGPIPE, SIG_IGN);
-  sgpu_lsim_config cfg = {0};
-  if (o->baud) {
+  uint32_t cycles_per_byte = 0;
+  if (o->baud && !strcmp(o->board, "sim")) {
     uint64_t cpb = (10ull * SGPU_NOMINAL_CLOCK_HZ + o->baud / 2) / o->baud;
-    cfg.cycles_per_byte = cpb < 10 ? 10 : cpb > 1000000 ? 1000000 : (uint32_t)cpb;
+    cycles_per_byte = cpb < 10 ? 10 : cpb > 1000000 ? 1000000 : (uint32_t)cpb;
   }
-  sgpu_lsim *ls = sgpu_lsim_create(&cfg);
-  if (!ls) {
-    fprintf(stderr, "sgpu-sim: cannot create the link model\n");
+  if (o->frames_dir) {
+    struct stat st;
+    if (stat(o->frames_dir, &st) != 0 || !S_ISDIR(st.st_mode)) {
+      fprintf(stderr, "sgpu-sim: --frames-dir '%s' is not a folder\n", o->frames_dir);
+      return 2;
+    }
+  }
+  sgpu_link_model lmodel;
+  char lerr[256];
+  const uint64_t t_boot = wall_us();
+  if (sgpu_link_model_open(&lmodel, o->board, cycles_per_byte, lerr, sizeof lerr) != 0) {
+    fprintf(stderr, "sgpu-sim: %s\n", lerr);
     return 1;
   }
+  const sgpu_link_model *ls = &lmodel;
+  if (!o->quiet && strcmp(o->board, "sim"))
+    fprintf(stderr, "sgpu-sim: board %s booted: %" PRIu64 " cycles at %" PRIu64 " Hz in %.2f s, UART %u baud\n",
+            ls->board, ls->boot_cycles, ls->clock_hz, (double)(wall_us() - t_boot) / 1e6,
+            (unsigned)ls->baud);
+  frame_sink fsink = {o->frames_dir, 0, 0, 0};
   fault up = {o->drop, o->corrupt, o->dup, o->err_seed, 0, 0, 0};
   fault down = {o->drop, o->corrupt, o->dup, o->err_seed * 2654435761u | 1u, 0, 0, 0};
   wire_clock wc = {0};
@@ -547,7 +646,7 @@ static int serve_link(const options *o) {
     int m = posix_openpt(O_RDWR | O_NOCTTY);
     if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0) {
       fprintf(stderr, "sgpu-sim: --pty: cannot create a pseudo-terminal: %s\n", strerror(errno));
-      sgpu_lsim_destroy(ls);
+      sgpu_link_model_close(&lmodel);
       return 1;
     }
     const char *name = ptsname(m);
@@ -571,7 +670,7 @@ static int serve_link(const options *o) {
         usleep(20000);
         continue;
       }
-      serve_client(ls, m, &up, &down, &wc);
+      serve_client(ls, m, &up, &down, &wc, &fsink);
     }
   } else {
     const char *spec = o->listen;
@@ -583,7 +682,7 @@ static int serve_link(const options *o) {
       size_t hl = (size_t)(colon - spec);
       if (hl == 0 || hl >= sizeof host) {
         fprintf(stderr, "sgpu-sim: --listen '%s': expected tcp:HOST:PORT\n", o->listen);
-        sgpu_lsim_destroy(ls);
+        sgpu_link_model_close(&lmodel);
         return 2;
       }
       memcpy(host, spec, hl);
@@ -598,7 +697,7 @@ static int serve_link(const options *o) {
     int g = getaddrinfo(host, port, &hints, &res);
     if (g) {
       fprintf(stderr, "sgpu-sim: --listen '%s': %s\n", o->listen, gai_strerror(g));
-      sgpu_lsim_destroy(ls);
+      sgpu_link_model_close(&lmodel);
       return 2;
     }
     int lfd = socket(res->ai_family, res->ai_socktype, res->ai_protocol);
@@ -607,7 +706,7 @@ static int serve_link(const options *o) {
     if (lfd < 0 || bind(lfd, res->ai_addr, res->ai_addrlen) != 0 || listen(lfd, 4) != 0) {
       fprintf(stderr, "sgpu-sim: --listen '%s': %s\n", o->listen, strerror(errno));
       freeaddrinfo(res);
-      sgpu_lsim_destroy(ls);
+      sgpu_link_model_close(&lmodel);
       return 1;
     }
     freeaddrinfo(res);
@@ -628,20 +727,20 @@ static int serve_link(const options *o) {
       }
       setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
-      serve_client(ls, c, &up, &down, &wc);
+      serve_client(ls, c, &up, &down, &wc, &fsink);
       close(c);
       if (!o->quiet)
         fprintf(stderr, "sgpu-sim: client gone at cycle %" PRIu64 " (%" PRIu64 " frames, %" PRIu64
                         " naks, %" PRIu64 " cycles of kept silence; faults: %" PRIu64 " dropped, %" PRIu64
                         " corrupted, %" PRIu64 " duplicated)\n",
-                sgpu_lsim_cycle(ls), sgpu_lsim_frames_ok(ls), sgpu_lsim_frames_err(ls),
-                sgpu_lsim_quiet_cycles(ls),
+                ls->ops->cycle(ls->m), ls->ops->frames_ok(ls->m), ls->ops->frames_err(ls->m),
+                ls->ops->quiet_cycles(ls->m),
                 up.dropped + down.dropped, up.corrupted + down.corrupted,
                 up.duplicated + down.duplicated);
     }
     close(lfd);
   }
-  sgpu_lsim_destroy(ls);
+  sgpu_link_model_close(&lmodel);
   return rc;
 }
 

@@ -68,6 +68,8 @@ struct board_sim {
   std::vector<uint8_t> tx_bytes;
   uint64_t tx_last = 0, tx_errors = 0;
   bool tx_prev = true;
+  // the bridge's strobes (tests/board/board.vlt makes them visible)
+  uint64_t frames_ok = 0, frames_err = 0;
   // video
   bool seen_vsync = false, prev_vs = true;
   uint64_t vs_start_cycle = 0, vs_start_pix = 0;
@@ -98,6 +100,8 @@ struct board_sim {
 
   void sys_posedge_sample() {
     if (!reset_release && (m->rootp->icebreaker_top__DOT__por_done_q) & 1u) reset_release = cycle;
+    if (m->rootp->icebreaker_top__DOT__frame_ok & 1u) frames_ok++;
+    if (m->rootp->icebreaker_top__DOT__frame_err & 1u) frames_err++;
     const bool tx = m->uart_tx_o != 0;
     if (!reset_release && !tx) tx_errors++;
     if (tx_state < 0) {
@@ -340,6 +344,10 @@ size_t board_sim_uart_recv(board_sim *b, uint8_t *data, size_t max) {
 }
 
 uint64_t board_sim_uart_last_rx_cycle(const board_sim *b) { return b->tx_last; }
+uint64_t board_sim_frames_ok(const board_sim *b) { return b->frames_ok; }
+uint64_t board_sim_frames_err(const board_sim *b) { return b->frames_err; }
+int board_sim_irq(const board_sim *b) { return (b->m->rootp->icebreaker_top__DOT__irq & 1u) ? 1 : 0; }
+int board_sim_booting(const board_sim *b) { return (b->m->rootp->icebreaker_top__DOT__booting & 1u) ? 1 : 0; }
 uint64_t board_sim_uart_errors(const board_sim *b) { return b->tx_errors; }
 
 void board_sim_last_frame(board_sim *b, board_frame *f) {

@@ -64,6 +64,17 @@ uint64_t board_sim_uart_last_rx_cycle(const board_sim *b);
  * other than idle-high while the chip is in reset. */
 uint64_t board_sim_uart_errors(const board_sim *b);
 
+/* ---------------------------------------------------------------- link */
+/* The host bridge's own counts since power-on (its frame_ok and frame_err
+ * strobes: frames executed, NAKs sent; the boot ROM's frames included),
+ * the chip's interrupt line, and 1 while the boot ROM feeder (rtl/sgpu_boot.v)
+ * owns the bridge.  sgpu-sim --board icebreaker (sim/sgpu_board_lsim.cpp)
+ * reports them. */
+uint64_t board_sim_frames_ok(const board_sim *b);
+uint64_t board_sim_frames_err(const board_sim *b);
+int board_sim_irq(const board_sim *b);
+int board_sim_booting(const board_sim *b);
+
 /* ---------------------------------------------------------------- video */
 typedef struct board_frame {
   uint64_t number;        /* 1 for the first complete frame, 0 = none yet */

@@ -24,7 +24,7 @@ ULX3S_CFLAGS  := $(WARN) $(CSTD) -D_DEFAULT_SOURCE $(OPT) $(SAN) -I$(GEN) -Ihost
 ULX3S_HOST_OBJS := $(BUILD)/asan/host/link_frame.o $(BUILD)/asan/host/packet_check.o $(BUILD)/asan/host/hwinfo.o
 
 # Verilate in a private folder moved into place at the end (concurrent makes).
-$(ULX3S_DIR)/vl.stamp: $(ULX3S_SRCS) $(HW_VH) tests/ulx3s/ulx3s.vlt tests/ulx3s/ulx3s.mk tests/rtl/sgpu_sdram_model.vh
+$(ULX3S_DIR)/vl.stamp: $(ULX3S_SRCS) $(HW_VH) tests/ulx3s/ulx3s.vlt tests/rtl/sgpu_sdram_model.vh
 	+@set -e; t=$(ULX3S_VL_DIR).tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
 	echo "VERILATE ulx3s_board -> $(ULX3S_VL_DIR)"; \
 	$(VERILATOR) $(ULX3S_VFLAGS) --Mdir $$t --prefix Vulx3s_board tests/ulx3s/ulx3s.vlt $(ULX3S_SRCS); \
@@ -35,11 +35,17 @@ $(ULX3S_DIR)/ulx3s_sim.o: tests/ulx3s/ulx3s_sim.cpp tests/ulx3s/ulx3s_sim.h test
     $(ULX3S_DIR)/vl.stamp
 	$(CXX) $(ULX3S_CXXFLAGS) -c -o $@ $<
 
+# board_link.c's board_sim_* calls on this board: a member of its own (see
+# the file), which sgpu-sim, linking the iCEBreaker's board_sim.o, leaves out.
+$(ULX3S_DIR)/ulx3s_board_shim.o: tests/ulx3s/ulx3s_board_shim.cpp tests/ulx3s/ulx3s_sim.h tests/board/board_sim.h
+	@mkdir -p $(dir $@)
+	$(CXX) $(ULX3S_CXXFLAGS) -c -o $@ $<
+
 # Model archive unpacked into one library with the harness and the runtime.
-$(ULX3S_VL_LIB): $(ULX3S_DIR)/ulx3s_sim.o $(ULX3S_DIR)/vl.stamp
+$(ULX3S_VL_LIB): $(ULX3S_DIR)/ulx3s_sim.o $(ULX3S_DIR)/ulx3s_board_shim.o $(ULX3S_DIR)/vl.stamp
 	@set -e; t=$(ULX3S_DIR)/ar.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
 	cd $$t && ar x $(abspath $(ULX3S_VL_DIR)/Vulx3s_board__ALL.a) && cd - >/dev/null; \
-	rm -f $@.tmp; ar rcs $@.tmp $(ULX3S_DIR)/ulx3s_sim.o $$t/*.o $(ULX3S_VL_DIR)/verilated.o \
+	rm -f $@.tmp; ar rcs $@.tmp $(ULX3S_DIR)/ulx3s_sim.o $(ULX3S_DIR)/ulx3s_board_shim.o $$t/*.o $(ULX3S_VL_DIR)/verilated.o \
 	  $(ULX3S_VL_DIR)/verilated_threads.o; rm -rf $$t; mv $@.tmp $@
 	@echo "AR $@"
 
@@ -62,3 +68,36 @@ TESTS += $(ULX3S_TESTS)
 
 .PHONY: ulx3s-tests
 ulx3s-tests: $(ULX3S_TESTS)
+
+# ---------------------------------------------------------------- sgpu-sim --board
+# sgpu-sim serves the link from a board-level simulation with --board
+# icebreaker|ulx3s (sim/sgpu_board_lsim.cpp on the two board models above,
+# sim/sgpu_link_model.c choosing between them and the chip behind its
+# bridge).  The board models are the tests' own archives, verilated once:
+# `make` builds them for sgpu-sim, `make test` needed them already.  Here,
+# after tests/board/board.mk, because the rules name both archives.
+BLSIM_DIR  := $(BUILD)/sim/board
+BLSIM_OBJS := $(BLSIM_DIR)/sgpu_board_lsim.o $(BLSIM_DIR)/sgpu_link_model.o
+
+$(BLSIM_DIR)/sgpu_board_lsim.o: sim/sgpu_board_lsim.cpp sim/sgpu_board_lsim.h tests/board/board_sim.h \
+    tests/ulx3s/ulx3s_sim.h $(HW_H)
+	@mkdir -p $(dir $@)
+	$(CXX) -std=c++17 -O2 -g -Wall -Wextra -Werror -I$(GEN) -Isim -Itests/board -Itests/ulx3s \
+	  -DSGPU_BOARD_ROOT='"$(abspath .)"' -c -o $@ $<
+
+$(BLSIM_DIR)/sgpu_link_model.o: sim/sgpu_link_model.c sim/sgpu_link_model.h sim/sgpu_board_lsim.h \
+    sim/sgpu_link_sim.h $(HW_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CSTD) $(OPT) -I$(GEN) -Isim -c -o $@ $<
+
+# The link line: the objects, the board archives, then the chip behind its
+# bridge and the chip model again (the verilated runtime every model shares).
+# The boot ROM images the models read when sgpu-sim makes them.
+$(SIM_BIN): $(BLSIM_OBJS) $(BOARD_VL_LIB) $(ULX3S_VL_LIB) sim/sgpu_link_model.h \
+    $(BUILD)/firmware/boot_icebreaker.hex $(BUILD)/firmware/boot_ulx3s.hex
+$(SIM_BIN): SIM_SDL_LIBS += $(BLSIM_OBJS) $(BOARD_VL_LIB) $(ULX3S_VL_LIB) $(LSIM_LIB) $(SIM_LIB)
+
+# tests/link/test_link_boards.sh: the link workload on sgpu-sim --board
+# icebreaker and ulx3s against --board sim (its helper is built by
+# tests/link/link.mk's pattern rule).
+$(LINK_TEST_DIR)/test_link_boards.sh: $(LINK_TEST_DIR)/link_workload_small

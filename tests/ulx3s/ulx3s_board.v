@@ -5,8 +5,9 @@
 // ($fatal, naming the rule) on a violation.  The model is clocked by the
 // board's sdram_clk pin (the inverse of the system clock) and set up as
 // the board's part: 30 MHz, 512 columns, 8192 rows, 8 power-up refreshes.
-// It stores 1024 rows per bank (4 MB: GPU addresses below 0x400000; a
-// test that goes above fails with model-capacity).
+// It stores every row of every bank (SLOT_BITS 13: all 32 MB, as the
+// board has; sgpu-sim --board ulx3s serves the whole memory, whose upper
+// half is the library's aperture segment).
 // The SDRAM pins and the model's command counters are outputs, for the
 // harness's bandwidth figures (tests/ulx3s/ulx3s_sim.cpp).
 `include "sgpu_sdram_model.vh"
@@ -40,7 +41,7 @@ module ulx3s_board (
     .sdram_dqm_o(s_dqm), .sdram_d_sim_o(s_dq_c), .sdram_d_oe_sim_o(s_oe), .sdram_d_sim_i(s_dq_m),
     .clk_sys_sim_i(clk_sys_sim_i), .clk_pix_sim_i(clk_pix_sim_i), .clk_ser_sim_i(clk_ser_sim_i));
 
-  sgpu_sdram_model #(.CLK_MHZ(30), .COL_BITS(9), .ROW_BITS(13), .SLOT_BITS(10), .INIT_REFS(8)) u_sdram (
+  sgpu_sdram_model #(.CLK_MHZ(30), .COL_BITS(9), .ROW_BITS(13), .SLOT_BITS(13), .INIT_REFS(8)) u_sdram (
     .clk_i(s_clk), .cke_i(s_cke), .csn_i(s_csn), .rasn_i(s_rasn), .casn_i(s_casn), .wen_i(s_wen),
     .ba_i(s_ba), .a_i(s_a), .dqm_i(s_dqm), .dq_i(s_dq_c), .dq_oe_i(s_oe), .dq_o(s_dq_m));
 

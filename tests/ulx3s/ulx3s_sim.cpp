@@ -110,6 +110,8 @@ struct ulx3s_sim {
   bool tx_prev = true;
   uint32_t tx_shift = 0;
   uint64_t tx_errors = 0;
+  // the bridge's strobes (tests/ulx3s/ulx3s.vlt makes them visible)
+  uint64_t frames_ok = 0, frames_err = 0;
   // SDRAM commands seen on the pins (at the SDRAM's clock edge)
   uint32_t open_row[4] = {0, 0, 0, 0};
   uint32_t win_lo[2] = {0, 0}, win_hi[2] = {0, 0};
@@ -283,6 +285,8 @@ struct ulx3s_sim {
     if (sys && !sys_clk) sdram_sample();  // the SDRAM's rising edge
     if (sys && sys_clk) {
       if (!reset_release && (m->rootp->ulx3s_board__DOT__u_top__DOT__por_q >> 16) & 1u) reset_release = cycle;
+      if (m->rootp->ulx3s_board__DOT__u_top__DOT__frame_ok & 1u) frames_ok++;
+      if (m->rootp->ulx3s_board__DOT__u_top__DOT__frame_err & 1u) frames_err++;
       uart_sample();
       cycle++;
     }
@@ -433,6 +437,7 @@ size_t ulx3s_sim_uart_recv(ulx3s_sim *s, uint8_t *data, size_t max) {
 }
 
 uint64_t ulx3s_sim_uart_errors(const ulx3s_sim *s) { return s->tx_errors; }
+size_t ulx3s_sim_uart_sending(const ulx3s_sim *s) { return s->rx_q.size() + (s->rx_busy ? 1 : 0); }
 
 void ulx3s_sim_sdram_window(ulx3s_sim *s, int w, uint32_t lo, uint32_t hi) {
   s->win_lo[w & 1] = lo;
@@ -446,6 +451,13 @@ void ulx3s_sim_sdram_stats(const ulx3s_sim *s, ulx3s_sdram_stats *st) {
 
 board_sim *ulx3s_sim_board(ulx3s_sim *s) { return reinterpret_cast<board_sim *>(s); }
 
+uint64_t ulx3s_sim_frames_ok(const ulx3s_sim *s) { return s->frames_ok; }
+uint64_t ulx3s_sim_frames_err(const ulx3s_sim *s) { return s->frames_err; }
+int ulx3s_sim_irq(const ulx3s_sim *s) { return (s->m->rootp->ulx3s_board__DOT__u_top__DOT__irq & 1u) ? 1 : 0; }
+int ulx3s_sim_booting(const ulx3s_sim *s) {
+  return (s->m->rootp->ulx3s_board__DOT__u_top__DOT__booting & 1u) ? 1 : 0;
+}
+
 void ulx3s_sim_tmds_stats(const ulx3s_sim *s, ulx3s_tmds_stats *st) {
   std::memset(st, 0, sizeof *st);
   st->locked = s->locked;
@@ -456,18 +468,4 @@ void ulx3s_sim_tmds_stats(const ulx3s_sim *s, ulx3s_tmds_stats *st) {
   std::snprintf(st->err, sizeof st->err, "%s", s->err);
 }
 
-}  // extern "C"
-
-// The part of tests/board/board_sim.h that tests/board/board_link.c uses,
-// on this board (ulx3s_sim_board gives the handle).
-namespace {
-ulx3s_sim *U(board_sim *b) { return reinterpret_cast<ulx3s_sim *>(b); }
-const ulx3s_sim *UC(const board_sim *b) { return reinterpret_cast<const ulx3s_sim *>(b); }
-}  // namespace
-extern "C" {
-void board_sim_run(board_sim *b, uint64_t cycles) { ulx3s_sim_run(U(b), cycles); }
-uint64_t board_sim_cycle(const board_sim *b) { return ulx3s_sim_cycle(UC(b)); }
-uint64_t board_sim_reset_release(const board_sim *b) { return ulx3s_sim_reset_release(UC(b)); }
-void board_sim_uart_send(board_sim *b, const void *data, size_t n) { ulx3s_sim_uart_send(U(b), data, n); }
-size_t board_sim_uart_recv(board_sim *b, uint8_t *data, size_t max) { return ulx3s_sim_uart_recv(U(b), data, max); }
 }  // extern "C"

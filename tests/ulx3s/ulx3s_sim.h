@@ -83,6 +83,8 @@ void ulx3s_sim_tmds_stats(const ulx3s_sim *s, ulx3s_tmds_stats *st);
  * stop bits decoded as 0. */
 void ulx3s_sim_uart_send(ulx3s_sim *s, const void *data, size_t n);
 size_t ulx3s_sim_uart_recv(ulx3s_sim *s, uint8_t *data, size_t max);
+/* Bytes still queued or being shifted out onto the RX pin. */
+size_t ulx3s_sim_uart_sending(const ulx3s_sim *s);
 uint64_t ulx3s_sim_uart_errors(const ulx3s_sim *s);
 
 /* SDRAM commands seen on the pins since power-on.  A READ or WRITE is one
@@ -97,6 +99,15 @@ typedef struct ulx3s_sdram_stats {
 } ulx3s_sdram_stats;
 void ulx3s_sim_sdram_window(ulx3s_sim *s, int w, uint32_t lo, uint32_t hi);
 void ulx3s_sim_sdram_stats(const ulx3s_sim *s, ulx3s_sdram_stats *st);
+
+/* The host bridge's own counts since power-on (frame_ok and frame_err
+ * strobes: frames executed, NAKs sent; the boot ROM's frames included),
+ * the chip's interrupt line, and 1 while the boot ROM feeder owns the
+ * bridge (for sgpu-sim --board ulx3s, sim/sgpu_board_lsim.cpp). */
+uint64_t ulx3s_sim_frames_ok(const ulx3s_sim *s);
+uint64_t ulx3s_sim_frames_err(const ulx3s_sim *s);
+int ulx3s_sim_irq(const ulx3s_sim *s);
+int ulx3s_sim_booting(const ulx3s_sim *s);
 
 /* The handle tests/board/board_link.c takes (the board_sim_* calls it
  * makes -- run, cycle, reset release, UART -- are this simulation's). */
