@@ -8,16 +8,22 @@
 # in-process model and on sgpu-sim --board sim.  The last frame on each
 # board's video pins (--frames-dir) equals the frame the library captured
 # from the framebuffer (cut to the 4 bits a colour of the iCEBreaker's
-# pins).  --board's errors.  SGPU_LINK_BOARDS_FULL=1 also runs the full
+# pins).  The device persists: a second connection (sgpu info) finds the
+# display the workload left.  The iCEBreaker also serves it through --pty
+# (serial:).  --board's errors.  SGPU_LINK_BOARDS_FULL=1 also runs the full
 # link_workload on the ULX3S (about 3 minutes; docs/figures.md).
 source "$SGPU_ROOT/tests/link/link_lib.sh"
 W=$SGPU_LINK_BIN/link_workload_small
 SIM=$SGPU_BIN/sgpu-sim
 now() { date +%s.%N; }
 secs() { python3 -c "import sys; print(f'{float(sys.argv[2]) - float(sys.argv[1]):.1f}')" "$1" "$2"; }
-gone_cycle() { sed -n 's/.*client gone at cycle \([0-9]*\) .*/\1/p' "$1" | tail -n 1; }
+gone_cycle() { sed -n 's/.*client gone at cycle \([0-9]*\) .*/\1/p' "$1" | head -n 1; }
 booted_cycle() { sed -n 's/.*booted: \([0-9]*\) cycles.*/\1/p' "$1" | tail -n 1; }
-wait_gone() { for _ in $(seq 300); do grep -q 'client gone' "$1" && return 0; sleep 0.1; done; return 1; }
+# wait_gone FILE [N]: until the server has seen N clients go (default 1)
+wait_gone() {
+  for _ in $(seq 300); do [ "$(grep -c 'client gone' "$1")" -ge "${2:-1}" ] && return 0; sleep 0.1; done
+  return 1
+}
 
 # --- usage
 "$SIM" --board nosuch --listen tcp:127.0.0.1:0 >"$T/u1.out" 2>"$T/u1.err"; rc=$?
@@ -54,7 +60,12 @@ for b in icebreaker ulx3s; do
   if "$W" "$SRV_URI" "$T/$b.png" >"$T/$b.txt" 2>"$T/$b.err"; then ok "workload on --board $b ($SRV_URI)"
   else bad "workload on --board $b: $(cat "$T/$b.err")"; fi
   t1=$(now)
-  wait_gone "$T/srv-$b.err" || bad "$b: the server did not see the client go"
+  # a second connection finds the display the workload left (fb1 shown)
+  "$SGPU_BIN/sgpu" --device "$SRV_URI" info >"$T/$b-info.txt" 2>&1
+  if grep -q "^display 0: *160x120 RGB565 pitch 320 .*replication 4x4" "$T/$b-info.txt"; then
+    ok "$b: the device persists: $(grep '^display 0' "$T/$b-info.txt")"
+  else bad "$b: second connection: $(cat "$T/$b-info.txt")"; fi
+  wait_gone "$T/srv-$b.err" 2 || bad "$b: the server did not see the clients go"
   kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
   boot=$(booted_cycle "$T/srv-$b.err"); end=$(gone_cycle "$T/srv-$b.err")
   echo "FIGURE link_boards_${b}_wall_s $(secs "$t0" "$t1")"
@@ -67,7 +78,13 @@ for b in icebreaker ulx3s; do
   else bad "$b: $n frames from the pins; last $last: ${r:-}"; fi
 done
 
-for v in bsim icebreaker ulx3s; do
+# --- the iCEBreaker through a pseudo-terminal
+start_server srv-pty --board icebreaker --pty
+if "$W" "$SRV_URI@3000000" >"$T/pty.txt" 2>"$T/pty.err"; then ok "workload on --board icebreaker --pty ($SRV_URI@3000000)"
+else bad "workload on --board icebreaker --pty: $(cat "$T/pty.err")"; fi
+kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
+
+for v in bsim icebreaker ulx3s pty; do
   if [ -s "$T/sim.txt" ] && cmp -s "$T/sim.txt" "$T/$v.txt"; then ok "$v: log and checksums equal sim's"
   else bad "$v differs from sim: $(diff "$T/sim.txt" "$T/$v.txt" | head -20)"; fi
 done
