@@ -29,6 +29,7 @@ $(BOARD_DIR)/vl.stamp: $(BOARD_SRCS) $(HW_VH) tests/board/board.vlt tests/board/
 	echo "VERILATE icebreaker_top -> $(BOARD_VL_DIR)"; \
 	$(VERILATOR) $(BOARD_VFLAGS) --Mdir $$t --prefix Vicebreaker_top tests/board/board.vlt $(BOARD_SRCS); \
 	$(MAKE) --no-print-directory -s -C $$t -f Vicebreaker_top.mk $(SIM_VMAKE) $(BOARD_VL_OBJS); \
+	$(call SIM_STAMP_CHECK,$$t); \
 	rm -rf $(BOARD_VL_DIR); mv $$t $(BOARD_VL_DIR); touch $@
 
 $(BOARD_DIR)/board_sim.o: tests/board/board_sim.cpp tests/board/board_sim.h $(HW_H) $(BOARD_DIR)/vl.stamp

@@ -29,6 +29,7 @@ $(ULX3S_DIR)/vl.stamp: $(ULX3S_SRCS) $(HW_VH) tests/ulx3s/ulx3s.vlt tests/rtl/sg
 	echo "VERILATE ulx3s_board -> $(ULX3S_VL_DIR)"; \
 	$(VERILATOR) $(ULX3S_VFLAGS) --Mdir $$t --prefix Vulx3s_board tests/ulx3s/ulx3s.vlt $(ULX3S_SRCS); \
 	$(MAKE) --no-print-directory -s -C $$t -f Vulx3s_board.mk $(SIM_VMAKE) $(ULX3S_VL_OBJS); \
+	$(call SIM_STAMP_CHECK,$$t); \
 	rm -rf $(ULX3S_VL_DIR); mv $$t $(ULX3S_VL_DIR); touch $@
 
 $(ULX3S_DIR)/ulx3s_sim.o: tests/ulx3s/ulx3s_sim.cpp tests/ulx3s/ulx3s_sim.h tests/board/board_sim.h $(HW_H) \
