@@ -53,12 +53,29 @@ echo "FIGURE link_boards_sim_wall_s $(secs "$t0" "$t1")"
 echo "FIGURE link_boards_sim_cycles $(gone_cycle "$T/srv-bsim.err")"
 
 # --- each board, its frames on the pins written to a folder
+# The client's limits are wall time (an answer waited for 375 ms at most,
+# a frame given up after 1.5 s without one, docs/link-protocol.md) and a
+# board model under a heavy load can fall below them: the ULX3S model,
+# 0.25 to 0.4 M cycles a second alone, needs 28,000 cycles for a 64-word
+# READ and its answer.  A run the client gave up ("link lost?") is run
+# once more on a fresh server, and said so; any other failure, and any
+# difference in what a run prints, fails.
 for b in icebreaker ulx3s; do
-  mkdir -p "$T/frames-$b"
-  start_server "srv-$b" --board "$b" --listen tcp:127.0.0.1:0 --frames-dir "$T/frames-$b" || { bad "$b server"; continue; }
-  t0=$(now)
-  if "$W" "$SRV_URI" "$T/$b.png" >"$T/$b.txt" 2>"$T/$b.err"; then ok "workload on --board $b ($SRV_URI)"
-  else bad "workload on --board $b: $(cat "$T/$b.err")"; fi
+  for attempt in 1 2; do
+    rm -rf "$T/frames-$b"; mkdir -p "$T/frames-$b"
+    start_server "srv-$b" --board "$b" --listen tcp:127.0.0.1:0 --frames-dir "$T/frames-$b" || { bad "$b server"; continue 2; }
+    t0=$(now)
+    if "$W" "$SRV_URI" "$T/$b.png" >"$T/$b.txt" 2>"$T/$b.err"; then ok "workload on --board $b ($SRV_URI)"; break; fi
+    t1=$(now)
+    if [ $attempt = 1 ] && grep -q "(link lost?)" "$T/$b.err"; then
+      echo "# $b: the client gave the link up after $(secs "$t0" "$t1") s under load $(cut -d' ' -f1 /proc/loadavg): $(cat "$T/$b.err"); once more"
+      echo "FIGURE link_boards_${b}_link_lost 1"
+      kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
+      continue
+    fi
+    bad "workload on --board $b: $(cat "$T/$b.err")"
+    break
+  done
   t1=$(now)
   # a second connection finds the display the workload left (fb1 shown)
   "$SGPU_BIN/sgpu" --device "$SRV_URI" info >"$T/$b-info.txt" 2>&1
