@@ -54,7 +54,8 @@ echo "FIGURE link_boards_sim_cycles $(gone_cycle "$T/srv-bsim.err")"
 
 # --- each board, its frames on the pins written to a folder
 # The client's limits are wall time (an answer waited for 375 ms at most,
-# a frame given up after 1.5 s without one, docs/link-protocol.md) and a
+# 750 after a timeout; a frame given up after 1.5 s without one:
+# docs/link-protocol.md) and a
 # board model under a heavy load can fall below them: the ULX3S model,
 # 0.25 to 0.4 M cycles a second alone, needs 28,000 cycles for a 64-word
 # READ and its answer.  A run the client gave up ("link lost?") is run
