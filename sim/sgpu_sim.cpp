@@ -53,9 +53,15 @@
 #include <vector>
 
 #include "Vsgpu_top.h"
+#include "Vsgpu_top___024root.h"
+#ifndef SGPU_SIM_FAST_ONLY
+#define SGPU_SIM_FAST_ONLY 0
+#endif
+#if !SGPU_SIM_FAST_ONLY
 #include "Vsgpu_vcd.h"
 #if !SGPU_SIM_PIX_CDC
 #include "Vsgpu_fst.h"
+#endif
 #endif
 #include "verilated.h"
 #include "verilated_fst_c.h"
@@ -99,6 +105,10 @@ struct Inputs {
            mem_rsp_valid == o.mem_rsp_valid && mem_rdata == o.mem_rdata;
   }
   bool operator!=(const Inputs &o) const { return !(*this == o); }
+  bool same_host(const Inputs &o) const {
+    return host_valid == o.host_valid && host_write == o.host_write && host_wstrb == o.host_wstrb &&
+           host_addr == o.host_addr && host_wdata == o.host_wdata;
+  }
 };
 
 struct Outputs {
@@ -117,11 +127,13 @@ class ModelIf {
   virtual void set(int clk, int rst_n, const Inputs &in) = 0;
   virtual void set_pix(int clk, int rst_n) = 0;  // SGPU_SIM_PIX_CDC only
   virtual void eval() = 0;
-  // The registered model (sgpu_sim_top): load() puts the inputs of the
-  // current cycle into the input registers without a clock edge; edge()
-  // clocks the chip and loads the inputs of the next cycle.
+  // The registered model (sgpu_sim_top): load() puts the reset and host
+  // inputs of the current cycle (with mem: the memory inputs too) into the
+  // input registers without a clock edge; edge() clocks the chip and loads
+  // the memory inputs of the next cycle, and with host: its reset and host
+  // inputs (only when they differ from those loaded).
   virtual void load(int rst_n, const Inputs &in) = 0;
-  virtual void edge(int rst_n, const Inputs &next) = 0;
+  virtual void edge(int rst_n, const Inputs &next, bool host) = 0;
   virtual void get(Outputs &out) const = 0;
   virtual bool open_trace(const char *path) = 0;
   virtual void dump(uint64_t time) = 0;
@@ -130,6 +142,20 @@ class ModelIf {
 };
 
 struct NoTrace {};  // trace type of a model without tracing code
+
+// The low clock between two rising edges.  Verilator 5.006 detects an edge
+// by comparing each trigger signal with its value at the previous eval(),
+// kept in the model's root (__Vtrigrprev__TOP__<signal>).  The registered
+// model has no logic that a falling clk_i or ld_i would run, so an eval()
+// with both low would only record them as low: where the root has those
+// members, LowClock sets them directly instead (an evaluation saved per
+// cycle); with any other Verilator it runs that eval().
+template <class R, class = void>
+struct HasTrigPrev : std::false_type {};
+template <class R>
+struct HasTrigPrev<R, std::void_t<decltype(std::declval<R &>().__Vtrigrprev__TOP__clk_i),
+                                  decltype(std::declval<R &>().__Vtrigrprev__TOP__ld_i)>>
+    : std::true_type {};
 
 // M: the verilated class; T: its trace file class (NoTrace: none); kReg:
 // M is sgpu_sim_top (registered inputs, no pixel-side ports), else sgpu_top.
@@ -185,23 +211,31 @@ class Model final : public ModelIf {
         m_->ld_i = 0;
         m_->eval();
       }
-      put(rst_n, in);
+      put_host(rst_n, in);
       m_->ld_i = 1;
       m_->eval();
     } else {
       (void)rst_n, (void)in;
     }
   }
-  void edge(int rst_n, const Inputs &next) override {
+  void edge(int rst_n, const Inputs &next, bool host) override {
     if constexpr (kReg) {
-      m_->clk_i = 0;  // nothing depends on it: this evaluation only records the low clock
+      m_->clk_i = 0;  // nothing depends on it: only the low clock is recorded
       m_->ld_i = 0;
-      m_->eval();
-      put(rst_n, next);
+      using Root = std::remove_pointer_t<std::remove_cv_t<decltype(m_->rootp)>>;
+      if constexpr (HasTrigPrev<Root>::value) {
+        m_->rootp->__Vtrigrprev__TOP__clk_i = 0;
+        m_->rootp->__Vtrigrprev__TOP__ld_i = 0;
+      } else {
+        m_->eval();
+      }
+      put_mem(next);
+      if (host) put_host(rst_n, next);
+      m_->ld_i = host;
       m_->clk_i = 1;
       m_->eval();
     } else {
-      (void)rst_n, (void)next;
+      (void)rst_n, (void)next, (void)host;
     }
   }
   void get(Outputs &o) const override {
@@ -252,12 +286,18 @@ class Model final : public ModelIf {
 
  private:
   void put(int rst_n, const Inputs &in) {
+    put_host(rst_n, in);
+    put_mem(in);
+  }
+  void put_host(int rst_n, const Inputs &in) {
     m_->rst_ni = rst_n;
     m_->host_req_valid_i = in.host_valid;
     m_->host_req_write_i = in.host_write;
     m_->host_req_addr_i = in.host_addr;
     m_->host_req_wdata_i = in.host_wdata;
     m_->host_req_wstrb_i = in.host_wstrb;
+  }
+  void put_mem(const Inputs &in) {
     m_->mem_req_ready_i = in.mem_ready;
     m_->mem_rsp_valid_i = in.mem_rsp_valid;
     m_->mem_rsp_rdata_i = in.mem_rdata;
@@ -268,7 +308,11 @@ class Model final : public ModelIf {
   std::unique_ptr<T> tfp_;
 };
 
-#if SGPU_SIM_PIX_CDC
+#if SGPU_SIM_FAST_ONLY
+// The fast model alone (the training run of its profile-guided build,
+// sim/sim.mk): no traced models, a trace is refused.
+using FastModel = Model<Vsgpu_top, NoTrace, true>;
+#elif SGPU_SIM_PIX_CDC
 // The two-clock build has one model, sgpu_top with FST tracing, driven
 // directly.  It has no VCD model of its own (Vsgpu_vcd.h is the one-clock
 // model's header): a .vcd trace is refused.
@@ -282,7 +326,7 @@ class Model<Vsgpu_vcd, VerilatedVcdC, false> final : public ModelIf {
   void set_pix(int, int) override {}
   void eval() override {}
   void load(int, const Inputs &) override {}
-  void edge(int, const Inputs &) override {}
+  void edge(int, const Inputs &, bool) override {}
   void get(Outputs &) const override {}
   bool open_trace(const char *) override { return false; }
   void dump(uint64_t) override {}
@@ -293,7 +337,9 @@ class Model<Vsgpu_vcd, VerilatedVcdC, false> final : public ModelIf {
 using FastModel = Model<Vsgpu_top, NoTrace, true>;
 using FstModel = Model<Vsgpu_fst, VerilatedFstC, false>;
 #endif
+#if !SGPU_SIM_FAST_ONLY
 using VcdModel = Model<Vsgpu_vcd, VerilatedVcdC, false>;
+#endif
 
 struct PendingRead {
   uint64_t due;      // cycle in which the response is presented
@@ -307,10 +353,13 @@ struct Capture {
   uint64_t cycle_hsync_start = 0, cycle_vsync_start = 0, pix_vsync_start = 0;
   bool seen_hsync = false, seen_vsync = false;
   bool prev_hs = false, prev_vs = false, prev_de = false;
+  // the same as the source's output bits (hsync | vsync << 1 | de << 2)
+  unsigned prev_bits = (kSyncActiveLevel ? 0u : 3u);
   uint32_t h_total = 0, hsync_width = 0, vsync_lines = 0;
   uint64_t vsync_cycles = 0;
-  // frame being assembled
+  // frame being assembled: npix bytes of pix (grown, never shrunk)
   std::vector<uint8_t> pix;
+  size_t npix = 0;
   std::vector<uint32_t> row_len;
   uint32_t cur_row = 0;
   // last complete frame
@@ -339,6 +388,7 @@ struct sgpu_sim {
   std::deque<PendingRead> rsp_q;
   bool tracing = false;
   bool reg = false;       // the fast model (registered inputs): step_reg()
+  FastModel *fast = nullptr;  // model, as its own class when reg (direct calls)
   Inputs loaded;          // step_reg(): the inputs in the model's input registers
   int loaded_rst = -1;    // and its rst_n there (-1: nothing loaded yet)
   int rst_n = 0;
@@ -395,11 +445,36 @@ struct sgpu_sim {
     return v;  // host is little-endian (x86/arm64), as is the chip
   }
 
+  // One pixel clock of a source's video outputs.  Most pixel clocks change
+  // neither sync nor data-enable: only a pixel to store, or nothing.
   void capture(unsigned s) {
     Capture &c = cap[s];
-    const bool hs = ((out.hsync >> s) & 1u) == kSyncActiveLevel;
-    const bool vs = ((out.vsync >> s) & 1u) == kSyncActiveLevel;
-    const bool de = ((out.de >> s) & 1u) != 0;
+    const unsigned bits = ((out.hsync >> s) & 1u) | ((out.vsync >> s) & 1u) << 1 | ((out.de >> s) & 1u) << 2;
+    if (bits == c.prev_bits) {
+      if ((bits & 4u) && c.seen_vsync) {
+        c.row_len.back()++;
+        put_pixel(c, s);
+      }
+      return;
+    }
+    c.prev_bits = bits;
+    capture_edge(s, bits);
+  }
+
+  void put_pixel(Capture &c, unsigned s) {
+    if (c.npix + 3 > c.pix.size()) c.pix.resize(c.pix.size() < 4096 ? 4096 : 2 * c.pix.size());
+    uint8_t *p = &c.pix[c.npix];
+    p[0] = (uint8_t)(out.vid_r >> (8 * s));
+    p[1] = (uint8_t)(out.vid_g >> (8 * s));
+    p[2] = (uint8_t)(out.vid_b >> (8 * s));
+    c.npix += 3;
+  }
+
+  void capture_edge(unsigned s, unsigned bits) {
+    Capture &c = cap[s];
+    const bool hs = (bits & 1u) == kSyncActiveLevel;
+    const bool vs = ((bits >> 1) & 1u) == kSyncActiveLevel;
+    const bool de = (bits & 4u) != 0;
     const uint64_t now = pix_now();
     // hsync: measure period and width
     if (hs && !c.prev_hs) {
@@ -414,7 +489,7 @@ struct sgpu_sim {
       c.seen_vsync = true;
       c.cycle_vsync_start = cycle;
       c.pix_vsync_start = now;
-      c.pix.clear();
+      c.npix = 0;
       c.row_len.clear();
       c.prev_de = false;
     }
@@ -423,9 +498,7 @@ struct sgpu_sim {
     if (c.seen_vsync && de) {
       if (!c.prev_de) c.row_len.push_back(0);
       c.row_len.back()++;
-      c.pix.push_back((uint8_t)(out.vid_r >> (8 * s)));
-      c.pix.push_back((uint8_t)(out.vid_g >> (8 * s)));
-      c.pix.push_back((uint8_t)(out.vid_b >> (8 * s)));
+      put_pixel(c, s);
     }
     c.prev_hs = hs;
     c.prev_vs = vs;
@@ -548,27 +621,32 @@ struct sgpu_sim {
   // the last rising edge from the inputs loaded there; that edge took the
   // memory model's inputs of this cycle and the host port's as they stood
   // (the host request withdrawn once accepted, as every caller does).  When
-  // the caller has changed a host-port input since, load() puts this cycle's
-  // inputs in and the outputs are computed again.  Then the rising edge ends
-  // the cycle and loads the next cycle's inputs: one evaluation of the chip
-  // per cycle.  irq_o depends on state only, so `out.irq` after the edge is
-  // the same as the directly driven model's.
+  // the caller has changed a host-port input (or reset) since, load() puts
+  // them in and the outputs are computed again.  Then the rising edge ends
+  // the cycle and loads the next cycle's memory inputs, and its host inputs
+  // only when they differ from those held (sgpu_sim_top.v: the logic that
+  // depends on them alone then runs only when they change): one evaluation
+  // of the chip per cycle.  The first cycle (in reset) sees the memory
+  // inputs' registers at 0, not its own; the chip ignores them in reset.
+  // irq_o depends on state only, so `out.irq` after the edge is the same as
+  // the directly driven model's.
   void step_reg() {
-    if (rst_n != loaded_rst || in != loaded) {
-      model->load(rst_n, in);
+    if (rst_n != loaded_rst || !in.same_host(loaded)) {
+      fast->load(rst_n, in);
       loaded = in;
       loaded_rst = rst_n;
-      model->get(out);
+      fast->get(out);
     }
     accept();
     if (rst_n)
       for (unsigned s = 0; s < SGPU_SIM_SOURCES; s++) capture(s);
     mem_inputs(cycle + 1);
-    loaded = in;
-    if (host_accepted) loaded.host_valid = loaded.host_write = 0;
-    loaded_rst = rst_n;
-    model->edge(rst_n, loaded);
-    model->get(out);
+    Inputs next = in;
+    if (host_accepted) next.host_valid = next.host_write = 0;
+    const bool host = !next.same_host(loaded);
+    loaded = next;
+    fast->edge(rst_n, loaded, host);
+    fast->get(out);
     cycle++;
   }
 
@@ -628,13 +706,20 @@ sgpu_sim *sgpu_sim_create(const sgpu_sim_config *config) {
   }
   try {
     s->mem.assign(SGPU_SIM_MEM_BYTES, 0);
+#if SGPU_SIM_FAST_ONLY
+    (void)vcd;
+    if (s->tracing) return nullptr;
+    s->model.reset(new FastModel(false));
+#else
     if (vcd)
       s->model.reset(new VcdModel(true));
     else if (s->tracing)
       s->model.reset(new FstModel(true));
     else
       s->model.reset(new FastModel(false));
+#endif
     s->reg = !s->tracing && !SGPU_SIM_PIX_CDC;
+    if (s->reg) s->fast = static_cast<FastModel *>(s->model.get());
   } catch (...) {
     return nullptr;
   }

@@ -15,10 +15,17 @@
 //     assignments: both happen at the same edge);
 //   * everything combinational is then evaluated once, after the edge, with
 //     the state and the inputs of cycle N+1: exactly the values the old
-//     harness saw after its falling-edge evaluation;
-//   * a rising edge of ld_i loads the registers without a clock edge, for
-//     the rare case where the harness learns a new input of cycle N+1 only
-//     after the edge (a host access that starts between two cycles).
+//     harness saw after its falling-edge evaluation.
+//
+// The memory model's inputs change in most cycles and are loaded at every
+// rising edge of clk_i.  Reset and the host port change rarely: they are
+// loaded only by a rising edge of ld_i, which the harness raises when one of
+// them differs from what the registers hold, at the clock edge (with clk_i,
+// in the same evaluation) or, for the rare case where the harness learns a
+// new host input of cycle N+1 only after the edge (a host access that starts
+// between two cycles), without one.  Verilator then evaluates the logic
+// that depends on those registers alone (host address decode, write data
+// checks) only when they change, not every cycle.
 //
 // sgpu_top sees the same input values at every clock edge as before, so the
 // chip behaves identically, cycle for cycle.  The pixel side is the one-clock
@@ -31,7 +38,7 @@ module sgpu_sim_top #(
   parameter MEM_BYTES = 8388608
 ) (
   input  wire                 clk_i,
-  input  wire                 ld_i,      // load the input registers without a clock edge
+  input  wire                 ld_i,      // load the reset and host-port registers
   input  wire                 rst_ni,
   input  wire                 host_req_valid_i,
   output wire                 host_req_ready_o,
@@ -60,13 +67,18 @@ module sgpu_sim_top #(
   reg        rst_nq, host_valid_q, host_write_q, mem_ready_q, rsp_valid_q;
   reg [31:0] host_addr_q, host_wdata_q, rsp_rdata_q;
   reg [3:0]  host_wstrb_q;
-  always @(posedge clk_i or posedge ld_i) begin
+  // Reset and host port: loaded only when they change (ld_i), so that the
+  // logic that depends on them alone is not evaluated again every cycle.
+  always @(posedge ld_i) begin
     rst_nq       <= rst_ni;
     host_valid_q <= host_req_valid_i;
     host_write_q <= host_req_write_i;
     host_addr_q  <= host_req_addr_i;
     host_wdata_q <= host_req_wdata_i;
     host_wstrb_q <= host_req_wstrb_i;
+  end
+  // Memory model: every clock edge.
+  always @(posedge clk_i) begin
     mem_ready_q  <= mem_req_ready_i;
     rsp_valid_q  <= mem_rsp_valid_i;
     rsp_rdata_q  <= mem_rsp_rdata_i;

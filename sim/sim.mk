@@ -7,7 +7,8 @@
 #                    for.  sgpu_top inside sim/sgpu_sim_top.v (its inputs
 #                    registered, loaded one cycle ahead: one evaluation of
 #                    the chip per cycle), no tracing code, Verilator -O3
-#                    (every module inlined), C++ at -O2.
+#                    (every module inlined), C++ at -O2, profile-guided
+#                    (SIM_PGO below).
 #   $(SIM_DIR)/fst   prefix Vsgpu_fst: sgpu_top with FST tracing, and
 #   $(SIM_DIR)/vcd   prefix Vsgpu_vcd: with VCD tracing (Verilator builds one
 #                    trace format per model); C++ at -O1, used only to trace.
@@ -31,10 +32,25 @@ SIM_VCOMMON  := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial
 SIM_VFLAGS   := $(SIM_VCOMMON) --top-module sgpu_top
 SIM_VMAKE    := MAKEOVERRIDES= OPT_FAST=-O1 OPT_SLOW=-O1 OPT_GLOBAL=-O1
 # The fast model.  Measured on the 2-core development machine (docs/figures.md):
-# verilating and compiling it takes ~30 s of CPU (the -O1 FST model ~25 s).
+# verilating and compiling it takes ~30 s of CPU (the -O1 FST model ~25 s),
+# the profile-guided build below ~30 s more.
 SIM_TOP_V       := sim/sgpu_sim_top.v
 SIM_FAST_VFLAGS := $(SIM_VCOMMON) -O3 --top-module sgpu_sim_top
-SIM_FAST_VMAKE  := MAKEOVERRIDES= OPT_FAST=-O2 OPT_SLOW=-O1 OPT_GLOBAL=-O2
+SIM_FAST_VMAKE  := MAKEOVERRIDES= OPT_SLOW=-O1 OPT_GLOBAL=-O2
+SIM_FAST_OPT    := -O2
+# Profile-guided: the model's code is compiled with profiling counters
+# (-fprofile-generate), sim/sgpu_sim_train.c runs it (scanout, FILL/COPY,
+# INDIRECT, flips, waits, host traffic: ~2.9 M cycles, ~3 s), and it is
+# compiled again with the counts, so the code a cycle runs is laid out
+# together and what it rarely runs (reset, faults, rare states) moves away
+# (the model's hot code no longer overflows the 32 KiB instruction cache).
+# Deterministic (the same run, the same counts).  Code the run never reaches
+# stays optimised as usual (-fprofile-partial-training).  GCC only (its
+# options); SIM_PGO=0 builds without it.
+SIM_PGO         ?= $(if $(shell $(CXX) --version 2>/dev/null | grep -qi 'free software foundation' && echo y),1,0)
+SIM_PGO_GEN      = -fprofile-generate=$(1) -fprofile-update=single
+SIM_PGO_USE      = -fprofile-use=$(1) -fprofile-partial-training -Wno-missing-profile
+SIM_TRAIN_SRC   := sim/sgpu_sim_train.c
 SIM_CXXFLAGS := -std=c++17 -O2 -g -fPIC -Wall -Wextra -Werror -I$(GEN) -Isim \
                 -I$(SIM_DIR)/fast -I$(SIM_DIR)/fst -I$(SIM_DIR)/vcd -isystem $(SIM_VROOT)/include \
                 -isystem $(SIM_VROOT)/include/vltstd -DVM_TRACE=1 \
@@ -59,12 +75,27 @@ SIM_VCD_OBJS := $(SIM_DIR)/vcd/Vsgpu_vcd__ALL.o $(SIM_DIR)/vcd/verilated_vcd_c.o
 SIM_STAMP_CHECK = ls $(1)/*.o >/dev/null 2>&1 || { echo "$(1): nothing compiled (make -n?)" >&2; \
                   rm -rf $(1); exit 1; }
 
-$(SIM_DIR)/fast.stamp: $(RTL_SRCS) $(SIM_TOP_V) $(HW_VH) sim/sim.mk
-	+@set -e; t=$(SIM_DIR)/fast.tmp.$$$$; rm -rf $$t; mkdir -p $$t/objs; \
+$(SIM_DIR)/fast.stamp: $(RTL_SRCS) $(SIM_TOP_V) $(HW_VH) $(HW_H) sim/sim.mk $(SIM_TRAIN_SRC) sim/sgpu_sim.cpp \
+                       sim/sgpu_sim.h
+	+@set -e; t=$(SIM_DIR)/fast.tmp.$$$$; rm -rf $$t; mkdir -p $$t/objs $$t/pgo; T=$$(cd $$t && pwd); \
 	echo "VERILATE sgpu_sim_top (fast, no tracing) -> $(SIM_DIR)/fast"; \
 	$(VERILATOR) $(SIM_FAST_VFLAGS) --Mdir $$t --prefix Vsgpu_top $(RTL_SRCS) $(SIM_TOP_V); \
-	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_FAST_VMAKE) \
-	  Vsgpu_top__ALL.a verilated.o verilated_threads.o; \
+	if [ "$(SIM_PGO)" = 1 ]; then \
+	  echo "PGO sgpu_sim_top: instrumented build, training run ($(SIM_TRAIN_SRC))"; \
+	  $(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_FAST_VMAKE) \
+	    OPT_FAST="$(SIM_FAST_OPT) $(call SIM_PGO_GEN,$$T/pgo)" Vsgpu_top__ALL.a verilated.o verilated_threads.o; \
+	  $(CXX) -I$$t $(filter-out -g -Werror -DVM_TRACE=1,$(SIM_CXXFLAGS)) -DSGPU_SIM_FAST_ONLY=1 \
+	    -c -o $$t/train_sim.o sim/sgpu_sim.cpp; \
+	  $(CC) $(CSTD) -O2 -I$(GEN) -Isim -o $$t/train $(SIM_TRAIN_SRC) $$t/train_sim.o $$t/Vsgpu_top__ALL.a \
+	    $$t/verilated.o $$t/verilated_threads.o -fprofile-generate $(SIM_LDLIBS); \
+	  (cd $$t && ./train); \
+	  rm -f $$t/Vsgpu_top__ALL.a $$t/Vsgpu_top*.o $$t/train $$t/train_sim.o; \
+	  $(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_FAST_VMAKE) \
+	    OPT_FAST="$(SIM_FAST_OPT) $(call SIM_PGO_USE,$$T/pgo)" Vsgpu_top__ALL.a; \
+	else \
+	  $(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_FAST_VMAKE) OPT_FAST=$(SIM_FAST_OPT) \
+	    Vsgpu_top__ALL.a verilated.o verilated_threads.o; \
+	fi; \
 	(cd $$t/objs && ar x ../Vsgpu_top__ALL.a); \
 	$(call SIM_STAMP_CHECK,$$t); \
 	rm -rf $(SIM_DIR)/fast; mv $$t $(SIM_DIR)/fast; touch $@

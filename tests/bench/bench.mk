@@ -96,7 +96,7 @@ bench-progs: $(BENCH_PROGS)
 # What the two model builds are, for the report.
 BENCH_OLD_DESC := sgpu_top driven directly (2 evaluations per cycle), --trace-fst compiled in, C++ -O1
 BENCH_NEW_DESC := sim/sgpu_sim_top.v (inputs registered: 1 evaluation per cycle), no tracing code, \
-                  Verilator $(filter -O%,$(SIM_FAST_VFLAGS)), C++ $(patsubst OPT_FAST=%,%,$(filter OPT_FAST=%,$(SIM_FAST_VMAKE)))
+                  Verilator $(filter -O%,$(SIM_FAST_VFLAGS)), C++ $(SIM_FAST_OPT)$(if $(filter 1,$(SIM_PGO)), profile-guided)
 bench: $(BENCH_PROGS)
 	@BENCH_OLD_DESC='$(BENCH_OLD_DESC)' BENCH_NEW_DESC='$(strip $(BENCH_NEW_DESC))' \
 	  bash tools/bench.sh $(BUILD) $(BENCH_OUT) $(QUICK)
