@@ -64,7 +64,8 @@ int sgpu_link_model_open(sgpu_link_model *lm, const char *board, uint32_t cycles
   }
   if (!strcmp(board, "icebreaker") || !strcmp(board, "ulx3s")) {
 #ifdef SGPU_LINK_MODEL_NO_BOARDS
-    snprintf(err, errn, "board '%s': this sgpu-sim was built without the board models", board);
+    snprintf(err, errn, "board '%s': this sgpu-sim was built without the board models (built with make SIM_BOARDS=0)",
+             board);
     return -1;
 #else
     int ice = !strcmp(board, "icebreaker");

@@ -75,10 +75,17 @@ ulx3s-tests: $(ULX3S_TESTS)
 # icebreaker|ulx3s (sim/sgpu_board_lsim.cpp on the two board models above,
 # sim/sgpu_link_model.c choosing between them and the chip behind its
 # bridge).  The board models are the tests' own archives, verilated once:
-# `make` builds them for sgpu-sim, `make test` needed them already.  Here,
-# after tests/board/board.mk, because the rules name both archives.
+# `make` builds them for sgpu-sim (about 70 s of CPU after an RTL change),
+# `make test` needed them already.  `make SIM_BOARDS=0` builds sgpu-sim
+# without them (--board icebreaker|ulx3s then says so; test_link_boards is
+# left out of make test).  Here, after tests/board/board.mk, because the
+# rules name both archives.
+SIM_BOARDS ?= 1
 BLSIM_DIR  := $(BUILD)/sim/board
-BLSIM_OBJS := $(BLSIM_DIR)/sgpu_board_lsim.o $(BLSIM_DIR)/sgpu_link_model.o
+# the choice, in a file that changes with it, so sgpu-sim is relinked
+BLSIM_CFG  := $(BLSIM_DIR)/boards.cfg
+$(shell mkdir -p $(BLSIM_DIR); [ "$$(cat $(BLSIM_CFG) 2>/dev/null)" = "$(SIM_BOARDS)" ] || \
+  echo "$(SIM_BOARDS)" >$(BLSIM_CFG))
 
 $(BLSIM_DIR)/sgpu_board_lsim.o: sim/sgpu_board_lsim.cpp sim/sgpu_board_lsim.h tests/board/board_sim.h \
     tests/ulx3s/ulx3s_sim.h $(HW_H)
@@ -91,12 +98,24 @@ $(BLSIM_DIR)/sgpu_link_model.o: sim/sgpu_link_model.c sim/sgpu_link_model.h sim/
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CSTD) $(OPT) -I$(GEN) -Isim -c -o $@ $<
 
+$(BLSIM_DIR)/noboards/sgpu_link_model.o: sim/sgpu_link_model.c sim/sgpu_link_model.h sim/sgpu_link_sim.h $(HW_H)
+	@mkdir -p $(dir $@)
+	$(CC) $(WARN) $(CSTD) $(OPT) -I$(GEN) -Isim -DSGPU_LINK_MODEL_NO_BOARDS -c -o $@ $<
+
+ifneq ($(SIM_BOARDS),0)
+BLSIM_OBJS := $(BLSIM_DIR)/sgpu_board_lsim.o $(BLSIM_DIR)/sgpu_link_model.o
 # The link line: the objects, the board archives, then the chip behind its
 # bridge and the chip model again (the verilated runtime every model shares).
 # The boot ROM images the models read when sgpu-sim makes them.
-$(SIM_BIN): $(BLSIM_OBJS) $(BOARD_VL_LIB) $(ULX3S_VL_LIB) sim/sgpu_link_model.h \
+$(SIM_BIN): $(BLSIM_OBJS) $(BOARD_VL_LIB) $(ULX3S_VL_LIB) sim/sgpu_link_model.h $(BLSIM_CFG) \
     $(BUILD)/firmware/boot_icebreaker.hex $(BUILD)/firmware/boot_ulx3s.hex
 $(SIM_BIN): SIM_SDL_LIBS += $(BLSIM_OBJS) $(BOARD_VL_LIB) $(ULX3S_VL_LIB) $(LSIM_LIB) $(SIM_LIB)
+else
+BLSIM_OBJS := $(BLSIM_DIR)/noboards/sgpu_link_model.o
+$(SIM_BIN): $(BLSIM_OBJS) sim/sgpu_link_model.h $(BLSIM_CFG)
+$(SIM_BIN): SIM_SDL_LIBS += $(BLSIM_OBJS) $(LSIM_LIB) $(SIM_LIB)
+TESTS := $(filter-out %/test_link_boards.sh,$(TESTS))
+endif
 
 # tests/link/test_link_boards.sh: the link workload on sgpu-sim --board
 # icebreaker and ulx3s against --board sim (its helper is built by
