@@ -119,5 +119,5 @@ endif
 
 # tests/link/test_link_boards.sh: the link workload on sgpu-sim --board
 # icebreaker and ulx3s against --board sim (its helper is built by
-# tests/link/link.mk's pattern rule).
-$(LINK_TEST_DIR)/test_link_boards.sh: $(LINK_TEST_DIR)/link_workload_small
+# tests/link/link.mk's pattern rule; the CLI makes its second connection).
+$(LINK_TEST_DIR)/test_link_boards.sh: $(LINK_TEST_DIR)/link_workload_small $(HOST_CLI)
