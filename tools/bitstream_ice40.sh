@@ -11,8 +11,17 @@
 # LC_MAX_PCT (80) % of the device.  The bitstream is the first seed's.
 # Exit status 0 only when every seed passes.
 #
+# Synthesis orders: yosys's LUT mapping (abc) depends on the order in which
+# it meets the netlist, which follows the order the sources are read.  The
+# same RTL read in another order maps to a result up to ~130 logic cells
+# apart (docs/boards.md).  SYNTH_ORDERS (default "0") lists the orders to
+# try, as nextpnr tries seeds: order 0 reads rtl/*.v sorted by name, order
+# k > 0 sorted by the md5 of "k:file".  The first order whose packed netlist
+# fits in LC_MAX_PCT is used; every try's count goes in the report.  When
+# none fits, the smallest is placed and the run fails.
+#
 # Environment: BAUD (the board's UART rate, default the board top's),
-# SEEDS, SYNTH_OPTS (extra synth_ice40 options, default
+# SEEDS, SYNTH_ORDERS, SYNTH_OPTS (extra synth_ice40 options, default
 # "-dsp -abc2"), PNR_OPTS (extra nextpnr options), SWEEP=1 (instead: synthesize
 # with each option set of SWEEP_SETS, place and route seed 1, print logic
 # cells and Fmax of each; writes build/BOARD/sweep.txt).
@@ -41,6 +50,13 @@ seeds=${SEEDS:-1 2 3}
 synth_opts=${SYNTH_OPTS--dsp -abc2}
 pnr_opts=${PNR_OPTS-}
 srcs=$(echo rtl/*.v)
+orders=${SYNTH_ORDERS:-0}
+# order_srcs K: rtl/*.v in synthesis order K
+order_srcs() {
+  if [ "$1" = 0 ]; then echo rtl/*.v; return; fi
+  for f in rtl/*.v; do printf '%s %s\n' "$(printf '%s:%s' "$1" "$f" | md5sum | cut -c1-32)" "$f"; done \
+    | sort | cut -d' ' -f2 | tr '\n' ' '
+}
 pcf=constraints/$top.pcf
 
 # Constraints at margin x frequency, applied before packing.
@@ -53,9 +69,14 @@ done
 
 chparam=""
 [ -n "${BAUD:-}" ] && chparam="chparam -set BAUD $BAUD $top;"
-synth() {  # synth OPTS JSON LOG
-  yosys -q -l "$3" -p "read_verilog -DSYNTHESIS -DSGPU_ICE40_DSP -Ibuild/gen -Irtl rtl/boards/$top.v $srcs; \
+synth() {  # synth OPTS JSON LOG [SOURCES]
+  yosys -q -l "$3" -p "read_verilog -DSYNTHESIS -DSGPU_ICE40_DSP -Ibuild/gen -Irtl rtl/boards/$top.v ${4:-$srcs}; \
     $chparam synth_ice40 -device u -spram $1 -top $top -json $2" >/dev/null 2>&1
+}
+# packed_lc JSON LOG: logic cells after nextpnr's packing (no placement)
+packed_lc() {
+  nextpnr-ice40 $device --json "$1" --pcf "$pcf" --pack-only -l "$2" >/dev/null 2>&1
+  grep -m1 -E 'ICESTORM_LC:' "$2" | sed -E 's/.*ICESTORM_LC: *([0-9]+)\/.*/\1/'
 }
 
 # pnr JSON SEED TAG -> sets p_rc p_lc p_ram p_dsp p_fmax ("clk=12.3 ...") p_ok
@@ -101,15 +122,27 @@ if [ "${SWEEP:-0}" = 1 ]; then
   exit 0
 fi
 
-echo "synthesizing $top (yosys synth_ice40 -device u -spram $synth_opts)..."
-if ! synth "$synth_opts" "$out/$top.json" "$out/yosys.log"; then
-  echo "yosys failed; see $out/yosys.log" >&2; exit 1
-fi
+best_lc=""; best_order=""; tried=""
+for k in $orders; do
+  echo "synthesizing $top, order $k (yosys synth_ice40 -device u -spram $synth_opts)..."
+  if ! synth "$synth_opts" "$out/order.json" "$out/yosys-order.log" "$(order_srcs "$k")"; then
+    echo "yosys failed; see $out/yosys-order.log" >&2; exit 1
+  fi
+  lc=$(packed_lc "$out/order.json" "$out/pack-order.log")
+  [ -n "$lc" ] || { echo "nextpnr could not pack order $k; see $out/pack-order.log" >&2; exit 1; }
+  echo "  order $k: $lc logic cells (max $lc_max)"
+  tried="$tried $k:$lc"
+  if [ -z "$best_lc" ] || [ "$lc" -lt "$best_lc" ]; then
+    best_lc=$lc; best_order=$k
+    mv "$out/order.json" "$out/$top.json"; mv "$out/yosys-order.log" "$out/yosys.log"
+  fi
+  [ "$lc" -le "$lc_max" ] && break
+done
 
 rep=$out/report.txt
 {
   echo "sgpu bitstream report: $board ($top)"
-  echo "synthesis: yosys ${chparam:+$chparam }synth_ice40 -device u -spram $synth_opts"
+  echo "synthesis: yosys ${chparam:+$chparam }synth_ice40 -device u -spram $synth_opts, order $best_order (packed logic cells of each order tried:$tried)"
   echo "place and route: nextpnr-ice40 $device --pre-pack $pre $pnr_opts (failed timing fails the run)"
   echo "checks: every clock's Fmax >= $margin x its frequency; logic cells <= $lc_max ($lc_max_pct % of $lc_total)"
 } >"$rep"

@@ -7,8 +7,8 @@
 # prints the same log and framebuffer and frame checksums as on the
 # in-process model and on sgpu-sim --board sim.  The last frame on each
 # board's video pins (--frames-dir) equals the frame the library captured
-# from the framebuffer (cut to the 4 bits a colour of the iCEBreaker's
-# pins).  The device persists: a second connection (sgpu info) finds the
+# from the framebuffer and the frame the in-process model captured from its
+# pixel outputs (cut to the 4 bits a colour of the iCEBreaker's pins).  The device persists: a second connection (sgpu info) finds the
 # display the workload left.  The iCEBreaker also serves it through --pty
 # (serial:).  --board's errors.  SGPU_LINK_BOARDS_FULL=1 also runs the full
 # link_workload on the ULX3S (about 3 minutes; docs/figures.md).
@@ -94,6 +94,10 @@ for b in icebreaker ulx3s; do
   if [ "$n" -ge 2 ] && r=$(python3 "$SGPU_ROOT/tests/link/png_cmp.py" "$T/frames-$b/$last" "$T/$b.png" $bits); then
     ok "$b: $n frames from the pins; the last ($last) equals the captured frame: $r"
   else bad "$b: $n frames from the pins; last $last: ${r:-}"; fi
+  # and the frame the in-process model captured from its own pixel outputs
+  if [ -n "$last" ] && r=$(python3 "$SGPU_ROOT/tests/link/png_cmp.py" "$T/frames-$b/$last" "$T/sim.png" $bits); then
+    ok "$b: the last frame on the pins equals the in-process model's frame: $r"
+  else bad "$b: the last frame on the pins differs from the in-process model's: ${r:-}"; fi
 done
 
 # --- the iCEBreaker through a pseudo-terminal
