@@ -84,6 +84,7 @@ $(SIM_DIR)/fast.stamp: $(RTL_SRCS) $(SIM_TOP_V) $(HW_VH) $(HW_H) sim/sim.mk $(SI
 	  echo "PGO sgpu_sim_top: instrumented build, training run ($(SIM_TRAIN_SRC))"; \
 	  $(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_FAST_VMAKE) \
 	    OPT_FAST="$(SIM_FAST_OPT) $(call SIM_PGO_GEN,$$T/pgo)" Vsgpu_top__ALL.a verilated.o verilated_threads.o; \
+	  $(call SIM_STAMP_CHECK,$$t); \
 	  $(CXX) -I$$t $(filter-out -g -Werror -DVM_TRACE=1,$(SIM_CXXFLAGS)) -DSGPU_SIM_FAST_ONLY=1 \
 	    -c -o $$t/train_sim.o sim/sgpu_sim.cpp; \
 	  $(CC) $(CSTD) -O2 -I$(GEN) -Isim -o $$t/train $(SIM_TRAIN_SRC) $$t/train_sim.o $$t/Vsgpu_top__ALL.a \
