@@ -117,7 +117,6 @@ module sgpu_host_bridge #(
   localparam [2:0] P_HDR   = 3'd1;
   localparam [2:0] P_DATA  = 3'd2;
   localparam [2:0] P_CRC   = 3'd3;
-  localparam [2:0] P_DRAIN = 3'd4;
   localparam [2:0] P_HOLD  = 3'd5;
   localparam [2:0] P_CHK   = 3'd6;   // the last CRC steps, then the check
 
@@ -235,11 +234,13 @@ module sgpu_host_bridge #(
             p_areg_d = p_addr32[31];
             if (p_idx_q[3:0] == 4'd8) begin
               p_idx_d = 8'd0;
+              // a bad CMD or COUNT is answered at once (the rest of the
+              // frame is hunted through for the next SYNC, as noise)
               if (hdr_bad_cmd) begin
-                p_state_d = P_DRAIN;
+                p_state_d = P_HOLD;
                 p_nak_d   = NAK_CMD[2:0];
               end else if (hdr_bad_len) begin
-                p_state_d = P_DRAIN;
+                p_state_d = P_HOLD;
                 p_nak_d   = NAK_LEN[2:0];
               end else if (cmd_write) begin
                 p_state_d = P_DATA;
@@ -267,11 +268,6 @@ module sgpu_host_bridge #(
           p_state_d = P_HOLD;
           if (p_crc_q != 16'd0) p_nak_d = NAK_CRC[2:0];
         end
-      end
-      P_DRAIN: begin
-        // the length of the rest is unknown: drop bytes until the line is
-        // quiet, then nak, so the answer never overlaps the frame
-        if (!rx_valid_i && p_gap_q == GAP_LAST) p_state_d = P_HOLD;
       end
       default: begin // P_HOLD
         if (p_frame_ready) p_state_d = P_HUNT;

@@ -2,19 +2,10 @@
 // sgpu_link_sim.h: clock, reset, and the two byte streams paced at
 // cycles_per_byte.  The memory is the RTL's own (sgpu_sram) inside the top.
 //
-// The host's bytes are queued in chunks, one per sgpu_lsim_send_after call,
-// each with the silence that came before it on the host's clock.  The
-// bridge's receiver is followed as docs/link-protocol.md describes it
-// ("Device behaviour"): hunting for SYNC, inside a frame, draining one
-// with a bad header, or done with a frame and owing its answer.  A chunk
-// starts at once when the bridge is hunting, or inside a frame whose rest
-// never came (a byte was lost: the chunk completes it and the bridge NAKs
-// BAD_CRC at once, as a device does when the host's repeat follows the
-// loss within the gap timeout).  While it drains or owes an answer, the
-// chunk waits until the bridge begins an answer or the silence the host
-// made has passed in simulated time too: the drain then ends with its NAK,
-// and repeats of a frame reach the bridge one after the other's answer, as
-// they left a host that waited for one.
+// The host's bytes are queued in chunks, one per sgpu_lsim_send_after call;
+// they enter the bridge at the wire rate (see rx_ready on the silences the
+// host made before them, which are no longer kept).  The bridge's receiver
+// and answers are still followed frame by frame (track_in, track_out).
 
 #include "sgpu_link_sim.h"
 
@@ -25,6 +16,10 @@
 #include "Vsgpu_link_top.h"
 #include "sgpu_hw.h"
 #include "verilated.h"
+
+// Cycles a run lasts at most while the bridge neither takes nor sends
+// bytes: the server's poll interval then (about 0.1 ms of wall time).
+#define SGPU_LSIM_IDLE_RUN 16u
 
 namespace {
 struct chunk {
@@ -50,6 +45,7 @@ struct sgpu_lsim {
   uint32_t out_pos = 0, out_need = 0;
   uint16_t out_count = 0;
   uint8_t out_kind = 0;
+  bool out_done = false;  // a frame's last byte left in this step
   // the bridge's receiver, followed from the bytes it took
   enum { R_HUNT, R_HDR, R_BODY, R_OWES, R_DRAIN } in_state = R_HUNT;
   uint8_t in_hdr[SGPU_LINK_REQ_HDR_BYTES];
@@ -82,7 +78,10 @@ void track_out(sgpu_lsim *s, uint8_t b) {
     s->out_count = (uint16_t)(s->out_count | (b << 8));
     s->out_need = SGPU_LINK_RSP_HDR_BYTES + 4u * s->out_count + SGPU_LINK_CRC_BYTES;
   }
-  if (s->out_pos >= 6 && s->out_pos >= s->out_need) s->out_pos = 0;
+  if (s->out_pos >= 6 && s->out_pos >= s->out_need) {
+    s->out_pos = 0;
+    s->out_done = true;
+  }
 }
 
 // Follow the bridge's receiver over a byte it took: SYNC, a header of
@@ -117,16 +116,20 @@ void track_in(sgpu_lsim *s, uint8_t b) {
   }
 }
 
-// May the bridge take the next host byte in this cycle?
+// May the bridge take the next host byte in this cycle?  Always, at the
+// wire rate: the bridge answers a damaged header at once (it no longer
+// drains such a frame until the line has been quiet for its gap timeout),
+// so no host silence needs keeping.  Keeping them (a chunk that followed a
+// complete frame waited, up to the silence before it, for the bridge to
+// begin that frame's answer) turned harmful once the host repeated after
+// 1 ms: when the follower lost step with the bridge (bytes the bridge drops
+// while a frame waits for its executor), every chunk waited up to 6 ms of
+// simulated time while the host's repeats queued up behind it, and a read
+// was given up after 4.5 s of them (seen once in eight 256 KiB uploads
+// through 1 % faults).  sgpu_lsim_send_after keeps its interface (sgpu-sim
+// calls it) and sgpu_lsim_quiet_cycles now reports 0.
 bool rx_ready(sgpu_lsim *s) {
-  if (s->rxq.empty() || s->cycle < s->next_rx) return false;
-  const chunk &c = s->rxq.front();
-  bool waits = s->in_state == sgpu_lsim::R_OWES || s->in_state == sgpu_lsim::R_DRAIN;
-  if (c.pos == 0 && waits && !s->answered && s->cycle < s->last_rx + c.quiet) {
-    s->quiet_total++;
-    return false;
-  }
-  return true;
+  return !s->rxq.empty() && s->cycle >= s->next_rx;
 }
 
 void step(sgpu_lsim *s, int rst_n, uint8_t *out, size_t cap, size_t *n) {
@@ -208,8 +211,15 @@ uint64_t sgpu_lsim_run(sgpu_lsim *s, uint64_t max_cycles, uint8_t *out, size_t c
   size_t n = 0;
   uint64_t c = 0;
   while (c < max_cycles && n < cap) {
+    s->out_done = false;
     step(s, 1, out, cap, &n);
     c++;
+    // An answer is complete: hand it over now (the host is waiting for
+    // it).  Nothing queued for the bridge and nothing leaving it: return
+    // after a short run, so the server looks for the host's next bytes
+    // soon (simulated time runs on either way).
+    if (s->out_done) break;
+    if (c >= SGPU_LSIM_IDLE_RUN && s->rxq.empty() && s->out_pos == 0) break;
   }
   if (out_len) *out_len = n;
   return c;

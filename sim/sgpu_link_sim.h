@@ -33,15 +33,13 @@ int sgpu_lsim_send(sgpu_lsim *sim, const uint8_t *data, size_t len);
 size_t sgpu_lsim_rx_queued(const sgpu_lsim *sim);
 
 /* Queue bytes that the host sent after a silence of `quiet_cycles` (its
- * length on the host's clock, converted to cycles).  While the bridge has
- * taken bytes and not begun an answer (ACK or NAK) since, the first of them
- * reaches it only once quiet_cycles have passed since the last byte it
- * took: the bridge sees the silence the host made, as on a wire, although
- * the model runs slower than the host's clock.  When the bridge answers
- * (it is between frames: a silence changes nothing) they go on at once.
- * Returns 0, -1 on out of memory. */
+ * length on the host's clock, converted to cycles).  The bridge used to
+ * need those silences (it drained a frame with a bad header until the line
+ * had been quiet for its gap timeout); it now NAKs such a frame at once, so
+ * the bytes go on at the wire rate like sgpu_lsim_send's and quiet_cycles
+ * is ignored.  Returns 0, -1 on out of memory. */
 int sgpu_lsim_send_after(sgpu_lsim *sim, const uint8_t *data, size_t len, uint64_t quiet_cycles);
-/* Cycles a queued byte waited, in total, for such a silence to pass. */
+/* Cycles a queued byte waited for such a silence to pass: 0 (see above). */
 uint64_t sgpu_lsim_quiet_cycles(const sgpu_lsim *sim);
 
 /* Run up to max_cycles clock cycles.  Bytes the bridge sends are stored in

@@ -28,9 +28,18 @@
 #define LINK_TIMEOUT_DOUBLINGS 2u /* the answer timeout grows to 4 times its start */
 #define LINK_GIVEUP_CAP 3u /* a frame is given up after this many give-up times in all */
 #define LINK_QUIET_POLL_MS 200u /* a wait this long with no EVENT reads INT_STATUS once */
-#define LINK_REJECTS_FREE 4u       /* NAKs in a row repeated at once */
+#define LINK_REJECTS_FREE 16u      /* NAKs in a row repeated at once */
 #define LINK_REJECT_HOLD_MAX_MS 64u /* longest pause before repeating a NAKed frame */
 #define LINK_CAPTURE_MAX 2048u  /* largest display timing side frame capture believes */
+/* On a noisy line (the burst shrunk) each request is followed by a header's
+ * worth of zero bytes (a device between frames ignores them: not SYNC).  A
+ * request that lost up to that many bytes on the way is completed by them
+ * and NAKed (BAD_CRC) at once instead of waiting out a timeout; and when the
+ * device hunted through the request's bytes (its header was damaged, NAKed
+ * at once) and took a data byte for a SYNC, that false frame's header is
+ * complete within the pad and NAKed, so the repeat finds the device hunting
+ * instead of finishing a false header with the repeat's first bytes. */
+#define LINK_PAD_BYTES (SGPU_LINK_REQ_HDR_BYTES - 1u)
 
 typedef struct sgpu_link {
   sgpu_transport base;
@@ -54,7 +63,8 @@ typedef struct sgpu_link {
   sgpu_link_decoder dec;
   uint8_t rx[4096];
   size_t rx_n, rx_off;    /* bytes read from the channel, not yet decoded */
-  uint8_t tx[SGPU_LINK_MAX_REQ_FRAME];
+  uint8_t tx[SGPU_LINK_MAX_REQ_FRAME + LINK_PAD_BYTES];
+  uint64_t skipped_at_send; /* decoder's noise count when the frame in flight left */
   sgpu_link_stats st;
   uint64_t busy_ns;       /* time with a frame in flight */
   /* frame capture */
@@ -97,7 +107,9 @@ static void on_event(sgpu_link *L, const sgpu_link_frame *f) {
 }
 
 /* Decode what is buffered.  Returns 1 when an answer to SEQ `want` arrived
- * (*ans holds it), 0 otherwise; *nak is set when a NAK arrived. */
+ * (*ans holds it), 0 otherwise; *nak is set when a NAK arrived, or (while
+ * waiting) a device->host frame the decoder rejected: a damaged answer,
+ * whose repeat need not wait for a timeout. */
 static int drain(sgpu_link *L, int waiting, uint8_t want, sgpu_link_frame *ans, int *nak) {
   sgpu_link_frame f;
   for (;;) {
@@ -112,6 +124,7 @@ static int drain(sgpu_link *L, int waiting, uint8_t want, sgpu_link_frame *ans, 
       L->st.rejected++;
       if (r == SGPU_LINK_ERR_BAD_CRC) L->st.crc_errors++;
       L->irq_pending = 1;
+      if (waiting) *nak = 2; /* maybe the answer, damaged: repeat now */
       continue;
     }
     L->st.frames_received++;
@@ -158,8 +171,15 @@ static int fill(sgpu_link *L, int timeout_ms) {
 }
 
 /* ------------------------------------------------------------ one frame */
+/* A noisy line: the burst shrank after failed tries.  There the client pads
+ * its requests, repeats after a damaged answer once the line is quiet for
+ * gap_ms, and its answer timeout's floor is ack_noisy_ms; on a clean line
+ * none of that (no pad, the floor ack_min_ms), so a slow moment of the
+ * other end does not cost a spurious repeat and halve the burst. */
+static int noisy(const sgpu_link *L) { return L->burst < L->max_words; }
+
 static uint32_t ack_timeout_ms(const sgpu_link *L, size_t req_bytes, size_t rsp_bytes) {
-  double t = L->opt.ack_min_ms;
+  double t = noisy(L) ? L->opt.ack_noisy_ms : L->opt.ack_min_ms;
   if (L->have_rtt) {
     double est = L->srtt_ms + 4 * L->rttvar_ms;
     if (est * 2 > t) t = est * 2;
@@ -236,9 +256,15 @@ static int start_frame(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count,
   return n;
 }
 
-/* Send the n bytes in L->tx.  -1 (the link is dead) when the channel fails. */
+/* Send the n bytes in L->tx (and the pad on a noisy line).  -1 (the link
+ * is dead) when the channel fails. */
 static int send_frame(sgpu_link *L, int n) {
   char why[160] = "";
+  if (noisy(L)) {
+    memset(L->tx + n, 0, LINK_PAD_BYTES);
+    n += (int)LINK_PAD_BYTES;
+  }
+  L->skipped_at_send = L->dec.skipped;
   if (L->chan.send(L->chan.ctx, L->tx, (size_t)n, why, sizeof why) != 0) {
     die(L, "%s", why[0] ? why : "sending to the device failed");
     return -1;
@@ -250,14 +276,35 @@ static int send_frame(sgpu_link *L, int n) {
 
 /* Wait until `deadline` for the answer to SEQ `seq` (1, in *ans) or a NAK
  * (0 with *nak set); 0 when none came, -1 when the channel is gone. */
-static int await_answer(sgpu_link *L, uint8_t seq, uint64_t deadline, sgpu_link_frame *ans,
-                        int *nak) {
+static int await_answer(sgpu_link *L, uint8_t seq, uint64_t deadline, uint64_t gap_ms,
+                        sgpu_link_frame *ans, int *nak) {
   for (;;) {
     if (drain(L, 1, seq, ans, nak)) return 1;
     if (*nak) return 0;
     uint64_t now = mono_ns(L);
     if (now >= deadline) return 0;
-    if (fill(L, (int)((deadline - now + 999999u) / 1000000u)) < 0) return -1;
+    uint64_t wait_ms = (deadline - now + 999999u) / 1000000u;
+    /* Bytes came that made no frame (noise: a damaged answer's SYNC) or a
+     * frame begun and not finished (its bytes lost): once the line is quiet
+     * for the partial-frame gap, that was the answer, damaged.  Repeat at
+     * once rather than wait for the timeout. */
+    int broken = noisy(L) &&
+                 (sgpu_link_decoder_pending(&L->dec) || L->dec.skipped != L->skipped_at_send);
+    if (broken && wait_ms > gap_ms) wait_ms = gap_ms;
+    int f = fill(L, (int)wait_ms);
+    if (f < 0) return -1;
+    if (f == 0 && broken && mono_ns(L) < deadline) {
+      /* fill dropped the partial frame; frames in its bytes still count */
+      if (drain(L, 1, seq, ans, nak)) return 1;
+      if (sgpu_link_decoder_pending(&L->dec)) {
+        sgpu_link_decoder_init(&L->dec);
+        L->st.rejected++;
+        L->irq_pending = 1;
+      }
+      L->skipped_at_send = L->dec.skipped;
+      *nak = 2;
+      return 0;
+    }
   }
 }
 
@@ -312,7 +359,10 @@ static int transact_once(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t coun
     if (tries >= LINK_TRIES_MIN && deadline > giveup_at) deadline = giveup_at > sent ? giveup_at : sent;
     int nak = 0;
     sgpu_link_frame ans;
-    int got = await_answer(L, seq, deadline, &ans, &nak);
+    /* the gap that ends a broken answer: gap_ms, or a quarter of this
+     * try's timeout on a slow device (a board model's bytes come slowly) */
+    uint64_t gap_ms = wait_ms / 4 > L->opt.gap_ms ? wait_ms / 4 : L->opt.gap_ms;
+    int got = await_answer(L, seq, deadline, gap_ms, &ans, &nak);
     if (got < 0) return SGPU_ERROR_IO;
     if (got) {
       int bad = ans.kind != SGPU_LINK_KIND_ACK ||
@@ -643,7 +693,7 @@ static int ping_locked(sgpu_link *L, uint32_t timeout_ms, uint64_t *rtt_ns) {
   L->st.pings++;
   int nak = 0;
   sgpu_link_frame ans;
-  int got = await_answer(L, seq, deadline, &ans, &nak);
+  int got = await_answer(L, seq, deadline, timeout_ms, &ans, &nak);
   if (got < 0) return SGPU_ERROR_IO;
   uint64_t now = mono_ns(L);
   if (got && ans.kind == SGPU_LINK_KIND_ACK && ans.count == 1) {
@@ -721,6 +771,8 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   if (opts) L->opt = *opts;
   if (!L->opt.giveup_ms) L->opt.giveup_ms = 1500;
   if (!L->opt.ack_min_ms) L->opt.ack_min_ms = SGPU_LINK_ACK_TIMEOUT_US / 1000u;
+  if (!L->opt.gap_ms) L->opt.gap_ms = SGPU_LINK_GAP_TIMEOUT_US / 1000u;
+  if (!L->opt.ack_noisy_ms) L->opt.ack_noisy_ms = L->opt.ack_min_ms;
   L->burst = 1;
   L->max_words = 1;
   L->t0_ns = L->last_evt_ns = mono_ns(L);

@@ -33,6 +33,12 @@ typedef struct sgpu_link_options {
   uint32_t giveup_ms;     /* no valid answer to a frame for this long: link lost (default 1500) */
   uint32_t ack_min_ms;    /* floor of the adaptive answer timeout (default 20, the protocol's) */
   uint32_t bytes_per_sec; /* wire rate for transfer-time allowances; 0 = fast (tcp) */
+  /* On a noisy line (the burst below the device's maximum, after failed
+   * tries) only: */
+  uint32_t ack_noisy_ms;  /* the answer timeout's floor (default ack_min_ms) */
+  uint32_t gap_ms;        /* a device->host frame begun (or noise) and then this long quiet:
+                             the answer was damaged, repeat now (default the protocol's gap
+                             timeout, 5) */
   /* Time source, monotonic nanoseconds (NULL: CLOCK_MONOTONIC).  Tests and
    * fuzz targets run the link on a virtual clock their channel advances
    * (a recv that waits with nothing to give moves it by the wait). */

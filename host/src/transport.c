@@ -17,6 +17,13 @@
 #include "internal.h"
 #include "link.h"
 #include "sgpu_sim.h" /* plain C declarations; the model is linked only without SGPU_NO_SIM */
+
+/* tcp: link timing on a noisy line (sgpu_link_options): the answer
+ * timeout's floor and the quiet after a broken answer, in ms of wall time
+ * (docs/link-protocol.md) */
+#define LINK_TCP_ACK_NOISY_MS 1u
+#define LINK_TCP_GAP_MS 1u
+
 #ifndef SGPU_NO_SIM
 
 /* ------------------------------------------------------------ sim */
@@ -371,6 +378,11 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     if (r) return r;
     sgpu_link_options lo;
     memset(&lo, 0, sizeof lo);
+    /* no wire and no USB latency timer: the answer time measured is the
+     * other end's (sgpu-sim: its model), so on a noisy line a short floor
+     * and gap */
+    lo.ack_noisy_ms = LINK_TCP_ACK_NOISY_MS;
+    lo.gap_ms = LINK_TCP_GAP_MS;
     return sgpu_link_open("tcp", &ch, &lo, tr, msg, msg_size);
   }
   if (strncmp(uri, "serial:", 7) == 0) {

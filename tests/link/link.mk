@@ -81,3 +81,11 @@ endif
 link-bench: $(LINK_TEST_DIR)/link_bench_nosim $(SIM_BIN)
 	@mkdir -p $(BUILD)/bench
 	bash tests/link/bench_link.sh $(SIM_BIN) $(LINK_TEST_DIR)/link_bench_nosim $(BUILD)/bench/link.md
+
+# `make link-upload-errors`: a 1 MiB upload and its read back through 1 %
+# byte faults each way (tests/link/upload_errors.sh; not in make test: see
+# the script).
+.PHONY: link-upload-errors
+link-upload-errors: $(LINK_TEST_DIR)/link_upload_nosim $(SIM_BIN)
+	SGPU_BIN=$(abspath $(BUILD)/bin) SGPU_LINK_BIN=$(abspath $(LINK_TEST_DIR)) SGPU_ROOT=$(abspath .) \
+	  bash tests/link/upload_errors.sh

@@ -10,6 +10,14 @@
 #include <time.h>
 
 #include "sgpu.h"
+#include "sgpu_hw.h"
+
+/* the chip's CYCLE counter (low word): simulated time on sgpu-sim */
+static uint32_t cycle_lo(sgpu_device *dev) {
+  uint32_t v = 0;
+  sgpu_reg_read(dev, SGPU_REG_CYCLE_LO, &v);
+  return v;
+}
 
 static double now_s(void) {
   struct timespec ts;
@@ -58,9 +66,10 @@ int main(int argc, char **argv) {
       }
     }
   }
-  sgpu_link_stats st0, st1;
+  sgpu_link_stats st0, st1, st2;
   memset(&st0, 0, sizeof st0);
   sgpu_get_link_stats(dev, &st0);
+  uint32_t c0 = cycle_lo(dev);
   double t0 = now_s();
   r = sgpu_write(dev, base, a, n);
   if (r) {
@@ -73,6 +82,8 @@ int main(int argc, char **argv) {
   double t1 = now_s();
   memset(&st1, 0, sizeof st1);
   sgpu_get_link_stats(dev, &st1);
+  uint32_t c1 = cycle_lo(dev);
+  double t1r = now_s();
   r = sgpu_read(dev, base, b, n);
   if (r) {
     fprintf(stderr, "read back: %s: %s\n", sgpu_strerror(r), sgpu_last_error(dev));
@@ -82,11 +93,40 @@ int main(int argc, char **argv) {
     for (uint32_t i = 0; i < n; i++)
       if (a[i] != b[i]) {
         fprintf(stderr, "read back differs at byte %u: %02x, want %02x\n", i, b[i], a[i]);
+        /* the write or the read?  read those words again */
+        uint32_t w0 = i & ~15u, again[4];
+        for (int k = 0; k < 3; k++)
+          if (sgpu_read(dev, base + w0, again, 16) == 0)
+            fprintf(stderr, "again at %u: %08x %08x %08x %08x (wrote %08x %08x %08x %08x, first read "
+                    "%08x %08x %08x %08x)\n", w0, again[0], again[1], again[2], again[3],
+                    ((uint32_t *)(a + w0))[0], ((uint32_t *)(a + w0))[1], ((uint32_t *)(a + w0))[2],
+                    ((uint32_t *)(a + w0))[3], ((uint32_t *)(b + w0))[0], ((uint32_t *)(b + w0))[1],
+                    ((uint32_t *)(b + w0))[2], ((uint32_t *)(b + w0))[3]);
         break;
       }
     return 1;
   }
+  double t2 = now_s();
+  uint32_t c2 = cycle_lo(dev);
+  memset(&st2, 0, sizeof st2);
+  sgpu_get_link_stats(dev, &st2);
   printf("upload of %u bytes read back identical (%.2f s)\n", n, t1 - t0);
+  /* "figure NAME VALUE": the upload, then the read back (simulated cycles
+   * from the chip's CYCLE counter, at SGPU_NOMINAL_CLOCK_HZ) */
+  printf("figure upload_wall_s %.2f\nfigure upload_cycles %u\n", t1 - t0, c1 - c0);
+  printf("figure upload_frames %llu\nfigure upload_repeats %llu\nfigure upload_naks %llu\n"
+         "figure upload_timeouts %llu\n",
+         (unsigned long long)(st1.frames_sent - st0.frames_sent),
+         (unsigned long long)(st1.retransmissions - st0.retransmissions),
+         (unsigned long long)(st1.naks - st0.naks), (unsigned long long)(st1.timeouts - st0.timeouts));
+  printf("figure upload_payload_Bps_wall %.0f\nfigure upload_payload_Bps_sim %.0f\n",
+         n / (t1 - t0), n / ((double)(uint32_t)(c1 - c0) / SGPU_NOMINAL_CLOCK_HZ));
+  printf("figure readback_wall_s %.2f\nfigure readback_cycles %u\n", t2 - t1r, c2 - c1);
+  printf("figure readback_frames %llu\nfigure readback_repeats %llu\n",
+         (unsigned long long)(st2.frames_sent - st1.frames_sent),
+         (unsigned long long)(st2.retransmissions - st1.retransmissions));
+  printf("figure readback_payload_Bps_wall %.0f\nfigure readback_payload_Bps_sim %.0f\n",
+         n / (t2 - t1r), n / ((double)(uint32_t)(c2 - c1) / SGPU_NOMINAL_CLOCK_HZ));
   uint64_t wire = st1.bytes_sent - st0.bytes_sent;
   if (wire)
     printf("upload: %llu frames (%llu repeated), %llu wire bytes for %u payload bytes: %.3f\n",

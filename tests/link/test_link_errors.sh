@@ -5,9 +5,11 @@
 # every result against what it computes itself).  The faults the server
 # says it injected are the independent count: each kind must have happened
 # both ways, and the client's counters must show them seen and recovered
-# (repeated frames, NAKs or timeouts, CRC errors).  Seed 1 (about 20 s:
-# each lost byte of a header costs the bridge its 5 ms gap timeout, some
-# 126,000 simulated cycles, a fifth of a second of wall time here).
+# (repeated frames, NAKs or timeouts, CRC errors).  Seed 1 (under a second
+# since the bridge NAKs a damaged header at once and the client pads its
+# requests on a noisy line; 20 to 30 s before, when each lost header byte
+# cost the bridge its 5 ms gap timeout).  The 1 MiB upload through the same
+# faults: upload_errors.sh (make link-upload-errors).
 source "$SGPU_ROOT/tests/link/link_lib.sh"
 E=$SGPU_LINK_BIN/link_errors
 stat() { sed -n "s/^stat $1 //p" "$2"; }

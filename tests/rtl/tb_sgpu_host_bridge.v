@@ -466,6 +466,18 @@ module tb_sgpu_host_bridge;
     build_frame(8'd12, `SGPU_LINK_CMD_READ, 8'h80, 16'd1, 32'h0, 0);     // reserved flag
     send_built(fn);
     expect_nak(`SGPU_LINK_NAK_BAD_CMD);
+    // a bad header is NAKed at once, not after the gap timeout ...
+    build_frame(8'd12, 8'h07, 8'h00, 16'd1, 32'h0, 0);
+    send_built(fn);
+    recv_frame(TIMEOUT / 2, 1'b0);
+    if (timed_out || r_kind != `SGPU_LINK_KIND_NAK || r_info != `SGPU_LINK_NAK_BAD_CMD)
+      $fatal(1, "bad header not NAKed at once (timed out %0d, kind %h info %0d)", timed_out, r_kind, r_info);
+    // ... and a frame right behind it, with no quiet line between, is taken
+    build_frame(8'd12, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd300, 32'h0, 0);  // says 300: bad length
+    send_built(10);
+    do_read(8'd12, 32'h40, 1, 8'h00);
+    expect_nak(`SGPU_LINK_NAK_BAD_LENGTH);
+    expect_ack(8'd12, 8'd0, 1);
     do_write(8'd12, 32'h42, 4, 8'h00);
     expect_nak(`SGPU_LINK_NAK_BAD_ADDR);
     build_frame(8'd12, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd4, 32'h0, 4);
