@@ -31,6 +31,9 @@
 #define LINK_REJECTS_FREE 16u      /* NAKs in a row repeated at once */
 #define LINK_REJECT_HOLD_MAX_MS 64u /* longest pause before repeating a NAKed frame */
 #define LINK_CAPTURE_MAX 2048u  /* largest display timing side frame capture believes */
+#define LINK_CAPTURE_VBLANK_MS 3000u /* longest wait for the vblank before a capture (a VGA
+                                        frame is 0.5 to 1 s of wall time in sgpu-sim) */
+#define LINK_CAPTURE_POLL_MS 5u      /* between two reads of VBLANK_COUNT while waiting */
 /* On a noisy line (the burst shrunk) each request is followed by a header's
  * worth of zero bytes (a device between frames ignores them: not SYNC).  A
  * request that lost up to that many bytes on the way is completed by them
@@ -551,9 +554,26 @@ static int sgpu_tr_link_run_until_frame(sgpu_transport *t, uint32_t source, uint
   sgpu_link *L = L_of(t);
   if (source >= SGPU_MAX_SOURCES) return SGPU_ERROR_INVALID_SOURCE;
   pthread_mutex_lock(&L->mu);
-  uint32_t ctl = 0, base = 0, pitch = 0, timing = 0;
+  uint32_t ctl = 0, base = 0, pitch = 0, timing = 0, vb0 = 0, vb = 0;
   int r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_CONTROL)),
                    NULL, &ctl);
+  /* As the in-process model runs to the end of a frame: wait for the next
+   * vblank of an enabled display (at most LINK_CAPTURE_VBLANK_MS), so what
+   * a host wrote before (a mode, a base: they take effect at a vblank) is
+   * what the capture reads.  With a fast link the registers were read
+   * within the frame in which they were written. */
+  if (!r && (ctl & SGPU_DISP_CONTROL_ENABLE_MASK)) {
+    uint64_t until = mono_ns(L) + (uint64_t)LINK_CAPTURE_VBLANK_MS * 1000000u;
+    r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_VBLANK_COUNT)),
+                 NULL, &vb0);
+    for (vb = vb0; !r && vb == vb0 && mono_ns(L) < until;) {
+      if (hold_off(L, LINK_CAPTURE_POLL_MS, until) < 0) r = SGPU_ERROR_IO;
+      if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1,
+                           reg_addr(sreg(source, SGPU_SREG_DISP_VBLANK_COUNT)), NULL, &vb);
+    }
+    if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1,
+                         reg_addr(sreg(source, SGPU_SREG_DISP_CONTROL)), NULL, &ctl);
+  }
   if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_BASE)),
                        NULL, &base);
   if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_PITCH)),
