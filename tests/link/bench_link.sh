@@ -15,14 +15,16 @@
 set -u
 SIM=$1 BENCH=$2 OUT=${3:-}
 T=$(mktemp -d)
-PIDS=()
-trap 'for p in "${PIDS[@]:-}"; do [ -n "$p" ] && kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$T"' EXIT
+# start runs in $(...), a subshell: the servers' PIDs go to a file, not an
+# array (an array there never reached the parent, and make link-bench left
+# its three servers running)
+trap 'for p in $(cat "$T/pids" 2>/dev/null); do kill "$p" 2>/dev/null; done; wait 2>/dev/null; rm -rf "$T"' EXIT
 BYTES=16384 READS=200 BAUD=3000000
 
 start() {  # NAME ARGS... -> URI on stdout
   local name=$1; shift
   "$SIM" "$@" >"$T/$name.out" 2>"$T/$name.err" &
-  PIDS+=($!)
+  echo $! >>"$T/pids"
   for _ in $(seq 1 100); do [ -s "$T/$name.out" ] && break; sleep 0.05; done
   local line; line=$(head -n1 "$T/$name.out")
   case "$line" in
