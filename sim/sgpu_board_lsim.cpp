@@ -2,7 +2,8 @@
 // simulation.  The board models are tests/board/board_sim.cpp (iCEBreaker)
 // and tests/ulx3s/ulx3s_sim.cpp (ULX3S with the SDRAM model), used through
 // their C APIs as the board tests use them; this file only moves bytes
-// between the server and the UART pins and keeps the host's silences.
+// between the server and the UART pins (and can keep the host's silences:
+// sgpu-sim passes none, since the bridge NAKs a damaged frame at once).
 //
 // Bytes.  A host chunk's bytes are handed to the board's UART one at a time,
 // the next as soon as the one before has started to shift (so they go out

@@ -94,10 +94,8 @@ static void usage(FILE *f) {
           "                     simulated time (default: as fast as the bridge takes them)\n"
           "  --link-errors drop=P,corrupt=P,dup=P[,seed=S]\n"
           "                     with --listen/--pty: drop, corrupt or duplicate each byte\n"
-          "                     with probability P (0..1), both ways\n"
-          "                     (the host's silences reach the bridge in simulated time\n"
-          "                     while it drains a bad frame or owes an answer, so its 5 ms\n"
-          "                     gap timeout works: docs/link-protocol.md)\n"
+          "                     with probability P (0..1), both ways (the bridge NAKs a\n"
+          "                     damaged frame at once: docs/link-protocol.md)\n"
           "  --board B          with --listen/--pty: the device behind the link:\n"
           "                     sim (default): the chip behind its host-bridge RTL, the\n"
           "                       bytes entering the bridge directly (--baud paces them)\n"
@@ -527,32 +525,6 @@ static uint64_t wall_us(void) {
   return (uint64_t)ts.tv_sec * 1000000u + (uint64_t)ts.tv_nsec / 1000u;
 }
 
-/* The host's silences, kept for the bridge.  The model runs far slower than
- * the host's clock (about 1 M of its 25.175 M cycles per second), so a
- * silence of the host (waiting 20 ms for an answer before it repeats a
- * frame, docs/link-protocol.md) would otherwise last well under a
- * millisecond of simulated time, and the bridge's gap timeout
- * (SGPU_LINK_GAP_TIMEOUT_US of simulated time) would never see the quiet
- * line it needs to drop a frame whose byte was lost or whose header was
- * damaged: each repeat restarts the wait, the drain lasts until the host's
- * doubling repeats leave 5 ms of simulated quiet (about 150 ms of wall
- * time), and a few such frames in a row end the link.  So when the bridge
- * is inside a frame it has not answered, the host's next bytes reach it
- * only after the silence they followed (up to the gap timeout and 1 ms)
- * has passed in simulated time too (sgpu_lsim_send_after). */
-typedef struct wire_clock {
-  uint64_t last_us; /* wall time the host's last bytes arrived (0: none yet) */
-} wire_clock;
-
-static uint64_t quiet_cycles(wire_clock *w, uint64_t clock_hz) {
-  uint64_t now = wall_us();
-  uint64_t gap = w->last_us ? now - w->last_us : 0;
-  w->last_us = now;
-  const uint64_t cap = SGPU_LINK_GAP_TIMEOUT_US + 1000u;
-  if (gap > cap) gap = cap;
-  return gap * (clock_hz / 1000u) / 1000u;
-}
-
 /* --frames-dir: the board's frames as PNG files, each complete frame once. */
 typedef struct frame_sink {
   const char *dir;
@@ -583,8 +555,7 @@ static void sink_frames(const sgpu_link_model *lm, frame_sink *fs) {
 /* Serve one client on fd until it goes away: its bytes enter the bridge,
  * the bridge's bytes go back, the clock runs all the while.  pty: a hang-up
  * means the terminal's other side was closed. */
-static void serve_client(const sgpu_link_model *lm, int fd, fault *up, fault *down, wire_clock *wc,
-                         frame_sink *fs) {
+static void serve_client(const sgpu_link_model *lm, int fd, fault *up, fault *down, frame_sink *fs) {
   uint8_t in[4096], tmp[8192], out[4096];
   const uint64_t chunk = 1024;
   for (;;) {
@@ -595,7 +566,7 @@ static void serve_client(const sgpu_link_model *lm, int fd, fault *up, fault *do
       if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;
       if (n > 0) {
         size_t k = inject(up, in, (size_t)n, tmp);
-        if (lm->ops->send_after(lm->m, tmp, k, quiet_cycles(wc, lm->clock_hz)) != 0) return;
+        if (lm->ops->send_after(lm->m, tmp, k, 0) != 0) return;   /* no silences kept: the bridge NAKs at once */
       }
     } else if (pr > 0 && (q.revents & (POLLHUP | POLLERR | POLLNVAL))) {
       return;
@@ -639,7 +610,6 @@ static int serve_link(const options *o) {
   frame_sink fsink = {o->frames_dir, 0, 0, 0};
   fault up = {o->drop, o->corrupt, o->dup, o->err_seed, 0, 0, 0};
   fault down = {o->drop, o->corrupt, o->dup, o->err_seed * 2654435761u | 1u, 0, 0, 0};
-  wire_clock wc = {0};
   int rc = 0;
   if (o->pty) {
     int m = posix_openpt(O_RDWR | O_NOCTTY);
@@ -669,7 +639,7 @@ static int serve_link(const options *o) {
         usleep(20000);
         continue;
       }
-      serve_client(ls, m, &up, &down, &wc, &fsink);
+      serve_client(ls, m, &up, &down, &fsink);
     }
   } else {
     const char *spec = o->listen;
@@ -726,7 +696,7 @@ static int serve_link(const options *o) {
       }
       setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
-      serve_client(ls, c, &up, &down, &wc, &fsink);
+      serve_client(ls, c, &up, &down, &fsink);
       close(c);
       if (!o->quiet)
         fprintf(stderr, "sgpu-sim: client gone at cycle %" PRIu64 " (%" PRIu64 " frames, %" PRIu64
