@@ -180,9 +180,18 @@ static int fill(sgpu_link *L, int timeout_ms) {
  * none of that (no pad, the floor ack_min_ms), so a slow moment of the
  * other end does not cost a spurious repeat and halve the burst. */
 static int noisy(const sgpu_link *L) { return L->burst < L->max_words; }
+/* The short noisy-line floor and gap (tcp: to sgpu-sim) are for an other
+ * end that answers fast: a smoothed round trip under an eighth of the
+ * clean-line floor.  A slow one (a board-level model under load, whose
+ * answer bytes trickle in with gaps of milliseconds of wall time) keeps
+ * the clean line's floor and the protocol's gap, or its slow answers are
+ * taken for damaged ones and repeated until the device is buried in them. */
+static int fast_other_end(const sgpu_link *L) {
+  return L->have_rtt && L->srtt_ms * 8 < (double)L->opt.ack_min_ms;
+}
 
 static uint32_t ack_timeout_ms(const sgpu_link *L, size_t req_bytes, size_t rsp_bytes) {
-  double t = noisy(L) ? L->opt.ack_noisy_ms : L->opt.ack_min_ms;
+  double t = noisy(L) && fast_other_end(L) ? L->opt.ack_noisy_ms : L->opt.ack_min_ms;
   if (L->have_rtt) {
     double est = L->srtt_ms + 4 * L->rttvar_ms;
     if (est * 2 > t) t = est * 2;
@@ -364,7 +373,9 @@ static int transact_once(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t coun
     sgpu_link_frame ans;
     /* the gap that ends a broken answer: gap_ms, or a quarter of this
      * try's timeout on a slow device (a board model's bytes come slowly) */
-    uint64_t gap_ms = wait_ms / 4 > L->opt.gap_ms ? wait_ms / 4 : L->opt.gap_ms;
+    uint64_t gap_ms = L->opt.gap_ms;
+    if (!fast_other_end(L) && gap_ms < SGPU_LINK_GAP_TIMEOUT_US / 1000u) gap_ms = SGPU_LINK_GAP_TIMEOUT_US / 1000u;
+    if (wait_ms / 4 > gap_ms) gap_ms = wait_ms / 4;
     int got = await_answer(L, seq, deadline, gap_ms, &ans, &nak);
     if (got < 0) return SGPU_ERROR_IO;
     if (got) {

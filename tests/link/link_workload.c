@@ -1,8 +1,28 @@
-/* link_workload URI — one workload on any device: fills, a copy, a flip,
- * fences, a fault and its reset.  Prints the fence/event log and checksums
- * of the two framebuffers and of a captured frame; the same workload through
- * sim, tcp: and serial: must print the same text (test_link_three_ways.sh).
- * Exit 0 on success, 1 with a one-line reason otherwise. */
+/* link_workload [--small] URI [FRAME.png] — one workload on any device:
+ * fills, a copy, a flip, fences, a fault and its reset.  Prints the
+ * fence/event log and checksums of the two framebuffers and of a captured
+ * frame (also written to FRAME.png when given); the same workload through
+ * sim, tcp:, serial: and sgpu-sim --board must print the same text
+ * (test_link_three_ways.sh, test_link_boards.sh).
+ *
+ * Two sizes of the same steps: a 320x240 RGB565 display (pitch 640,
+ * 153,600 bytes a framebuffer), or with --small 160x120 (pitch 320,
+ * 38,400 bytes) for the smallest board: the iCEBreaker has 128 KiB of GPU
+ * memory (segments 1 and 2 of 64 KiB), and each byte of a readback crosses
+ * a simulated 3 Mbaud UART.  Every rectangle of the small workload is the
+ * large one's halved (in pixels) on a framebuffer of half the size shown
+ * with twice the replication, so the frame on the screen is the same to
+ * the pixel: the same frame checksum.  Every buffer is taken from the
+ * device's own segments (framebuffer 0 in segment 1, 1 in segment 2, as
+ * the device reports them) instead of fixed addresses, so the workload
+ * runs unchanged on every device, and the log names addresses relative to
+ * their buffers (the fault's address as "lbuf+0x400", the frame's scanout
+ * as "fb1").  Each of the first two submissions is waited for before the
+ * next goes: an event's last completed fence is what the library read
+ * when it retired it, and back to back a slow link can show fence 1
+ * retired with fence 2 already done ("fence 1 last 2" was seen once on the
+ * iCEBreaker), a timing the log should not depend on.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,16 +30,14 @@
 #include "sgpu.h"
 #include "sgpu_hw.h"
 
-#define FB0 0x100000u
-#define FB1 0x140000u
-#define W 320u
-#define HGT 240u
-#define PITCH 640u
+/* The display's size: the large workload, halved with --small (sc = 1). */
+static uint32_t sc = 2, W = 320, HGT = 240, PITCH = 640, FB_BYTES = 640 * 240;
 
 static sgpu_device *dev;
 static sgpu_context *ctx;
 static uint64_t hbuf; /* segment-0 command buffers */
 static uint64_t lbuf; /* segment-1 scratch (fault set-up) */
+static uint32_t fb0, fb1;
 
 #define CHECK(x)                                                                       \
   do {                                                                                 \
@@ -35,6 +53,14 @@ static uint32_t fnv(const uint8_t *p, size_t n) {
   uint32_t h = 2166136261u;
   for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 16777619u;
   return h;
+}
+
+/* An address as the log names it: relative to the buffer that holds it. */
+static void name_addr(char *out, size_t n, uint32_t a) {
+  if (a >= fb0 && a < fb0 + FB_BYTES) snprintf(out, n, "fb0+0x%x", a - fb0);
+  else if (a >= fb1 && a < fb1 + FB_BYTES) snprintf(out, n, "fb1+0x%x", a - fb1);
+  else if (a >= (uint32_t)lbuf && a < (uint32_t)lbuf + 4096) snprintf(out, n, "lbuf+0x%x", a - (uint32_t)lbuf);
+  else snprintf(out, n, "0x%x (outside the workload's buffers)", a);
 }
 
 static void submit(const uint32_t *words, uint32_t bytes, uint32_t fence, uint32_t flags) {
@@ -55,24 +81,31 @@ static void submit(const uint32_t *words, uint32_t bytes, uint32_t fence, uint32
 static void log_events(void) {
   sgpu_event ev;
   while (sgpu_next_event(dev, &ev, 0) == 0) {
-    if (ev.type == SGPU_EVENT_DMA_FAULTED)
-      printf("event FAULTED node %u reason %u addr 0x%x opcode 0x%08x fence %u\n",
-             ev.node_ordinal, ev.fault_reason, ev.fault_address, ev.fault_opcode, ev.fence_id);
-    else if (ev.type != SGPU_EVENT_CRTC_VSYNC)
+    if (ev.type == SGPU_EVENT_DMA_FAULTED) {
+      char where[64];
+      name_addr(where, sizeof where, ev.fault_address);
+      printf("event FAULTED node %u reason %u addr %s opcode 0x%08x fence %u\n", ev.node_ordinal,
+             ev.fault_reason, where, ev.fault_opcode, ev.fence_id);
+    } else if (ev.type != SGPU_EVENT_CRTC_VSYNC) {
       printf("event %u node %u fence %u last %u\n", ev.type, ev.node_ordinal, ev.fence_id,
              ev.last_completed_fence_id);
+    }
   }
 }
 
 static void fb_sum(const char *name, uint32_t addr) {
-  static uint8_t px[PITCH * HGT];
-  CHECK(sgpu_read(dev, addr, px, sizeof px));
-  printf("%s fnv %08x\n", name, fnv(px, sizeof px));
+  static uint8_t px[640 * 240];
+  CHECK(sgpu_read(dev, addr, px, FB_BYTES));
+  printf("%s fnv %08x\n", name, fnv(px, FB_BYTES));
 }
 
 int main(int argc, char **argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: link_workload URI\n");
+  if (argc > 1 && strcmp(argv[1], "--small") == 0) {
+    sc = 1; W = 160; HGT = 120; PITCH = 320; FB_BYTES = 320 * 120;
+    argc--; argv++;
+  }
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: link_workload [--small] URI [FRAME.png]\n");
     return 1;
   }
   char msg[256];
@@ -84,33 +117,41 @@ int main(int argc, char **argv) {
   CHECK(sgpu_create_context(dev, 0, &ctx));
   CHECK(sgpu_alloc(dev, 0, 4096, 16, &hbuf));
   CHECK(sgpu_alloc(dev, 1, 4096, 16, &lbuf));
+  uint64_t a;
+  CHECK(sgpu_alloc(dev, 1, FB_BYTES, 256, &a));
+  fb0 = (uint32_t)a;
+  CHECK(sgpu_alloc(dev, 2, FB_BYTES, 256, &a));
+  fb1 = (uint32_t)a;
   sgpu_display_mode m;
   memset(&m, 0, sizeof m);
   m.width = W;
   m.height = HGT;
   m.pitch = PITCH;
   m.format = SGPU_FORMAT_RGB565;
-  m.address = FB0;
+  m.address = fb0;
   CHECK(sgpu_set_display_mode(dev, 0, &m));
 
   uint32_t words[256];
   sgpu_cmdbuf cb;
   /* 1: clear both framebuffers */
   sgpu_cmdbuf_init(&cb, words, sizeof words);
-  sgpu_cmd_fill(&cb, FB0, PITCH, PITCH, HGT, 0x001F001Fu);
-  sgpu_cmd_fill(&cb, FB1, PITCH, PITCH, HGT, 0x07E007E0u);
+  sgpu_cmd_fill(&cb, fb0, PITCH, PITCH, HGT, 0x001F001Fu);
+  sgpu_cmd_fill(&cb, fb1, PITCH, PITCH, HGT, 0x07E007E0u);
   submit(words, sgpu_cmdbuf_size(&cb), 1, 0);
-  /* 2: rectangles and a copy from FB0 into FB1 */
+  CHECK(sgpu_wait_fence(dev, 0, 1, 20000));
+  /* 2: rectangles and a copy from fb0 into fb1 */
   sgpu_cmdbuf_init(&cb, words, sizeof words);
-  sgpu_cmd_fill(&cb, FB0 + 20 * PITCH + 40, PITCH, 200, 100, 0xF800F800u);
-  sgpu_cmd_fill(&cb, FB0 + 150 * PITCH + 300, PITCH, 64, 60, 0x12345678u);
-  sgpu_cmd_copy(&cb, FB1 + 60 * PITCH + 100, PITCH, FB0 + 10 * PITCH + 20, PITCH, 400, 120);
+  sgpu_cmd_fill(&cb, fb0 + sc * (10 * PITCH + 20), PITCH, sc * 100, sc * 50, 0xF800F800u);
+  sgpu_cmd_fill(&cb, fb0 + sc * (75 * PITCH + 150), PITCH, sc * 32, sc * 30, 0x12345678u);
+  sgpu_cmd_copy(&cb, fb1 + sc * (30 * PITCH + 50), PITCH, fb0 + sc * (5 * PITCH + 10), PITCH,
+                sc * 200, sc * 60);
   uint32_t data[3] = {0xA1, 0xB2, 0xC3};
   sgpu_cmd_write_data(&cb, (uint32_t)lbuf + 512, data, 3);
   submit(words, sgpu_cmdbuf_size(&cb), 2, 0);
-  /* 3: flip to FB1 */
+  CHECK(sgpu_wait_fence(dev, 0, 2, 20000));
+  /* 3: flip to fb1 */
   sgpu_cmdbuf_init(&cb, words, sizeof words);
-  sgpu_cmd_flip(&cb, 0, FB1, 1, 0);
+  sgpu_cmd_flip(&cb, 0, fb1, 1, 0);
   submit(words, sgpu_cmdbuf_size(&cb), 3, SGPU_SUBMIT_FLIP);
   CHECK(sgpu_wait_fence(dev, 0, 3, 20000));
   printf("fences 1..3 done\n");
@@ -127,7 +168,7 @@ int main(int argc, char **argv) {
   sgpu_cmd_indirect(&cb, ib2, 8, 0, 0);
   submit(words, sgpu_cmdbuf_size(&cb), 4, 0);
   sgpu_cmdbuf_init(&cb, words, sizeof words);
-  sgpu_cmd_fill(&cb, FB0, PITCH, PITCH, 8, 0xFFFFFFFFu); /* lost with the fault */
+  sgpu_cmd_fill(&cb, fb0, PITCH, PITCH, 8, 0xFFFFFFFFu); /* lost with the fault */
   submit(words, sgpu_cmdbuf_size(&cb), 5, 0);
   uint32_t bad[2] = {SGPU_PKT_HEADER(0x3F, 0, 0), 0}, one = 1;
   CHECK(sgpu_write(dev, ib2, bad, 8));
@@ -140,7 +181,7 @@ int main(int argc, char **argv) {
   log_events();
   /* 6: the node runs again */
   sgpu_cmdbuf_init(&cb, words, sizeof words);
-  sgpu_cmd_fill(&cb, FB1 + 200 * PITCH, PITCH, 320, 20, 0x00FF00FFu);
+  sgpu_cmd_fill(&cb, fb1 + sc * 100 * PITCH, PITCH, sc * 160, sc * 10, 0x00FF00FFu);
   submit(words, sgpu_cmdbuf_size(&cb), 6, 0);
   CHECK(sgpu_wait_fence(dev, 0, 6, 20000));
   log_events();
@@ -152,12 +193,15 @@ int main(int argc, char **argv) {
   uint32_t back[3];
   CHECK(sgpu_read(dev, lbuf + 512, back, 12));
   printf("write_data %x %x %x\n", back[0], back[1], back[2]);
-  fb_sum("fb0", FB0);
-  fb_sum("fb1", FB1);
+  fb_sum("fb0", fb0);
+  fb_sum("fb1", fb1);
   sgpu_frame f;
   CHECK(sgpu_capture_frame(dev, 0, &f));
-  printf("frame %ux%u scanout 0x%x fnv %08x\n", f.width, f.height, f.scanout_address,
+  char where[64];
+  name_addr(where, sizeof where, f.scanout_address);
+  printf("frame %ux%u scanout %s fnv %08x\n", f.width, f.height, where,
          fnv(f.pixels, (size_t)f.width * f.height * 3));
+  if (argc == 3) CHECK(sgpu_write_png(&f, argv[2]));
   sgpu_frame_release(&f);
   sgpu_destroy_context(ctx);
   sgpu_close(dev);

@@ -120,4 +120,4 @@ endif
 # tests/link/test_link_boards.sh: the link workload on sgpu-sim --board
 # icebreaker and ulx3s against --board sim (its helper is built by
 # tests/link/link.mk's pattern rule; the CLI makes its second connection).
-$(LINK_TEST_DIR)/test_link_boards.sh: $(LINK_TEST_DIR)/link_workload_small $(HOST_CLI)
+$(LINK_TEST_DIR)/test_link_boards.sh: $(LINK_TEST_DIR)/link_workload $(HOST_CLI)
