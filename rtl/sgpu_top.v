@@ -52,17 +52,11 @@ module sgpu_top #(
   localparam LINE_W = 10;                    // display timing counters: lines < 1024
   localparam MH     = SOURCES;
   localparam MBLIT  = M - 1;
-  // The masters that write: host, each node's writer, the 2D engine.
-  function [M-1:0] writers_mask(input integer unused);
-    integer n;
-    begin
-      writers_mask = {M{1'b0}};
-      writers_mask[MH] = 1'b1;
-      for (n = 0; n < NODES; n = n + 1) writers_mask[SOURCES + 3 + 3 * n] = 1'b1;
-      writers_mask[MBLIT] = 1'b1;
-    end
-  endfunction
-  localparam [M-1:0] WRITERS = writers_mask(0);
+  // The masters that write: host, each node's writer (the third of its
+  // three masters), the 2D engine.
+  localparam [M-1:0] ONE_M   = {{(M-1){1'b0}}, 1'b1};
+  localparam [M-1:0] NODE_WR = {{(SOURCES+2){1'b0}}, {NODES{3'b100}}};
+  localparam [M-1:0] WRITERS = (ONE_M << MH) | (NODE_WR << (SOURCES + 1)) | (ONE_M << MBLIT);
   localparam [31:0] MEM32 = MEM_BYTES;
   localparam [31:0] HALF  = MEM32 >> 1;
   localparam [31:0] NODES32 = NODES;
