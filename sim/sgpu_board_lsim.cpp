@@ -2,18 +2,14 @@
 // simulation.  The board models are tests/board/board_sim.cpp (iCEBreaker)
 // and tests/ulx3s/ulx3s_sim.cpp (ULX3S with the SDRAM model), used through
 // their C APIs as the board tests use them; this file only moves bytes
-// between the server and the UART pins (and can keep the host's silences:
-// sgpu-sim passes none, since the bridge NAKs a damaged frame at once).
+// between the server and the UART pins.
 //
 // Bytes.  A host chunk's bytes are handed to the board's UART one at a time,
 // the next as soon as the one before has started to shift (so they go out
 // back to back at the board's rate, 10 bit times a byte, as from an FTDI
-// chip).  The host's silences are kept as sim/sgpu_link_sim.cpp keeps them
-// (docs/link-protocol.md, "Silences on a simulated wire"): the bridge's
-// receiver is followed from the bytes handed to it (hunting, in a frame,
-// draining a bad header, owing an answer) and its answers from the TX
-// pin; while it drains or owes an answer, a chunk waits until the
-// bridge begins an answer or its silence has passed in simulated time.
+// chip).  The host's silences are not kept, as in sim/sgpu_link_sim.cpp:
+// the bridge NAKs a damaged frame at once (docs/link-protocol.md,
+// "Silences on a simulated wire").
 
 #include "sgpu_board_lsim.h"
 
@@ -35,7 +31,6 @@ namespace {
 struct chunk {
   std::vector<uint8_t> bytes;
   size_t pos = 0;
-  uint64_t quiet = 0;  // cycles of silence before its first byte
 };
 
 constexpr uint64_t kIceHz = 12000000u, kUlxHz = 30000000u;
@@ -79,17 +74,6 @@ struct sgpu_blsim {
   uint64_t boot_cycle = 0, ok0 = 0, err0 = 0;
   std::deque<chunk> rxq;
   size_t queued = 0;
-  uint64_t last_rx = 0;   // cycle the last host byte went to the UART
-  bool answered = true;   // an ACK/NAK began since then (or nothing sent yet)
-  uint64_t quiet_total = 0;
-  // the bridge's output, followed frame by frame
-  uint32_t out_pos = 0, out_need = 0;
-  uint16_t out_count = 0;
-  uint8_t out_kind = 0;
-  // the bridge's receiver, followed from the bytes handed to it
-  enum { R_HUNT, R_HDR, R_BODY, R_OWES, R_DRAIN } in_state = R_HUNT;
-  uint8_t in_hdr[SGPU_LINK_REQ_HDR_BYTES] = {};
-  uint32_t in_pos = 0, in_left = 0;
   // video
   std::vector<uint8_t> rgb;
   uint64_t rgb_number = 0;
@@ -112,80 +96,14 @@ struct sgpu_blsim {
   uint64_t err() const { return ice ? board_sim_frames_err(ice) : ulx3s_sim_frames_err(ulx); }
   int booting() const { return ice ? board_sim_booting(ice) : ulx3s_sim_booting(ulx); }
 
-  // Follow the bridge's answer stream: SYNC SEQ KIND INFO COUNT(2) DATA CRC(2).
-  void track_out(uint8_t b) {
-    if (out_pos == 0) {
-      if (b == SGPU_LINK_SYNC) out_pos = 1;
-      return;
-    }
-    out_pos++;
-    if (out_pos == 3) {
-      out_kind = b;
-      if (b == SGPU_LINK_KIND_ACK || b == SGPU_LINK_KIND_NAK) {
-        answered = true;
-        if (in_state == R_OWES || in_state == R_DRAIN) in_state = R_HUNT;
-      }
-    }
-    if (out_pos == 4 && out_kind == SGPU_LINK_KIND_NAK && b == SGPU_LINK_NAK_TIMEOUT) in_state = R_HUNT;
-    if (out_pos == 5) out_count = b;
-    if (out_pos == 6) {
-      out_count = (uint16_t)(out_count | (b << 8));
-      out_need = SGPU_LINK_RSP_HDR_BYTES + 4u * out_count + SGPU_LINK_CRC_BYTES;
-    }
-    if (out_pos >= 6 && out_pos >= out_need) out_pos = 0;
-  }
-
-  // Follow the bridge's receiver over a byte handed to it.
-  void track_in(uint8_t b) {
-    switch (in_state) {
-      case R_HUNT:
-      case R_OWES:
-        if (b == SGPU_LINK_SYNC) {
-          in_state = R_HDR;
-          in_pos = 0;
-        }
-        break;
-      case R_HDR: {
-        in_hdr[++in_pos] = b;
-        if (in_pos + 1 < SGPU_LINK_REQ_HDR_BYTES) break;
-        const uint8_t cmd = in_hdr[2], flags = in_hdr[3];
-        const uint32_t count = in_hdr[4] | (uint32_t)in_hdr[5] << 8;
-        const bool rw = cmd == SGPU_LINK_CMD_READ || cmd == SGPU_LINK_CMD_WRITE;
-        const bool bad = (!rw && cmd != SGPU_LINK_CMD_PING) || (flags & SGPU_LINK_FLAGS_RESERVED_MASK) ||
-                         (rw ? count == 0 || count > SGPU_LINK_MAX_WORDS : count != 0);
-        in_state = bad ? R_DRAIN : R_BODY;
-        in_left = (cmd == SGPU_LINK_CMD_WRITE ? 4u * count : 0u) + SGPU_LINK_CRC_BYTES;
-        break;
-      }
-      case R_BODY:
-        if (--in_left == 0) in_state = R_OWES;
-        break;
-      case R_DRAIN:
-        break;
-    }
-  }
-
-  // Hand the next host byte to the UART when it may go: the one before has
-  // started to shift, and no kept silence holds it back.
+  // Hand the next host byte to the UART once the one before has started to
+  // shift.
   void feed() {
     if (rxq.empty() || uart_sending() > 1) return;
     chunk &c = rxq.front();
-    const uint64_t now = cycle();
-    const bool waits = in_state == R_OWES || in_state == R_DRAIN;
-    if (c.pos == 0 && waits && !answered && now < last_rx + c.quiet) return;
-    const uint8_t b = c.bytes[c.pos];
-    uart_put(b);
-    track_in(b);
+    uart_put(c.bytes[c.pos]);
     if (++c.pos == c.bytes.size()) rxq.pop_front();
     queued--;
-    last_rx = now;
-    answered = false;
-  }
-
-  bool held_back() const {
-    if (rxq.empty() || uart_sending() > 1) return false;
-    const bool waits = in_state == R_OWES || in_state == R_DRAIN;
-    return rxq.front().pos == 0 && waits && !answered && cycle() < last_rx + rxq.front().quiet;
   }
 };
 
@@ -235,12 +153,11 @@ void sgpu_blsim_destroy(sgpu_blsim *s) {
   delete s;
 }
 
-int sgpu_blsim_send_after(sgpu_blsim *s, const uint8_t *data, size_t len, uint64_t quiet_cycles) {
+int sgpu_blsim_send(sgpu_blsim *s, const uint8_t *data, size_t len) {
   if (!len) return 0;
   try {
     chunk c;
     c.bytes.assign(data, data + len);
-    c.quiet = quiet_cycles;
     s->rxq.push_back(std::move(c));
   } catch (...) {
     return -1;
@@ -249,9 +166,16 @@ int sgpu_blsim_send_after(sgpu_blsim *s, const uint8_t *data, size_t len, uint64
   return 0;
 }
 
-int sgpu_blsim_send(sgpu_blsim *s, const uint8_t *data, size_t len) { return sgpu_blsim_send_after(s, data, len, 0); }
+// The silence is not kept (see the top of this file).
+int sgpu_blsim_send_after(sgpu_blsim *s, const uint8_t *data, size_t len, uint64_t quiet_cycles) {
+  (void)quiet_cycles;
+  return sgpu_blsim_send(s, data, len);
+}
 size_t sgpu_blsim_rx_queued(const sgpu_blsim *s) { return s->queued; }
-uint64_t sgpu_blsim_quiet_cycles(const sgpu_blsim *s) { return s->quiet_total; }
+uint64_t sgpu_blsim_quiet_cycles(const sgpu_blsim *s) {
+  (void)s;
+  return 0;
+}
 
 uint64_t sgpu_blsim_run(sgpu_blsim *s, uint64_t max_cycles, uint8_t *out, size_t cap, size_t *out_len) {
   size_t n = 0;
@@ -263,12 +187,9 @@ uint64_t sgpu_blsim_run(sgpu_blsim *s, uint64_t max_cycles, uint8_t *out, size_t
     s->feed();
     uint64_t step = s->rxq.empty() ? 256 : fine;
     if (step > max_cycles - c) step = max_cycles - c;
-    if (s->held_back()) s->quiet_total += step;
     s->run(step);
     c += step;
-    const size_t got = s->uart_get(out + n, cap - n);
-    for (size_t i = 0; i < got; i++) s->track_out(out[n + i]);
-    n += got;
+    n += s->uart_get(out + n, cap - n);
   }
   if (out_len) *out_len = n;
   return c;
