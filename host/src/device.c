@@ -253,12 +253,8 @@ int sgpu__program_node(sgpu_device *dev, uint32_t n) {
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RPTR_ADDR), nd->rptr_addr | 1u))) return r;
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), dev->watchdog))) return r;
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE))) return r;
-  nd->wptr = 0;
-  nd->rptr_cache = 0;
-  nd->ctx_known = 0;
+  sgpu__ring_reset(nd);
   nd->faulted = 0;
-  nd->stage_head = nd->stage_tail = 0;
-  nd->stage_live = 0;
   char what[32];
   snprintf(what, sizeof what, "programming node %u", n);
   return check_cfg_error(dev, what);

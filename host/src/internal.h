@@ -176,10 +176,31 @@ void sgpu__shadow_free(sgpu_device *dev);
 
 /* events.c */
 int sgpu__service_irq(sgpu_device *dev);
-int sgpu__retire(sgpu_device *dev, uint32_t n);
 void sgpu__push_event(sgpu_device *dev, const sgpu_event *ev);
-int sgpu__wait_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
-                    uint32_t *stage_off);
+sgpu_event sgpu__event_of(sgpu_event_type type, uint32_t node, uint64_t cycle, const sgpu_pending *p);
+/* 1: done, 0: not yet, < 0: an error code. */
+typedef int (*sgpu_wait_pred)(sgpu_device *dev, const void *arg);
+int sgpu__wait_until(sgpu_device *dev, uint64_t cycles, sgpu_wait_pred pred, const void *arg,
+                     int unlock);
+
+/* ring.c: a node's ring, its staging area and its queue of pending submissions. */
+typedef struct sgpu_ring_job {
+  uint32_t ctx_id, win_base, win_size; /* the context it runs in (0: none) */
+  const uint32_t *host_words;          /* segment-0 DMA buffer to stage, or NULL */
+  uint32_t ib_addr;                    /* else the buffer's device address */
+  uint32_t len;                        /* bytes of DMA buffer (0: a fence alone) */
+  int skip;                            /* NullRendering: fetch nothing */
+  uint32_t fence;
+  uint32_t flags;                      /* for its events: the submission's flags */
+  void *priv;                          /* and private data */
+  uint32_t priv_size;
+} sgpu_ring_job;
+int sgpu__ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job);
+int sgpu__retire(sgpu_device *dev, uint32_t n);
+const sgpu_pending *sgpu__ring_oldest(sgpu_node *nd);
+const sgpu_pending *sgpu__ring_find(sgpu_node *nd, uint32_t fence32);
+void sgpu__ring_pop(sgpu_node *nd);
+void sgpu__ring_reset(sgpu_node *nd);
 
 /* submit.c: the packet walker shared by submit and validate. */
 typedef struct sgpu_walk {

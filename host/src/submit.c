@@ -154,23 +154,6 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
   return 0;
 }
 
-static int push_pending(sgpu_device *dev, sgpu_node *nd, const sgpu_pending *p) {
-  if (nd->q_count == nd->q_cap) {
-    size_t ncap = nd->q_cap ? nd->q_cap * 2 : 64;
-    sgpu_pending *nq = malloc(ncap * sizeof *nq);
-    if (!nq) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for the submission queue");
-    for (size_t i = 0; i < nd->q_count; i++) nq[i] = nd->q[(nd->q_head + i) % nd->q_cap];
-    free(nd->q);
-    nd->q = nq;
-    nd->q_cap = ncap;
-    nd->q_head = 0;
-  }
-  nd->q[(nd->q_head + nd->q_count) % nd->q_cap] = *p;
-  nd->q_count++;
-  return 0;
-}
-
-
 int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
   sgpu__lock(dev);
@@ -228,77 +211,24 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
     goto out;
   }
 
-  /* Ring packets. */
-  uint32_t ctx_id = c ? c->id : 0;
-  uint32_t ring[16];
-  uint32_t k = 0;
-  if (f.context_switch) ctx_id = 0;
-  int need_ctx = !nd->ctx_known || nd->cur_ctx_id != ctx_id;
-  if (need_ctx) {
-    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
-    ring[k++] = ctx_id;
-    ring[k++] = ctx_id ? c->win_base : 0;
-    ring[k++] = ctx_id ? c->win_size : dev->mem_size;
-  }
-  uint32_t stage_off = 0;
-  uint32_t ib_addr = (uint32_t)a->dma_buffer_physical_address + so;
-  uint32_t stage_bytes = hb && len ? len : 0;
-  if ((r = sgpu__wait_room(dev, n, (k + 7) * 4, stage_bytes, &stage_off))) goto out;
-  if (stage_bytes) {
-    ib_addr = nd->stage_base + stage_off;
-    r = dev->tr->ops->mem_write(dev->tr, ib_addr, src, len);
-    if (r) {
-      r = sgpu__fail(dev, r, "staging %u bytes into the aperture failed", len);
-      goto out;
-    }
-    nd->stage_head = stage_off + len;
-    nd->stage_live++;
-    dev->stats.staged_bytes += len;
-  }
-  if (len) {
-    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, f.null_rendering ? SGPU_INDIRECT_FLAG_SKIP : 0);
-    ring[k++] = ib_addr;
-    ring[k++] = len;
-    ring[k++] = a->submission_fence_id;
-  }
-  ring[k++] = SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, SGPU_FENCE_FLAG_IRQ);
-  ring[k++] = nd->fence_addr;
-  ring[k++] = a->submission_fence_id;
+  /* Onto the ring: staging, CONTEXT/INDIRECT/FENCE packets, the doorbell. */
+  sgpu_ring_job job;
+  job.ctx_id = c && !f.context_switch ? c->id : 0;
+  job.win_base = c ? c->win_base : 0;
+  job.win_size = c ? c->win_size : 0;
+  job.host_words = hb ? src : NULL;
+  job.ib_addr = (uint32_t)a->dma_buffer_physical_address + so;
+  job.len = len;
+  job.skip = f.null_rendering;
+  job.fence = a->submission_fence_id;
+  job.flags = f.value;
+  job.priv = a->dma_buffer_private_data
+                 ? (uint8_t *)a->dma_buffer_private_data + a->dma_buffer_private_data_submission_start_offset
+                 : NULL;
+  job.priv_size = a->dma_buffer_private_data_submission_end_offset -
+                  a->dma_buffer_private_data_submission_start_offset;
+  if ((r = sgpu__ring_submit(dev, n, &job))) goto out;
 
-  /* Wrap: pad to the end of the ring with a NOP so no packet straddles it. */
-  uint32_t bytes = k * 4;
-  if (nd->wptr + bytes > nd->ring_size) {
-    uint32_t pad = nd->ring_size - nd->wptr;
-    uint32_t nop = SGPU_PKT_HEADER(SGPU_OP_NOP, pad / 4 - 1, 0);
-    r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, &nop, 4);
-    if (r) goto ring_fail;
-    nd->wptr = 0;
-  }
-  r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, ring, bytes);
-  if (r) goto ring_fail;
-  nd->wptr = (nd->wptr + bytes) & (nd->ring_size - 1);
-
-  sgpu_pending p;
-  p.fence32 = a->submission_fence_id;
-  p.fence64 = nd->submitted64 + (uint32_t)(a->submission_fence_id - (uint32_t)nd->submitted64);
-  p.flags = f.value;
-  p.priv = a->dma_buffer_private_data
-               ? (uint8_t *)a->dma_buffer_private_data + a->dma_buffer_private_data_submission_start_offset
-               : NULL;
-  p.priv_size = a->dma_buffer_private_data_submission_end_offset -
-                a->dma_buffer_private_data_submission_start_offset;
-  p.staged = stage_bytes ? 1 : 0;
-  p.stage_end = nd->stage_head;
-  if ((r = push_pending(dev, nd, &p))) goto out;
-  nd->submitted64 = p.fence64;
-  nd->cur_ctx_id = ctx_id;
-  nd->ctx_known = 1;
-
-  r = dev->tr->ops->reg_write(dev->tr, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), nd->wptr);
-  if (r) goto ring_fail;
-
-  dev->stats.submissions++;
-  if (need_ctx) dev->stats.context_switches++;
   if (f.value & 0x1FFu) {
     dev->stats.paging += f.paging;
     dev->stats.present += f.present;
@@ -311,9 +241,6 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
     dev->stats.virtual_machine_data += f.virtual_machine_data;
   }
   r = 0;
-  goto out;
-ring_fail:
-  r = sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n);
 out:
   sgpu__unlock(dev);
   return r;

@@ -1,0 +1,238 @@
+/* ring.c — each node's ring, and only here: room (ring bytes and staging
+ * space), staging a segment-0 DMA buffer, emitting the ring packets and the
+ * doorbell, and retiring submissions as the fence word passes them. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "internal.h"
+
+/* ------------------------------------------------------------ pending queue */
+static sgpu_pending *q_at(sgpu_node *nd, size_t i) { return &nd->q[(nd->q_head + i) % nd->q_cap]; }
+
+const sgpu_pending *sgpu__ring_oldest(sgpu_node *nd) { return nd->q_count ? q_at(nd, 0) : NULL; }
+
+const sgpu_pending *sgpu__ring_find(sgpu_node *nd, uint32_t fence32) {
+  for (size_t i = 0; i < nd->q_count; i++)
+    if (q_at(nd, i)->fence32 == fence32) return q_at(nd, i);
+  return NULL;
+}
+
+/* Drop the oldest submission, giving back its staging space. */
+void sgpu__ring_pop(sgpu_node *nd) {
+  sgpu_pending *p = q_at(nd, 0);
+  if (p->staged) {
+    nd->stage_tail = p->stage_end;
+    if (--nd->stage_live == 0) nd->stage_head = nd->stage_tail = 0;
+  }
+  nd->q_head = (nd->q_head + 1) % nd->q_cap;
+  nd->q_count--;
+}
+
+static int push_pending(sgpu_device *dev, sgpu_node *nd, const sgpu_pending *p) {
+  if (nd->q_count == nd->q_cap) {
+    size_t ncap = nd->q_cap ? nd->q_cap * 2 : 64;
+    sgpu_pending *nq = malloc(ncap * sizeof *nq);
+    if (!nq) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for the submission queue");
+    for (size_t i = 0; i < nd->q_count; i++) nq[i] = *q_at(nd, i);
+    free(nd->q);
+    nd->q = nq;
+    nd->q_cap = ncap;
+    nd->q_head = 0;
+  }
+  nd->q[(nd->q_head + nd->q_count) % nd->q_cap] = *p;
+  nd->q_count++;
+  return 0;
+}
+
+/* The node's ring as the hardware starts it after a reset: empty, context unknown. */
+void sgpu__ring_reset(sgpu_node *nd) {
+  nd->wptr = 0;
+  nd->rptr_cache = 0;
+  nd->ctx_known = 0;
+  nd->stage_head = nd->stage_tail = 0;
+  nd->stage_live = 0;
+}
+
+/* ------------------------------------------------------------ retire */
+/* Read the node's fence word; emit one COMPLETED event per submission passed. */
+int sgpu__retire(sgpu_device *dev, uint32_t n) {
+  sgpu_node *nd = &dev->node[n];
+  if (nd->q_count == 0) return 0;
+  uint32_t word = 0;
+  int r = dev->tr->ops->mem_read(dev->tr, nd->fence_addr, &word, 4);
+  if (r) return sgpu__fail(dev, r, "reading node %u's fence word failed", n);
+  /* The hardware writes exactly the fence id of the submission that completed
+   * last, and a ring completes in order: find it among the pending ones (no
+   * wrap-around guess, so any spacing of ids works). */
+  const sgpu_pending *last = sgpu__ring_find(nd, word);
+  if (!last) return 0;
+  uint64_t c = last->fence64;
+  nd->completed64 = c;
+  uint64_t now = dev->tr->ops->now(dev->tr);
+  const sgpu_pending *p;
+  while ((p = sgpu__ring_oldest(nd)) && p->fence64 <= c) {
+    sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_COMPLETED, n, now, p);
+    ev.last_completed_fence_id = (uint32_t)c;
+    sgpu__push_event(dev, &ev);
+    dev->stats.completed++;
+    sgpu__ring_pop(nd);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ room */
+typedef struct room_arg {
+  uint32_t n, ring_bytes, stage_bytes;
+  uint32_t *stage_off;
+} room_arg;
+
+static int ring_free(sgpu_device *dev, sgpu_node *nd, uint32_t n, uint32_t need) {
+  /* Bytes needed including a wrap pad. */
+  uint32_t total = nd->wptr + need > nd->ring_size ? nd->ring_size - nd->wptr + need : need;
+  uint32_t freeb = (nd->rptr_cache - nd->wptr - 4) & (nd->ring_size - 1);
+  if (freeb >= total) return 1;
+  uint32_t rp = 0;
+  int r = dev->tr->ops->mem_read(dev->tr, nd->rptr_addr, &rp, 4);
+  if (r) return sgpu__fail(dev, r, "reading node %u's rptr writeback failed", n);
+  nd->rptr_cache = rp & (nd->ring_size - 1);
+  freeb = (nd->rptr_cache - nd->wptr - 4) & (nd->ring_size - 1);
+  return freeb >= total;
+}
+
+static int stage_fit(sgpu_node *nd, uint32_t len, uint32_t *off) {
+  len = (len + 3) & ~3u;
+  if (nd->stage_live == 0) {
+    nd->stage_head = nd->stage_tail = 0;
+    if (len <= nd->stage_size) { *off = 0; return 1; }
+    return 0;
+  }
+  if (nd->stage_head >= nd->stage_tail) {
+    if (nd->stage_size - nd->stage_head >= len) { *off = nd->stage_head; return 1; }
+    if (nd->stage_tail > len) { *off = 0; return 1; }
+    return 0;
+  }
+  if (nd->stage_tail - nd->stage_head > len) { *off = nd->stage_head; return 1; }
+  return 0;
+}
+
+static int room_pred(sgpu_device *dev, const void *v) {
+  const room_arg *a = v;
+  sgpu_node *nd = &dev->node[a->n];
+  if (nd->faulted)
+    return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
+                      "node %u faulted while waiting for ring room; call sgpu_reset_from_timeout", a->n);
+  if (a->stage_bytes) {
+    if (!stage_fit(nd, a->stage_bytes, a->stage_off)) {
+      int r = sgpu__retire(dev, a->n);
+      if (r) return r;
+      if (!stage_fit(nd, a->stage_bytes, a->stage_off)) return 0;
+    }
+  }
+  return ring_free(dev, nd, a->n, a->ring_bytes);
+}
+
+/* Wait, with the lock held (the staging offset must not move), until the ring
+ * has ring_bytes and the staging area stage_bytes. */
+static int wait_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
+                     uint32_t *stage_off) {
+  room_arg a = {n, ring_bytes, stage_bytes, stage_off};
+  int p = room_pred(dev, &a);
+  if (p) return p > 0 ? 0 : p;
+  dev->stats.ring_waits++;
+  uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
+  int r = sgpu__wait_until(dev, limit, room_pred, &a, 0);
+  if (r == SGPU_ERROR_TIMEOUT)
+    return sgpu__fail(dev, r, "node %u: no ring/staging room after %llu cycles", n,
+                      (unsigned long long)limit);
+  return r;
+}
+
+/* ------------------------------------------------------------ emit */
+int sgpu__ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
+  sgpu_node *nd = &dev->node[n];
+  uint32_t ring[16];
+  uint32_t k = 0;
+  int need_ctx = !nd->ctx_known || nd->cur_ctx_id != job->ctx_id;
+  if (need_ctx) {
+    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
+    ring[k++] = job->ctx_id;
+    ring[k++] = job->ctx_id ? job->win_base : 0;
+    ring[k++] = job->ctx_id ? job->win_size : dev->mem_size;
+  }
+  uint32_t stage_off = 0;
+  uint32_t ib_addr = job->ib_addr;
+  uint32_t stage_bytes = job->host_words && job->len ? job->len : 0;
+  int r = wait_room(dev, n, (k + 7) * 4, stage_bytes, &stage_off);
+  if (r) return r;
+  if (stage_bytes) {
+    ib_addr = nd->stage_base + stage_off;
+    r = dev->tr->ops->mem_write(dev->tr, ib_addr, job->host_words, job->len);
+    if (r) return sgpu__fail(dev, r, "staging %u bytes into the aperture failed", job->len);
+    nd->stage_head = stage_off + job->len;
+    nd->stage_live++;
+    dev->stats.staged_bytes += job->len;
+  }
+  if (job->len) {
+    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, job->skip ? SGPU_INDIRECT_FLAG_SKIP : 0);
+    ring[k++] = ib_addr;
+    ring[k++] = job->len;
+    ring[k++] = job->fence;
+  }
+  ring[k++] = SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, SGPU_FENCE_FLAG_IRQ);
+  ring[k++] = nd->fence_addr;
+  ring[k++] = job->fence;
+
+  /* Wrap: pad to the end of the ring with a NOP so no packet straddles it. */
+  uint32_t bytes = k * 4;
+  if (nd->wptr + bytes > nd->ring_size) {
+    uint32_t pad = nd->ring_size - nd->wptr;
+    uint32_t nop = SGPU_PKT_HEADER(SGPU_OP_NOP, pad / 4 - 1, 0);
+    r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, &nop, 4);
+    if (r) goto ring_fail;
+    nd->wptr = 0;
+  }
+  r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, ring, bytes);
+  if (r) goto ring_fail;
+  nd->wptr = (nd->wptr + bytes) & (nd->ring_size - 1);
+
+  sgpu_pending p;
+  p.flags = job->flags;
+  p.priv = job->priv;
+  p.priv_size = job->priv_size;
+  p.fence32 = job->fence;
+  p.fence64 = nd->submitted64 + (uint32_t)(job->fence - (uint32_t)nd->submitted64);
+  p.staged = stage_bytes ? 1 : 0;
+  p.stage_end = nd->stage_head;
+  if ((r = push_pending(dev, nd, &p))) return r;
+  nd->submitted64 = p.fence64;
+  nd->cur_ctx_id = job->ctx_id;
+  nd->ctx_known = 1;
+
+  r = dev->tr->ops->reg_write(dev->tr, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), nd->wptr);
+  if (r) goto ring_fail;
+  dev->stats.submissions++;
+  if (need_ctx) dev->stats.context_switches++;
+  return 0;
+ring_fail:
+  return sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n);
+}
+
+/* ------------------------------------------------------------ info */
+int sgpu_get_ring_info(sgpu_device *dev, uint32_t node_ordinal, sgpu_ring_info *info) {
+  if (!dev || !info) return SGPU_ERROR_INVALID_PARAM;
+  if (node_ordinal >= dev->nodes)
+    return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
+                      dev->nodes);
+  sgpu__lock(dev);
+  sgpu_node *nd = &dev->node[node_ordinal];
+  memset(info, 0, sizeof *info);
+  info->base = nd->ring_base;
+  info->size = nd->ring_size;
+  info->wptr = nd->wptr;
+  info->rptr_address = nd->rptr_addr;
+  info->fence_address = nd->fence_addr;
+  int r = sgpu__reg_read(dev, SGPU_NODE_REG(node_ordinal, SGPU_NREG_RING_RPTR), &info->rptr);
+  if (!r) r = sgpu__reg_read(dev, SGPU_NODE_REG(node_ordinal, SGPU_NREG_STATUS), &info->status);
+  sgpu__unlock(dev);
+  return r;
+}
