@@ -140,8 +140,9 @@ module sgpu_cp #(
   reg          rptr_wb_q;
   reg          enable_q;
   reg [23:0]   watchdog_q;          // WATCHDOG: 24 bits, larger values are rejected
-  wire [23:0]  wd_cnt;              // cycles without progress, cleared on progress
-                                    // (sgpu_dsp_counter: a DSP block on the iCE40)
+                                    // (read here only without the mirror)
+  wire [23:0]  wd_cnt;              // ~WATCHDOG + cycles without progress, restarted on
+                                    // progress (sgpu_dsp_counter_held: a DSP block on the iCE40)
   reg [3:0]    fault_reason_q;
   reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
   // The context window: ctx_null_q marks the null context (whole memory,
@@ -495,8 +496,14 @@ module sgpu_cp #(
   // Watchdog counts cycles without progress up to WATCHDOG; cleared on
   // progress or when idle.
   wire blit_acc = blit_valid_o && blit_ready_i;
-  wire wd_hit   = (wd_cnt == watchdog_q);
-  wire wd_fire  = (state_q != S_FAULT) && !rst_wait && (watchdog_q != 24'd0) && wd_hit;
+  // The counter restarts from ~WATCHDOG (held in the counter's own load
+  // register: a DSP block's input register on the iCE40, no flip-flops) and
+  // stops at all ones, WATCHDOG cycles later: an AND, not a 24-bit equality
+  // with a register.  A WATCHDOG write restarts it in the next cycle (wd_new_q,
+  // when the load register holds the new value); until then it cannot fire.
+  wire wd_hit   = &wd_cnt;
+  reg  wd_on_q, wd_new_q;          // WATCHDOG != 0; WATCHDOG written last cycle
+  wire wd_fire  = (state_q != S_FAULT) && !rst_wait && wd_on_q && !wd_new_q && wd_hit;
   wire wr_write = (state_q != S_POLL);
   wire wr_valid = !wd_fire && !do_reset &&
                   ((state_q == S_WD && st_valid) || state_q == S_WR || state_q == S_WB ||
@@ -658,10 +665,10 @@ module sgpu_cp #(
   wire busy = (state_q != S_HDR && state_q != S_FAULT) || in_ib ||
               (state_q == S_HDR && enable_q && rcur_q != wptr_q);
   assign cfg_locked = enable_q || busy;
-  wire wd_clear = !busy || progress_q || state_q == S_FAULT || w_wd || do_reset;
+  wire wd_clear = !busy || progress_q || state_q == S_FAULT || w_wd || wd_new_q || do_reset;
   /* verilator lint_off PINCONNECTEMPTY */
-  sgpu_dsp_counter #(.W(24)) u_wd_cnt (
-    .clk_i(clk_i), .rst_ni(rst_ni), .en_i(!wd_hit), .ld_i(wd_clear), .d_i(24'd0),
+  sgpu_dsp_counter_held #(.W(24)) u_wd_cnt (
+    .clk_i(clk_i), .rst_ni(rst_ni), .en_i(!wd_hit), .ld_i(wd_clear), .dld_i(w_wd), .d_i(~wd[23:0]),
     .q_o(wd_cnt), .co_o());
   /* verilator lint_on PINCONNECTEMPTY */
   wire waiting = (state_q == S_PRSP) || (state_q == S_PCMP) || (state_q == S_POLL) || (state_q == S_PGAP) ||
@@ -677,7 +684,7 @@ module sgpu_cp #(
       wptr_q <= {IW{1'b0}}; rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}};
       rptr_addr_q <= {(IW-2){1'b0}}; rptr_wb_q <= 1'b0;
       enable_q <= 1'b0;
-      watchdog_q <= 24'd0;
+      watchdog_q <= 24'd0; wd_on_q <= 1'b0; wd_new_q <= 1'b0;
       fault_reason_q <= `SGPU_FAULT_NONE;
       perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
       ctx_null_q <= 1'b1;
@@ -702,7 +709,8 @@ module sgpu_cp #(
       if (w_wptr) wptr_q <= wd[IW-1:0];
       if (w_rptra) begin rptr_addr_q <= wd[IW-1:2]; rptr_wb_q <= wd[0]; end
       if (w_ctrl) enable_q <= wd[`SGPU_CONTROL_ENABLE];
-      if (w_wd) watchdog_q <= wd[23:0];
+      if (w_wd) begin watchdog_q <= wd[23:0]; wd_on_q <= (wd[23:0] != 24'd0); end
+      wd_new_q <= w_wd;
 
       // perf
       if (PERF != 0 && busy) perf_busy_q <= perf_busy_q + 32'd1;
