@@ -141,7 +141,7 @@ module sgpu_cp #(
   reg          enable_q;
   reg [23:0]   watchdog_q;          // WATCHDOG: 24 bits, larger values are rejected
                                     // (read here only without the mirror)
-  wire [23:0]  wd_cnt;              // ~WATCHDOG + cycles without progress, restarted on
+  wire [23:0]  wd_cnt;              // WATCHDOG - cycles without progress, restarted on
                                     // progress (sgpu_dsp_counter_held: a DSP block on the iCE40)
   reg [3:0]    fault_reason_q;
   reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
@@ -496,12 +496,12 @@ module sgpu_cp #(
   // Watchdog counts cycles without progress up to WATCHDOG; cleared on
   // progress or when idle.
   wire blit_acc = blit_valid_o && blit_ready_i;
-  // The counter restarts from ~WATCHDOG (held in the counter's own load
+  // The counter restarts from WATCHDOG (held in the counter's own load
   // register: a DSP block's input register on the iCE40, no flip-flops) and
-  // stops at all ones, WATCHDOG cycles later: an AND, not a 24-bit equality
+  // counts down to 0, WATCHDOG cycles later: a NOR, not a 24-bit equality
   // with a register.  A WATCHDOG write restarts it in the next cycle (wd_new_q,
   // when the load register holds the new value); until then it cannot fire.
-  wire wd_hit   = &wd_cnt;
+  wire wd_hit   = ~|wd_cnt;
   reg  wd_on_q, wd_new_q;          // WATCHDOG != 0; WATCHDOG written last cycle
   wire wd_fire  = (state_q != S_FAULT) && !rst_wait && wd_on_q && !wd_new_q && wd_hit;
   wire wr_write = (state_q != S_POLL);
@@ -668,7 +668,7 @@ module sgpu_cp #(
   wire wd_clear = !busy || progress_q || state_q == S_FAULT || w_wd || wd_new_q || do_reset;
   /* verilator lint_off PINCONNECTEMPTY */
   sgpu_dsp_counter_held #(.W(24)) u_wd_cnt (
-    .clk_i(clk_i), .rst_ni(rst_ni), .en_i(!wd_hit), .ld_i(wd_clear), .dld_i(w_wd), .d_i(~wd[23:0]),
+    .clk_i(clk_i), .rst_ni(rst_ni), .en_i(!wd_hit), .ld_i(wd_clear), .dld_i(w_wd), .d_i(wd[23:0]),
     .q_o(wd_cnt), .co_o());
   /* verilator lint_on PINCONNECTEMPTY */
   wire waiting = (state_q == S_PRSP) || (state_q == S_PCMP) || (state_q == S_POLL) || (state_q == S_PGAP) ||

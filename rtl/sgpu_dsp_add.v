@@ -278,11 +278,13 @@ module sgpu_dsp_ge_held #(
 endmodule
 
 // ---------------------------------------------------------------------------
-// sgpu_dsp_counter_held: sgpu_dsp_counter whose load value is a register,
-// loaded from d_i in a cycle with dld_i (reset to 0 with rst_ni); ld_i loads
-// the counter from that register (its value before this cycle's dld_i).  On
-// the iCE40 DSP path the register is the SB_MAC16's C:D input register, so
-// a value the counter restarts from needs no fabric flip-flops.
+// sgpu_dsp_counter_held: W-bit (1..32) down counter, q_o -= en_i each clk_i,
+// whose load value is a register, loaded from d_i in a cycle with dld_i
+// (reset to 0 with rst_ni); ld_i loads the counter from that register (its
+// value before this cycle's dld_i), over en_i.  On the iCE40 DSP path the
+// register is the SB_MAC16's C:D input register, so a value the counter
+// restarts from needs no fabric flip-flops.  It counts down so that the
+// value is loaded as written (an inverted one would cost a LUT a bit).
 /* verilator lint_off DECLFILENAME */
 module sgpu_dsp_counter_held #(
   parameter W = 24                // 1..32
@@ -294,7 +296,7 @@ module sgpu_dsp_counter_held #(
   input  wire         dld_i,      // held value <= d_i
   input  wire [W-1:0] d_i,
   output wire [W-1:0] q_o,
-  output wire         co_o        // en_i && q_o == all ones
+  output wire         co_o        // en_i && q_o == 0 (the decrement of this cycle wraps)
 );
 /* verilator lint_on DECLFILENAME */
 `ifdef SYNTHESIS
@@ -303,13 +305,16 @@ module sgpu_dsp_counter_held #(
 `endif
 `endif
 `ifdef SGPU_DSP_CNTH_MAC16
-  // sgpu_dsp_counter's layout, with C:D registered (C_REG, D_REG) and held
-  // while dld_i is low; the input registers reset with IRST*.
+  // sgpu_dsp_counter's layout, subtracting (ADDSUB*: accumulator - A:B, the
+  // bottom's borrow into the top; CO is then not-borrow), with C:D
+  // registered (C_REG, D_REG) and held while dld_i is low; the input
+  // registers reset with IRST*.
   wire [32:0] inc33 = {en_i, 32'b0} >> W;
   wire [31:0] inc = inc33[31:0];
   wire [63:0] d64 = {d_i, 32'b0} >> W;   // d_i at bits 31..32-W
   wire [31:0] d = d64[31:0];
   wire [31:0] o;
+  wire        co;
   wire        rst = ~rst_ni;
 
   /* verilator lint_off PINCONNECTEMPTY */
@@ -321,7 +326,7 @@ module sgpu_dsp_counter_held #(
     .TOPOUTPUT_SELECT(2'd1),        // accumulator register
     .TOPADDSUB_LOWERINPUT(2'd0),    // A
     .TOPADDSUB_UPPERINPUT(1'b0),    // accumulator register (feedback)
-    .TOPADDSUB_CARRYSELECT(2'd2),   // carry of the bottom half
+    .TOPADDSUB_CARRYSELECT(2'd2),   // borrow of the bottom half
     .BOTOUTPUT_SELECT(2'd1),        // accumulator register
     .BOTADDSUB_LOWERINPUT(2'd0),    // B
     .BOTADDSUB_UPPERINPUT(1'b0),    // accumulator register (feedback)
@@ -332,14 +337,15 @@ module sgpu_dsp_counter_held #(
     .C(d[31:16]), .A(inc[31:16]), .B(inc[15:0]), .D(d[15:0]),
     .AHOLD(1'b0), .BHOLD(1'b0), .CHOLD(!dld_i), .DHOLD(!dld_i),
     .IRSTTOP(rst), .IRSTBOT(rst), .ORSTTOP(rst), .ORSTBOT(rst),
-    .OLOADTOP(ld_i), .OLOADBOT(ld_i),  // register <= held C:D instead of the sum
-    .ADDSUBTOP(1'b0), .ADDSUBBOT(1'b0),
+    .OLOADTOP(ld_i), .OLOADBOT(ld_i),  // register <= held C:D instead of the difference
+    .ADDSUBTOP(1'b1), .ADDSUBBOT(1'b1),
     .OHOLDTOP(1'b0), .OHOLDBOT(1'b0),
     .CI(1'b0), .ACCUMCI(1'b0), .SIGNEXTIN(1'b0),
-    .O(o), .CO(co_o), .ACCUMCO(), .SIGNEXTOUT()
+    .O(o), .CO(co), .ACCUMCO(), .SIGNEXTOUT()
   );
   /* verilator lint_on PINCONNECTEMPTY */
   assign q_o = o[31:32 - W];
+  assign co_o = !co;
   `undef SGPU_DSP_CNTH_MAC16
 `else
   localparam [W-1:0] ONE = 1;
@@ -350,10 +356,10 @@ module sgpu_dsp_counter_held #(
     end else begin
       if (dld_i) held_q <= d_i;
       if (ld_i) q <= held_q;
-      else if (en_i) q <= q + ONE;
+      else if (en_i) q <= q - ONE;
     end
   end
   assign q_o  = q;
-  assign co_o = en_i & (&q);
+  assign co_o = en_i & ~(|q);
 `endif
 endmodule
