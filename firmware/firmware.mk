@@ -8,7 +8,7 @@ FW_DIR      := $(BUILD)/firmware
 MKBOOT      := $(BUILD)/bin/mkboot
 FW_VERSION  := 0.1
 FW_SRCS     := firmware/boot.sgs firmware/font5x7.txt
-FW_BOARD_icebreaker := --board icebreaker --mem 131072 --nodes 1 --sources 1 --perf 0 --rom-bytes 2048
+FW_BOARD_icebreaker := --board icebreaker --mem 131072 --nodes 1 --sources 1 --perf 0 --ib-depth 1 --rom-bytes 2048
 # ULX3S: two nodes, performance counters, GPU memory on the 32 MB SDRAM
 # (rtl/boards/ulx3s_top.v SDRAM = 1) or, for a block-RAM build (SDRAM = 0),
 # 128 KiB (MEM_BYTES)

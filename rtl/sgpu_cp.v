@@ -22,7 +22,11 @@ module sgpu_cp #(
   parameter MIRROR    = 0,
   // Bits a display's scanline can have (its timing counter width); the
   // higher bits of scanline_i are 0, so WAIT_SCANLINE compares only these.
-  parameter LINE_W    = 16
+  parameter LINE_W    = 16,
+  // INDIRECT levels below the ring (1..MAX_IB_DEPTH; CAPS.IB_DEPTH): with 1,
+  // an INDIRECT inside a buffer faults NESTING and level 2's end and return
+  // address need no registers.
+  parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -182,6 +186,8 @@ module sgpu_cp #(
   wire [7:0]  fl   = hdr_q[15:8];     // checked against the opcode's flag mask at decode
   /* verilator lint_on UNUSEDSIGNAL */
   wire        in_ib = (level_q != 2'd0);
+  wire        in_ib2 = (IB_DEPTH > 1) && (level_q == 2'd2);
+  localparam [1:0] IB_LEVELS = IB_DEPTH;
 
   // Thermometer mask and one-hot size: no shifter, no adder.
   reg  [31:0] ring_mask32;
@@ -189,7 +195,7 @@ module sgpu_cp #(
   always @(*) for (m = 0; m < 32; m = m + 1) ring_mask32[m] = (m < ring_lg_q);
   wire [31:0] ring_size = {ring_mask32[30:0], 1'b1} & ~ring_mask32;
   wire [IW-1:0] ring_mask = ring_mask32[IW-1:0];
-  wire [IW-1:0] ibend = (level_q == 2'd2) ? ibend2_q : ibend1_q;
+  wire [IW-1:0] ibend = in_ib2 ? ibend2_q : ibend1_q;
 
   // ------------------------------------------------------------ fetchers
   reg           ring_start, ib_start, ib_flush;
@@ -526,7 +532,7 @@ module sgpu_cp #(
       S_HDR: begin
         if (ib_end) begin
           // Leave the IB; back in level 1 the fetcher restarts where it was.
-          if (level_q == 2'd2) ib_start = 1'b1;
+          if (in_ib2) ib_start = 1'b1;
         end else if (have_words && st_valid) begin
           if (h_fault != `SGPU_FAULT_NONE) begin
             fault_d = h_fault; fault_at_hdr = 1'b1;
@@ -548,7 +554,7 @@ module sgpu_cp #(
       S_EXEC: begin
         case (op)
           `SGPU_OP_INDIRECT:
-            if (level_q == `SGPU_MAX_IB_DEPTH)    fault_d = `SGPU_FAULT_NESTING;
+            if (level_q == IB_LEVELS)             fault_d = `SGPU_FAULT_NESTING;
             else if ((p0_q[1:0] | p1_q[1:0]) != 2'd0) fault_d = `SGPU_FAULT_MISALIGNED;
             else if (chk_oor_q)                     fault_d = `SGPU_FAULT_OUT_OF_RANGE;
             else if (chk_win_q)                     fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
@@ -759,8 +765,8 @@ module sgpu_cp #(
         left_q <= h_cnt; pi_q <= 3'd0; hi_bad_q <= 1'b0;
       end
       if (state_q == S_HDR && ib_end) begin
-        level_q <= level_q - 2'd1;
-        if (level_q == 2'd2) ibcur_q <= ib1_save_q;
+        level_q <= (IB_DEPTH > 1) ? level_q - 2'd1 : 2'd0;
+        if (in_ib2) ibcur_q <= ib1_save_q;
       end
 
 
@@ -769,7 +775,7 @@ module sgpu_cp #(
         case (op)
           `SGPU_OP_INDIRECT: begin
             if (ib_start) begin
-              level_q <= level_q + 2'd1;
+              level_q <= (IB_DEPTH > 1) ? level_q + 2'd1 : 2'd1;
               ibcur_q <= p0_q[IW-1:0];
               // end = p0 + p1 from the range checker (it passed: no carry out)
               if (in_ib) begin ibend2_q <= chk_hi[IW-1:0]; ib1_save_q <= ibcur_q; end

@@ -7,6 +7,7 @@ module sgpu_top #(
   parameter SOURCES   = 1,
   parameter MEM_BYTES = 8388608,
   parameter PERF      = 1,         // 0: per-node PERF_* counters read 0 (saves ~450 LCs on iCE40)
+  parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH,  // INDIRECT levels below the ring (CAPS.IB_DEPTH)
   parameter MEM_RDQ   = 8,         // reads the external memory may have outstanding (power of two >= 2)
   parameter PIX_CDC   = 0          // 1: the displays' pixel side runs on pix_clk_i (video outputs in that domain)
 ) (
@@ -66,10 +67,12 @@ module sgpu_top #(
   // CAPS, packed at the interface spec's field positions: 2D engine and
   // display present, no preemption, counters as built.
   localparam [31:0] PERF32 = (PERF != 0) ? 32'd1 : 32'd0;
+  localparam [31:0] IBD32  = IB_DEPTH;
   localparam [31:0] CAPS = ({28'd0, NODES4} << `SGPU_CAPS_NODES_LSB) |
                            ({28'd0, SRC4} << `SGPU_CAPS_SOURCES_LSB) |
                            (32'd1 << `SGPU_CAPS_BLIT_LSB) | (32'd1 << `SGPU_CAPS_DISPLAY_LSB) |
-                           (PERF32 << `SGPU_CAPS_PERF_LSB);
+                           (PERF32 << `SGPU_CAPS_PERF_LSB) |
+                           ({28'd0, IBD32[3:0]} << `SGPU_CAPS_IB_DEPTH_LSB);
 
   wire [M-1:0]    a_valid, a_ready, a_write, a_rsp;
   wire [M*32-1:0] a_addr, a_wdata;
@@ -167,7 +170,7 @@ module sgpu_top #(
     for (g = 0; g < NODES; g = g + 1) begin : g_node
       localparam R = SOURCES + 1 + 3 * g;   // ring fetch; R+1 IB fetch; R+2 writer
       sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1),
-                .LINE_W(LINE_W)) u_cp (
+                .LINE_W(LINE_W), .IB_DEPTH(IB_DEPTH)) u_cp (
         .clk_i(clk_i), .rst_ni(rst_ni),
         .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[6:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),

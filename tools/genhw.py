@@ -46,7 +46,7 @@ def len_text(ln):
 def check_text(o, c):
     k, a = c["check"], c["args"]
     if k == "nesting":
-        t = f"already {S.LIMIT_VALUES['MAX_IB_DEPTH']} INDIRECT levels deep"
+        t = f"already CAPS.IB_DEPTH INDIRECT levels deep: {S.LIMIT_VALUES['MAX_IB_DEPTH']}, or fewer on a smaller build"
     elif k == "privileged":
         t = "inside an INDIRECT buffer"
     elif k in ("flag_max", "max"):
@@ -94,9 +94,11 @@ def check_code():
     the index + 1 of the first check a packet fails, 0 when it passes."""
     o = ["/* Index + 1 (in sgpu_hw_ops[op].checks) of the first check the packet",
          " * fails, 0 when it passes.  p: payload, cnt: payload count, flags: header",
-         " * FLAGS; the header checks have passed. */",
+         " * FLAGS; ib_depth: the build's INDIRECT levels (CAPS.IB_DEPTH, at most",
+         " * MAX_IB_DEPTH); the header checks have passed. */",
          "static inline int sgpu_hw_failing_check(uint32_t op, uint32_t flags, uint32_t cnt, const uint32_t *p,",
-         "                                        uint32_t level, int windowed, uint64_t mem, uint32_t sources,",
+         "                                        uint32_t level, uint32_t ib_depth, int windowed, uint64_t mem,",
+         "                                        uint32_t sources,",
          "                                        uint64_t win_base, uint64_t win_end) {",
          "  (void)flags; (void)cnt; (void)sources; (void)win_base; (void)win_end; (void)windowed; (void)mem;",
          "  switch (op) {"]
@@ -119,7 +121,7 @@ def check_code():
         for i, c in enumerate(op["checks"]):
             k, a = c["check"], c["args"]
             if k == "nesting":
-                cond = f"level >= {S.LIMIT_VALUES['MAX_IB_DEPTH']}u"
+                cond = "level >= ib_depth"
             elif k == "privileged":
                 cond = "level > 0u"
             elif k == "flag_max":

@@ -372,7 +372,7 @@ GLOBAL_REGS = [
     ("ID", 0x000, "ro", "magic 0x53475055 ('SGPU')"),
     ("VERSION", 0x004, "ro", "[31:16] major, [15:0] minor"),
     ("CAPS", 0x008, "ro", "[3:0] nodes, [7:4] sources, [8] 2D engine, [9] display, [10] preemption, "
-                          "[11] performance counters"),
+                          "[11] performance counters, [15:12] INDIRECT levels below the ring"),
     ("MEM_SIZE", 0x00C, "ro", "bytes of GPU memory"),
     ("INT_STATUS", 0x010, "w1c", "pending interrupts (bit groups in INTERRUPTS)"),
     ("INT_ENABLE", 0x014, "rw", "interrupt mask for the irq output"),
@@ -453,7 +453,9 @@ REG_FIELDS = {
     "CAPS": [("NODES", 0, 4, "1..MAX_NODES"), ("SOURCES", 4, 4, "0..MAX_SOURCES"),
              ("BLIT", 8, 1, "2D engine present"), ("DISPLAY", 9, 1, "display present"),
              ("PREEMPTION", 10, 1, "preemption supported"),
-             ("PERF", 11, 1, "PERF_* counters present (else they read 0)")],
+             ("PERF", 11, 1, "PERF_* counters present (else they read 0)"),
+             ("IB_DEPTH", 12, 4, "1..MAX_IB_DEPTH: INDIRECT levels the command processor nests below "
+                                 "the ring; an INDIRECT deeper faults NESTING and the library refuses it")],
     "CONTROL": [("ENABLE", 0, 1, "0/1"), ("RESET", 1, 1, "write 1: reset the node (self-clearing)")],
     "STATUS": [("BUSY", 0, 1, "0/1"), ("FAULTED", 1, 1, "0/1"), ("WAITING", 2, 1, "0/1"),
                ("ENABLED", 3, 1, "0/1"), ("IB_DEPTH", 4, 4, f"0..{LIMIT_VALUES['MAX_IB_DEPTH']}")],

@@ -311,6 +311,7 @@ static uint32_t parse_u32(const char *s, const char *opt) {
 static void usage(void) {
   fputs("usage: mkboot --source firmware/boot.sgs --font firmware/font5x7.txt --board NAME\n"
         "              --version MAJOR.MINOR [--mem BYTES] [--nodes N] [--sources N] [--perf 0|1]\n"
+        "              [--ib-depth 1..2]\n"
         "              [--rom-bytes N] [--hex OUT.hex] [--list OUT.lst] [--bin OUT.bin]\n"
         "boards: none, icebreaker, ulx3s.  Writes the boot ROM image (docs/firmware.md).\n",
         stderr);
@@ -324,7 +325,7 @@ int main(int argc, char **argv) {
   b.ink = b.paper = -1;
   b.mem_size = 131072;
   b.rom_bytes = 2048;
-  uint32_t nodes = 1, sources = 1, perf = 0;
+  uint32_t nodes = 1, sources = 1, perf = 0, ib_depth = SGPU_MAX_IB_DEPTH;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage();
@@ -338,6 +339,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--nodes")) nodes = parse_u32(v, a);
     else if (!strcmp(a, "--sources")) sources = parse_u32(v, a);
     else if (!strcmp(a, "--perf")) perf = parse_u32(v, a);
+    else if (!strcmp(a, "--ib-depth")) ib_depth = parse_u32(v, a);
     else if (!strcmp(a, "--rom-bytes")) b.rom_bytes = parse_u32(v, a);
     else if (!strcmp(a, "--hex")) hex = v;
     else if (!strcmp(a, "--list")) list = v;
@@ -359,10 +361,13 @@ int main(int argc, char **argv) {
   if (sscanf(b.version, "%u.%u%c", &vmaj, &vmin, &extra) != 2 || vmaj > 65535 || vmin > 65535)
     die("--version '%s' is not MAJOR.MINOR", b.version);
   b.fw_version = (uint32_t)vmaj << 16 | vmin;
-  if (nodes < 1 || nodes > SGPU_MAX_NODES || sources < 1 || sources > SGPU_MAX_SOURCES || perf > 1)
-    die("--nodes 1..%u, --sources 1..%u, --perf 0|1", SGPU_MAX_NODES, SGPU_MAX_SOURCES);
+  if (nodes < 1 || nodes > SGPU_MAX_NODES || sources < 1 || sources > SGPU_MAX_SOURCES || perf > 1 ||
+      ib_depth < 1 || ib_depth > SGPU_MAX_IB_DEPTH)
+    die("--nodes 1..%u, --sources 1..%u, --perf 0|1, --ib-depth 1..%u", SGPU_MAX_NODES, SGPU_MAX_SOURCES,
+        SGPU_MAX_IB_DEPTH);
   b.caps = SGPU_FIELD_PUT(CAPS_NODES, nodes) | SGPU_FIELD_PUT(CAPS_SOURCES, sources) |
-           SGPU_FIELD_PUT(CAPS_BLIT, 1) | SGPU_FIELD_PUT(CAPS_DISPLAY, 1) | SGPU_FIELD_PUT(CAPS_PERF, perf);
+           SGPU_FIELD_PUT(CAPS_BLIT, 1) | SGPU_FIELD_PUT(CAPS_DISPLAY, 1) | SGPU_FIELD_PUT(CAPS_PERF, perf) |
+           SGPU_FIELD_PUT(CAPS_IB_DEPTH, ib_depth);
   if (b.mem_size < SGPU_IDENTITY_ADDR + SGPU_IDENTITY_BYTES)
     die("--mem %u: the identity block at 0x%x needs at least 128 KiB", b.mem_size, SGPU_IDENTITY_ADDR);
 

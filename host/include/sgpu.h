@@ -120,6 +120,8 @@ typedef struct sgpu_info {
   uint32_t node_count, source_count;
   uint32_t has_2d, has_display, has_preemption;
   uint32_t has_perf_counters;        /* PERF_* registers count (CAPS.PERF) */
+  uint32_t ib_depth;                 /* INDIRECT levels below the ring (CAPS.IB_DEPTH); deeper
+                                        submissions are refused (SGPU_ERROR_PACKET_NESTING) */
   uint32_t mem_size;                 /* bytes of GPU memory */
   sgpu_segment_info segment[SGPU_SEGMENT_COUNT];
   sgpu_display_mode display_mode[SGPU_MAX_SOURCES]; /* current mode per source */

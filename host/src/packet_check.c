@@ -60,8 +60,12 @@ static void describe(const sgpu_pkt_env *env, const sgpu_hw_op *o, const sgpu_hw
   const char *w0 = o->words[c->word[0]].asm_name;
   switch (c->kind) {
   case SGPU_CHECK_NESTING:
-    fail(0, why, why_size, "%s would nest %u buffers deep (at most %u)", o->name, env->level + 1,
-         SGPU_MAX_IB_DEPTH);
+    if (sgpu__ib_depth(env) < SGPU_MAX_IB_DEPTH)
+      fail(0, why, why_size, "%s would nest %u buffers deep (this device nests at most %u: CAPS.IB_DEPTH)",
+           o->name, env->level + 1, sgpu__ib_depth(env));
+    else
+      fail(0, why, why_size, "%s would nest %u buffers deep (at most %u)", o->name, env->level + 1,
+           SGPU_MAX_IB_DEPTH);
     break;
   case SGPU_CHECK_PRIVILEGED:
     fail(0, why, why_size, "%s is only allowed in the ring itself", o->name);
@@ -114,7 +118,8 @@ uint32_t sgpu__check_payload(const sgpu_pkt_env *env, const uint32_t *pkt, char 
   if (op >= SGPU_OP_COUNT_OF_OPCODES)
     return fail(SGPU_FAULT_ILLEGAL_OPCODE, why, why_size, "opcode 0x%02x is not defined", op);
   int i = sgpu_hw_failing_check(op, SGPU_PKT_GET(FLAGS, pkt[0]), SGPU_PKT_GET(COUNT, pkt[0]), pkt + 1,
-                                env->level, env->windowed, env->mem_size, env->sources, env->win_base,
+                                env->level, sgpu__ib_depth(env), env->windowed, env->mem_size,
+                                env->sources, env->win_base,
                                 env->win_end);
   if (i == 0) return SGPU_FAULT_NONE;
   const sgpu_hw_op *o = &sgpu_hw_ops[op];

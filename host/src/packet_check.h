@@ -22,6 +22,9 @@ typedef struct sgpu_pkt_env {
    * packets inside an INDIRECT buffer (level >= 1) of a non-null context. */
   int windowed;
   uint64_t win_base, win_end;
+  /* INDIRECT levels the build nests below the ring (CAPS.IB_DEPTH); 0 means
+   * SGPU_MAX_IB_DEPTH.  An INDIRECT at this level faults NESTING. */
+  uint32_t ib_depth;
 } sgpu_pkt_env;
 
 /* Header checks: type, opcode, flags, count and overrun, in that order.
@@ -29,6 +32,11 @@ typedef struct sgpu_pkt_env {
  * buffer that holds it (the ring: up to WPTR).  Returns SGPU_FAULT_NONE (0)
  * or the fault; why (may be NULL) gets a one-line reason. */
 uint32_t sgpu__check_header(uint32_t header, uint64_t avail_words, char *why, size_t why_size);
+
+/* The INDIRECT levels env allows (its ib_depth, or SGPU_MAX_IB_DEPTH). */
+static inline uint32_t sgpu__ib_depth(const sgpu_pkt_env *env) {
+  return env->ib_depth && env->ib_depth < SGPU_MAX_IB_DEPTH ? env->ib_depth : SGPU_MAX_IB_DEPTH;
+}
 
 /* Payload checks of a packet whose header passed: pkt[0] is the header,
  * pkt[1..count] its payload.  Returns SGPU_FAULT_NONE or the fault, in the

@@ -132,8 +132,10 @@ module icebreaker_top #(
   // SPRAM answers every read in the next cycle: two reads in flight at most.
   // PERF(0): the per-node PERF_* counters are left out (they read 0 here) so
   // the design fits the UP5K's 5280 logic cells; the counters cost ~250.
+  // IB_DEPTH(1): one INDIRECT level below the ring (CAPS.IB_DEPTH; the
+  // library refuses deeper nesting), no registers for a second one.
   sgpu_top #(.NODES(1), .SOURCES(1), .MEM_BYTES(MEM_BYTES), .MEM_RDQ(2),
-             .PERF(0), .PIX_CDC(1)) u_gpu (
+             .PERF(0), .IB_DEPTH(1), .PIX_CDC(1)) u_gpu (
     .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b0),
     .pix_clk_i(clk_pix), .pix_rst_ni(pix_rst_n),
     .host_req_valid_i(h_req_valid), .host_req_ready_o(h_req_ready),

@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "build/firmware/boot_icebreaker.bin";
   static uint8_t rom[65536];
   size_t rom_len;
-  sgpu_ref_config rc = {MEM, 1, 1};
+  sgpu_ref_config rc = {MEM, 1, 1, 1}; /* the UP5K build: one INDIRECT level */
   sgpu_ref *ref;
   sgpu_ref_boot boot;
   char why[200];

@@ -27,6 +27,8 @@
 #define FENCE 0x0001F000u
 #define TS 0x0001F100u
 #define SCRATCH_MEM 0x00014000u
+#define IB1 0x0001E000u /* nesting check: a level-1 buffer and the level-2 one it names */
+#define IB2 0x0001E100u
 
 static uint32_t rnd(uint32_t *s) {
   *s ^= *s << 13;
@@ -103,6 +105,8 @@ int main(void) {
   uint32_t caps = bl_rd(&l, SGPU_REG_CAPS);
   BL_EQ((caps & SGPU_CAPS_NODES_MASK) >> SGPU_CAPS_NODES_SHIFT, 1, "CAPS nodes");
   BL_EQ((caps & SGPU_CAPS_SOURCES_MASK) >> SGPU_CAPS_SOURCES_SHIFT, 1, "CAPS sources");
+  /* the UP5K build nests one INDIRECT level (rtl/boards/icebreaker_top.v) */
+  BL_EQ((caps & SGPU_CAPS_IB_DEPTH_MASK) >> SGPU_CAPS_IB_DEPTH_SHIFT, 1, "CAPS IB_DEPTH");
   bl_figure("board_link_ping_cycles", (double)ping_cycles);
 
   /* ---- WRITE then READ: 300 random words (bursts of 64 and a short one) */
@@ -122,7 +126,7 @@ int main(void) {
   bl_figure("board_link_read_bytes_per_kcycle", 4000.0 * NW / (double)rcyc);
 
   /* ---- the reference model, same memory, same ring */
-  sgpu_ref_config rc = {MEM, 1, 1};
+  sgpu_ref_config rc = {MEM, 1, 1, 1};
   sgpu_ref *ref = sgpu_ref_create(&rc);
   BL_CHECK(ref, "sgpu_ref_create");
   BL_CHECK(sgpu_ref_mem_write(ref, SCRATCH_MEM, wr, sizeof wr) == 0, "ref write");
@@ -235,6 +239,33 @@ int main(void) {
     bl_figure(pass ? "board_copy_words_per_cycle" : "board_copy_words_per_cycle_scanout", 8192.0 / cc);
   }
   BL_EQ(bl_rd(&l, SGPU_NODE_REG(0, SGPU_NREG_STATUS)) & SGPU_STATUS_FAULTED, 0, "node faulted");
+
+  /* ---- CAPS.IB_DEPTH 1 is what the chip does: ring -> IB1 -> IB2 faults
+   * NESTING at IB1's INDIRECT, as the reference model configured with one
+   * level says, and nothing of IB2 runs */
+  const uint32_t ib2[] = {SGPU_PKT_HEADER(SGPU_OP_NOP, 0, 0), SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, 0), FENCE, 99};
+  const uint32_t ib1[] = {SGPU_PKT_HEADER(SGPU_OP_NOP, 0, 0), SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, 0), IB2,
+                          sizeof ib2, 98};
+  bl_write(&l, IB2, ib2, 4);
+  bl_write(&l, IB1, ib1, 5);
+  BL_CHECK(sgpu_ref_mem_write(ref, IB2, ib2, sizeof ib2) == 0 && sgpu_ref_mem_write(ref, IB1, ib1, sizeof ib1) == 0,
+           "ref IBs");
+  uint32_t nest[] = {SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, 0), IB1, sizeof ib1, 97};
+  bl_ring_submit(&ring, nest, 4);
+  ref_run_ring(ref, nest, 4, &ref_wptr);
+  const sgpu_ref_fault *rf;
+  BL_CHECK(sgpu_ref_faults(ref, &rf) == 1, "reference model: %zu faults, expected 1", sgpu_ref_faults(ref, &rf));
+  BL_EQ(rf[0].reason, SGPU_FAULT_NESTING, "reference FAULT_REASON");
+  BL_EQ(rf[0].addr, IB1 + 4, "reference FAULT_ADDR");
+  for (int tries = 0; !(bl_rd(&l, SGPU_NODE_REG(0, SGPU_NREG_STATUS)) & SGPU_STATUS_FAULTED); tries++)
+    BL_CHECK(tries < 100, "no fault after ring -> IB -> IB");
+  BL_EQ(bl_rd(&l, SGPU_NODE_REG(0, SGPU_NREG_FAULT_REASON)), rf[0].reason, "FAULT_REASON");
+  BL_EQ(bl_rd(&l, SGPU_NODE_REG(0, SGPU_NREG_FAULT_ADDR)), rf[0].addr, "FAULT_ADDR");
+  BL_EQ(bl_rd(&l, SGPU_NODE_REG(0, SGPU_NREG_FAULT_OPCODE)), rf[0].header, "FAULT_OPCODE");
+  BL_EQ(bl_rd(&l, SGPU_NODE_REG(0, SGPU_NREG_FAULT_FENCE)), rf[0].fence, "FAULT_FENCE");
+  uint32_t fv2;
+  bl_read(&l, FENCE, &fv2, 1);
+  BL_CHECK(fv2 != 99, "the level-2 buffer's FENCE ran");
   BL_EQ(board_sim_uart_errors(b), 0, "TX pin framing errors");
   bl_figure("board_link_frames", (double)l.frames_sent);
   printf("simulated %llu system cycles (%.1f ms)\n", (unsigned long long)board_sim_cycle(b),

@@ -168,7 +168,7 @@ int main(void) {
   bl_init(&l, b);
   BL_CHECK(board_sim_run_to_reset_release(b, 200000) == 0, "reset never released");
   bl_wait_boot(&l); /* the power-on screen is drawn; the link is the test's */
-  sgpu_ref_config rc = {MEM, 1, 1};
+  sgpu_ref_config rc = {MEM, 1, 1, 1}; /* the UP5K build: one INDIRECT level */
   ref = sgpu_ref_create(&rc);
   BL_CHECK(ref, "sgpu_ref_create");
   bl_ring_init(&ring, &l, RING, RING_SIZE);

@@ -146,7 +146,7 @@ static void submit_both(chip_ring *r, sgpu_ref *ref, const chip_buf *b) {
 static uint64_t run_workload(const workload *w, const sgpu_sim_config *cfg, const char *what) {
   sgpu_sim *sim = chip_create(cfg);
   const uint32_t mem = sgpu_sim_mem_bytes(sim);
-  sgpu_ref_config rc = {mem, sgpu_sim_nodes(sim), sgpu_sim_sources(sim)};
+  sgpu_ref_config rc = {mem, sgpu_sim_nodes(sim), sgpu_sim_sources(sim), SGPU_MAX_IB_DEPTH};
   sgpu_ref *ref = sgpu_ref_create(&rc);
   CHIP_CHECK(ref != NULL, "sgpu_ref_create");
   chip_ring r[2];

@@ -246,7 +246,7 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
   both b;
   b.sim = chip_create(&cfg);
   const uint32_t mem = sgpu_sim_mem_bytes(b.sim), sources = sgpu_sim_sources(b.sim), nodes = sgpu_sim_nodes(b.sim);
-  sgpu_ref_config rc = {mem, nodes, sources};
+  sgpu_ref_config rc = {mem, nodes, sources, SGPU_MAX_IB_DEPTH};
   b.ref = sgpu_ref_create(&rc);
   CHIP_CHECK(b.ref != NULL, "sgpu_ref_create");
   if (g_verbose) sgpu_ref_trace(b.ref, stdout);

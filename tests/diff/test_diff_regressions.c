@@ -39,7 +39,8 @@ static uint32_t ref_rd(pair *p, uint32_t off) {
 
 static void open_pair(pair *p, uint32_t watchdog, int display) {
   p->sim = chip_create(NULL);
-  sgpu_ref_config rc = {sgpu_sim_mem_bytes(p->sim), sgpu_sim_nodes(p->sim), sgpu_sim_sources(p->sim)};
+  sgpu_ref_config rc = {sgpu_sim_mem_bytes(p->sim), sgpu_sim_nodes(p->sim), sgpu_sim_sources(p->sim),
+                        SGPU_MAX_IB_DEPTH};
   p->ref = sgpu_ref_create(&rc);
   CHIP_CHECK(p->ref != NULL, "sgpu_ref_create");
   if (display)

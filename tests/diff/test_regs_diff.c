@@ -86,7 +86,7 @@ int main(int argc, char **argv) {
     uint32_t rng = seed * 2654435761u + 1;
     sgpu_sim *sim = chip_create(NULL);
     const uint32_t mem = sgpu_sim_mem_bytes(sim), nodes = sgpu_sim_nodes(sim);
-    sgpu_ref_config rc = {mem, nodes, sgpu_sim_sources(sim)};
+    sgpu_ref_config rc = {mem, nodes, sgpu_sim_sources(sim), SGPU_MAX_IB_DEPTH};
     sgpu_ref *ref = sgpu_ref_create(&rc);
     CHIP_CHECK(ref != NULL, "sgpu_ref_create");
     /* the ring area holds NOPs in some places, zeros (BAD_HEADER) elsewhere */

@@ -97,7 +97,7 @@ int main(int argc, char **argv) {
   static uint8_t rom[65536];
   size_t rom_len;
   /* ---- the reference: the ROM's frames through the model */
-  sgpu_ref_config rc = {MEM, 1, 1};
+  sgpu_ref_config rc = {MEM, 1, 1, 1}; /* the iCEBreaker build: one INDIRECT level */
   sgpu_ref *ref;
   sgpu_ref_boot boot;
   char why[200];

@@ -3,6 +3,7 @@
  * statistics unchanged); sgpu_strerror covers every code; device URIs;
  * command-buffer overflow. */
 #include "host_test.h"
+#include "../../host/src/packet_check.h"
 
 #define H(op, n, fl) SGPU_PKT_HEADER(SGPU_OP_##op, n, fl)
 
@@ -295,6 +296,41 @@ static void test_nesting(void **state) {
   fixture_close(f);
 }
 
+/* A build that nests fewer INDIRECT levels (CAPS.IB_DEPTH, the UP5K's 1):
+ * the checker the library validates with refuses an INDIRECT inside a
+ * buffer, as NESTING with a message naming CAPS, and the full depth still
+ * allows it; a CAPS without the field (0) means the interface's depth.  The
+ * sim device reports the full depth. */
+static void test_nesting_caps(void **state) {
+  (void)state;
+  const uint32_t ind[] = {H(INDIRECT, 3, 0), 0x1000u, 16, 0};
+  char why[256] = "";
+  sgpu_pkt_env env = {1u << 20, 1, 1, 0, 0, 0, 1};
+  assert_int_equal(sgpu__check_payload(&env, ind, why, sizeof why), SGPU_FAULT_NESTING);
+  printf("ib_depth 1: %s\n", why);
+  assert_non_null(strstr(why, "at most 1"));
+  assert_non_null(strstr(why, "CAPS.IB_DEPTH"));
+  env.level = 0; /* the ring's INDIRECT is level 1: allowed */
+  assert_int_equal(sgpu__check_payload(&env, ind, why, sizeof why), SGPU_FAULT_NONE);
+  env.level = 1;
+  env.ib_depth = 2;
+  assert_int_equal(sgpu__check_payload(&env, ind, why, sizeof why), SGPU_FAULT_NONE);
+  env.ib_depth = 0;
+  assert_int_equal(sgpu__ib_depth(&env), SGPU_MAX_IB_DEPTH);
+  assert_int_equal(sgpu__check_payload(&env, ind, why, sizeof why), SGPU_FAULT_NONE);
+  env.level = SGPU_MAX_IB_DEPTH;
+  assert_int_equal(sgpu__check_payload(&env, ind, why, sizeof why), SGPU_FAULT_NESTING);
+  assert_int_equal(sgpu__error_of_fault(SGPU_FAULT_NESTING), SGPU_ERROR_PACKET_NESTING);
+
+  fixture F, *f = &F;
+  assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
+  sgpu_info info;
+  CHECK(sgpu_query_info(f->dev, &info));
+  assert_int_equal(SGPU_FIELD_GET(CAPS_IB_DEPTH, info.caps), SGPU_MAX_IB_DEPTH);
+  assert_int_equal(info.ib_depth, SGPU_MAX_IB_DEPTH);
+  fixture_close(f);
+}
+
 /* All codes of sgpu.h, listed by hand: each has its own non-generic text. */
 static void test_strerror(void **state) {
   (void)state;
@@ -484,6 +520,7 @@ int main(void) {
       cmocka_unit_test(test_flags_layout), cmocka_unit_test(test_strerror),
       cmocka_unit_test(test_cmdbuf),       cmocka_unit_test(test_uris),
       cmocka_unit_test(test_every_rule),   cmocka_unit_test(test_nesting),
+      cmocka_unit_test(test_nesting_caps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

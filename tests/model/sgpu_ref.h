@@ -69,6 +69,7 @@ typedef struct sgpu_ref_config {
   uint32_t mem_bytes;       /* GPU memory, a power of two */
   uint32_t nodes;           /* 1..SGPU_MAX_NODES */
   uint32_t sources;         /* 0..SGPU_MAX_SOURCES */
+  uint32_t ib_depth;        /* INDIRECT levels below the ring (CAPS.IB_DEPTH); 0: SGPU_MAX_IB_DEPTH */
 } sgpu_ref_config;
 
 /* A fault as the FAULT_* registers report it. */

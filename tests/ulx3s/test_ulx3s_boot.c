@@ -57,7 +57,7 @@ int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "build/firmware/boot_ulx3s.bin";
   static uint8_t rom[65536];
   size_t rom_len;
-  sgpu_ref_config rc = {MEM, 2, 1};
+  sgpu_ref_config rc = {MEM, 2, 1, SGPU_MAX_IB_DEPTH};
   sgpu_ref *ref;
   sgpu_ref_boot boot;
   char why[200];

@@ -152,7 +152,7 @@ int main(void) {
   bl_read(&c.l, SGPU_IDENTITY_ADDR + 4u * SGPU_IDW_MEM_SIZE, &id_mem, 1);
   BL_EQ(id_mem, MEM, "identity block MEM_SIZE");
 
-  sgpu_ref_config rc = {MEM, 2, 1};
+  sgpu_ref_config rc = {MEM, 2, 1, SGPU_MAX_IB_DEPTH};
   c.ref = sgpu_ref_create(&rc);
   BL_CHECK(c.ref, "sgpu_ref_create");
   bl_ring_init(&c.ring, &c.l, RING, RING_SIZE);
