@@ -14,11 +14,13 @@
 # Synthesis orders: yosys's LUT mapping (abc) depends on the order in which
 # it meets the netlist, which follows the order the sources are read.  The
 # same RTL read in another order maps to a result up to ~130 logic cells
-# apart (docs/boards.md).  SYNTH_ORDERS (default "0") lists the orders to
-# try, as nextpnr tries seeds: order 0 reads rtl/*.v sorted by name, order
-# k > 0 sorted by the md5 of "k:file".  The first order whose packed netlist
-# fits in LC_MAX_PCT is used; every try's count goes in the report.  When
-# none fits, the smallest is placed and the run fails.
+# apart (docs/boards.md).  SYNTH_ORDERS lists the orders to try, as nextpnr
+# tries seeds: order 0 reads rtl/*.v sorted by name, order k > 0 sorted by
+# the md5 of "k:file".  The first order whose packed netlist fits in
+# LC_MAX_PCT is used; every try's count goes in the report.  When none fits,
+# the smallest is placed and the run fails.  Synthesis is deterministic per
+# order, so the default is a fixed list: the orders that fit at the commit
+# that chose them (docs/boards.md gives each one's count), best first.
 #
 # Environment: BAUD (the board's UART rate, default the board top's),
 # SEEDS, SYNTH_ORDERS, SYNTH_OPTS (extra synth_ice40 options, default
@@ -50,7 +52,7 @@ seeds=${SEEDS:-1 2 3}
 synth_opts=${SYNTH_OPTS--dsp -abc2}
 pnr_opts=${PNR_OPTS-}
 srcs=$(echo rtl/*.v)
-orders=${SYNTH_ORDERS:-0}
+orders=${SYNTH_ORDERS:-11 5 10}
 # order_srcs K: rtl/*.v in synthesis order K
 order_srcs() {
   if [ "$1" = 0 ]; then echo rtl/*.v; return; fi
