@@ -11,8 +11,8 @@
 // the next frame's data must not enter the bridge's write buffer before
 // that (frame_ok_o comes earlier, when the executor takes the frame).  The
 // answer's later bytes overlap the next frame; they are over long before
-// that frame's last byte (an answer to a WRITE or PING is at most 12 bytes,
-// about 9 cycles each; a request frame is at least 12 bytes, GAP cycles
+// that frame's last byte (an answer to a WRITE or PING is at most 14 bytes,
+// about 9 cycles each; a request frame is at least 14 bytes, GAP cycles
 // each), so the first answer byte after a frame's last byte is its own.
 //
 // While booting, bytes from the UART are ignored and the bridge's answers are

@@ -4,7 +4,7 @@
 // Two halves share a write buffer of LINK_MAX_WORDS words:
 //  - the parser takes bytes from the stream (rx_valid_i strobes; it never
 //    back-pressures), hunts for SYNC, collects the header and the WRITE
-//    data into the buffer, checks the CRC-16 and hands one frame (or a nak
+//    data into the buffer, checks the CRC-32 and hands one frame (or a nak
 //    reason) to the executor;
 //  - the executor applies a WRITE from the buffer (only after its CRC was
 //    good, and never twice for the same sequence number), performs a READ
@@ -66,8 +66,8 @@ module sgpu_host_bridge #(
   localparam integer KW = (AW < 12) ? 12 : ((AW > 31) ? 31 : AW);   // address bits [KW-1:2] kept
 
   localparam [7:0] SYNC = `SGPU_LINK_SYNC;
-  localparam [15:0] CRC_INIT = `SGPU_LINK_CRC_INIT;
-  localparam [15:0] CRC_POLY = `SGPU_LINK_CRC_POLY;
+  localparam [31:0] CRC_INIT = `SGPU_LINK_CRC_INIT;
+  localparam [31:0] CRC_POLY = `SGPU_LINK_CRC_POLY;
   localparam [31:0] INT_STATUS_ADDR = (32'd1 << `SGPU_REG_SPACE_BIT) | {20'd0, `SGPU_REG_INT_STATUS};
   localparam [7:0] CMD_WRITE = `SGPU_LINK_CMD_WRITE;
   localparam [7:0] CMD_READ  = `SGPU_LINK_CMD_READ;
@@ -118,7 +118,6 @@ module sgpu_host_bridge #(
   localparam [2:0] P_DATA  = 3'd2;
   localparam [2:0] P_CRC   = 3'd3;
   localparam [2:0] P_HOLD  = 3'd5;
-  localparam [2:0] P_CHK   = 3'd6;   // the last CRC steps, then the check
 
   reg [2:0]    p_state_q, p_state_d;
   reg [7:0]    p_idx_q, p_idx_d;
@@ -138,10 +137,10 @@ module sgpu_host_bridge #(
   reg [GTW-1:0] p_gap_q, p_gap_d;       // prescaler ticks since the last byte
 
   // The CRCs run one bit per cycle: a byte is XORed into the top of the
-  // register, then eight shift steps follow (CRC-16/CCITT-FALSE, MSB first,
-  // as docs/link-protocol.md specifies).  Bytes come at most once per UART frame
+  // register, then eight shift steps follow (CRC-32/MPEG-2, MSB first, as
+  // docs/link-protocol.md specifies).  Bytes come at most once per UART frame
   // (10 bit times), so the eight steps are always done before the next one.
-  reg [15:0] p_crc_q;
+  reg [31:0] p_crc_q;
   reg [3:0]  p_cstep_q;
   reg        p_crc_init, p_crc_load;
   wire       p_cbusy = (p_cstep_q != 4'd0);
@@ -255,18 +254,18 @@ module sgpu_host_bridge #(
               p_idx_d   = 8'd0;
             end
           end else begin // P_CRC
-            if (p_idx_q[0]) p_state_d = P_CHK;
+            // The CRC's four bytes, high first, each compared with the top
+            // byte of the register as it arrives (the register has done its
+            // steps: bytes come at least 10 cycles apart).  Running a
+            // matching byte through the CRC zeroes the top byte, so the
+            // eight steps shift the next byte up without the polynomial:
+            // the same as requiring a residue of 0, on eight bits at a time.
+            if (rx_data_i != p_crc_q[31:24]) p_nak_d = NAK_CRC[2:0];
+            if (p_idx_q[1:0] == 2'b11) p_state_d = P_HOLD;
           end
         end else if (p_gap_q == GAP_LAST) begin
           p_state_d = P_HOLD;
           p_nak_d   = NAK_TMO[2:0];
-        end
-      end
-      P_CHK: begin
-        // bytes arriving now are dropped, as in P_HOLD
-        if (!p_cbusy) begin
-          p_state_d = P_HOLD;
-          if (p_crc_q != 16'd0) p_nak_d = NAK_CRC[2:0];
         end
       end
       default: begin // P_HOLD
@@ -298,7 +297,7 @@ module sgpu_host_bridge #(
   reg         e_incr_q, e_incr_d;
   reg         e_rd_q, e_rd_d;          // answer data comes from host-port reads
   reg [31:0]  e_word_q, e_word_d;      // answer data word, shifted out low byte first
-  reg [15:0]  e_crc_q;
+  reg [31:0]  e_crc_q;
   reg [3:0]   e_cstep_q;
   reg         e_crc_load;
   wire        e_cbusy = (e_cstep_q != 4'd0);
@@ -338,9 +337,10 @@ module sgpu_host_bridge #(
       // READ / EVENT data from the word read, PING's info word: a byte
       // goes out of e_word_q[7:0] and the word shifts down (no byte mux)
       E_DATA: tx_byte = e_word_q[7:0];
-      // E_CRC: the high byte, then the low one: sending the high byte runs
-      // it through the CRC as well, which leaves {low byte, 8'h00}
-      default: tx_byte = e_crc_q[15:8];
+      // E_CRC: the high byte first: sending a byte runs it through the CRC
+      // as well, which shifts the next byte into [31:24] (the register's
+      // top byte becomes 0, so the eight steps take no polynomial)
+      default: tx_byte = e_crc_q[31:24];
     endcase
   end
 
@@ -469,8 +469,8 @@ module sgpu_host_bridge #(
       default: begin // E_CRC
         if (e_go) begin
           e_byte_d   = e_byte_q + 1'b1;
-          e_crc_load = !e_byte_q[0];
-          if (e_byte_q[0]) begin
+          e_crc_load = (e_byte_q[1:0] != 2'b11);
+          if (e_byte_q[1:0] == 2'b11) begin
             e_state_d = E_IDLE;
             rearm_d   = 1'b0;
             if (rearm_q && irq_i) evt_pend_d = 1'b1;
@@ -567,11 +567,11 @@ module sgpu_host_bridge #(
   // the CRC registers need no reset: they are set to CRC_INIT before use
   always @(posedge clk_i) begin
     if (p_crc_init)      p_crc_q <= CRC_INIT;
-    else if (p_crc_load) p_crc_q <= p_crc_q ^ {rx_data_i, 8'h00};
-    else if (p_cbusy)    p_crc_q <= {p_crc_q[14:0], 1'b0} ^ (CRC_POLY & {16{p_crc_q[15]}});
+    else if (p_crc_load) p_crc_q <= p_crc_q ^ {rx_data_i, 24'h000000};
+    else if (p_cbusy)    p_crc_q <= {p_crc_q[30:0], 1'b0} ^ (CRC_POLY & {32{p_crc_q[31]}});
     if (e_state_q == E_IDLE) e_crc_q <= CRC_INIT;
-    else if (e_crc_load)     e_crc_q <= e_crc_q ^ {tx_byte, 8'h00};
-    else if (e_cbusy)        e_crc_q <= {e_crc_q[14:0], 1'b0} ^ (CRC_POLY & {16{e_crc_q[15]}});
+    else if (e_crc_load)     e_crc_q <= e_crc_q ^ {tx_byte, 24'h000000};
+    else if (e_cbusy)        e_crc_q <= {e_crc_q[30:0], 1'b0} ^ (CRC_POLY & {32{e_crc_q[31]}});
   end
 
   assign tx_valid_o       = e_tx && !e_cbusy;

@@ -553,8 +553,10 @@ def link_c():
     for n in ("VERSION", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
               "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S"):
         d(f"#define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}u")
-    for n in ("SYNC", "CRC_POLY", "CRC_INIT", "FLAGS_RESERVED_MASK", "ACK_DUPLICATE"):
+    for n in ("SYNC", "FLAGS_RESERVED_MASK", "ACK_DUPLICATE"):
         d(f"#define SGPU_LINK_{n} 0x{getattr(S, 'LINK_' + n):02X}u")
+    for n in ("CRC_POLY", "CRC_INIT"):
+        d(f"#define SGPU_LINK_{n} 0x{getattr(S, 'LINK_' + n):08X}u")
     for grp, tab in (("CMD", S.LINK_CMDS), ("KIND", S.LINK_KINDS), ("NAK", S.LINK_NAKS)):
         for name, val, doc in tab:
             d(f"#define SGPU_LINK_{grp}_{name} 0x{val:02X}u  /* {doc} */")
@@ -588,8 +590,8 @@ def link_v():
               "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S"):
         d(f"`define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}")
     d(f"`define SGPU_LINK_SYNC 8'h{S.LINK_SYNC:02X}")
-    d(f"`define SGPU_LINK_CRC_POLY 16'h{S.LINK_CRC_POLY:04X}")
-    d(f"`define SGPU_LINK_CRC_INIT 16'h{S.LINK_CRC_INIT:04X}")
+    d(f"`define SGPU_LINK_CRC_POLY 32'h{S.LINK_CRC_POLY:08X}")
+    d(f"`define SGPU_LINK_CRC_INIT 32'h{S.LINK_CRC_INIT:08X}")
     d(f"`define SGPU_LINK_FLAGS_RESERVED_MASK 8'h{S.LINK_FLAGS_RESERVED_MASK:02X}")
     d(f"`define SGPU_LINK_ACK_DUPLICATE 8'h{S.LINK_ACK_DUPLICATE:02X}")
     for grp, tab in (("CMD", S.LINK_CMDS), ("KIND", S.LINK_KINDS), ("NAK", S.LINK_NAKS)):

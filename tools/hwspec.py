@@ -506,17 +506,18 @@ NOMINAL_CLOCK_HZ = 25175000
 # Framing of the host bridge over a byte stream (UART on the boards, TCP to
 # sgpu-sim).  docs/link-protocol.md describes the frames; all multi-byte
 # fields are little-endian except the CRC, which is sent high byte first.
-LINK_VERSION = 1
+LINK_VERSION = 2             # 2: CRC-32 (version 1 had CRC-16/CCITT-FALSE)
 LINK_SYNC = 0xA5
 LINK_MAX_WORDS = 64          # most data words in one write or read burst
 LINK_REQ_HDR_BYTES = 10      # SYNC SEQ CMD FLAGS COUNT[2] ADDR[4]
 LINK_RSP_HDR_BYTES = 6       # SYNC SEQ KIND INFO COUNT[2]
-LINK_CRC_BYTES = 2
-# CRC-16/CCITT-FALSE: polynomial 0x1021, initial value 0xFFFF, not
-# reflected, no final xor; covers every byte after SYNC.  A frame checked
-# together with its CRC (high byte first) leaves a residue of 0.
-LINK_CRC_POLY = 0x1021
-LINK_CRC_INIT = 0xFFFF
+LINK_CRC_BYTES = 4
+# CRC-32/MPEG-2: polynomial 0x04C11DB7, initial value 0xFFFFFFFF, not
+# reflected, no final xor (check value of "123456789": 0x0376E6E7); covers
+# every byte after SYNC.  A frame checked together with its CRC (high byte
+# first) leaves a residue of 0.
+LINK_CRC_POLY = 0x04C11DB7
+LINK_CRC_INIT = 0xFFFFFFFF
 # A gap this long inside a frame aborts it (nak TIMEOUT); a host should wait
 # for an answer at least LINK_ACK_TIMEOUT_US plus the frame's transfer time.
 LINK_GAP_TIMEOUT_US = 5000

@@ -36,7 +36,7 @@
 #define GLYPH_ROWS 7u
 #define GLYPH_COLS 5u
 #define MAX_GLYPHS 96u
-#define BURST_WORDS 60u /* 12 + 4 * 60 = 252: a frame's length fits the ROM's length byte */
+#define BURST_WORDS 60u /* 14 + 4 * 60 = 254: a frame's length fits the ROM's length byte */
 
 typedef struct text_buf {
   char *s;

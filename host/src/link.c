@@ -70,6 +70,10 @@ typedef struct sgpu_link {
   uint64_t skipped_at_send; /* decoder's noise count when the frame in flight left */
   sgpu_link_stats st;
   uint64_t busy_ns;       /* time with a frame in flight */
+  int opening;            /* the opening PING: received bytes are kept in open_cap */
+  int old_version;        /* the device answered in link version 1 (CRC-16) */
+  uint8_t open_cap[256];
+  size_t open_cap_n;
   /* frame capture */
   uint8_t *rgb[SGPU_MAX_SOURCES]; /* each source's last frame (cap[s].rgb points here) */
   size_t rgb_cap[SGPU_MAX_SOURCES];
@@ -167,6 +171,16 @@ static int fill(sgpu_link *L, int timeout_ms) {
       L->irq_pending = 1;
     }
     return 0;
+  }
+  if (L->opening) { /* the last bytes, to recognise an older device's answers */
+    size_t k = (size_t)n < sizeof L->open_cap ? (size_t)n : sizeof L->open_cap;
+    if (L->open_cap_n + k > sizeof L->open_cap) {
+      size_t drop = L->open_cap_n + k - sizeof L->open_cap;
+      memmove(L->open_cap, L->open_cap + drop, L->open_cap_n - drop);
+      L->open_cap_n -= drop;
+    }
+    memcpy(L->open_cap + L->open_cap_n, L->rx + L->rx_n + (size_t)n - k, k);
+    L->open_cap_n += k;
   }
   L->rx_n += (size_t)n;
   L->st.bytes_received += (uint64_t)n;
@@ -378,6 +392,13 @@ static int transact_once(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t coun
     if (wait_ms / 4 > gap_ms) gap_ms = wait_ms / 4;
     int got = await_answer(L, seq, deadline, gap_ms, &ans, &nak);
     if (got < 0) return SGPU_ERROR_IO;
+    if (!got && L->opening && sgpu_link_v1_answer(L->open_cap, L->open_cap_n)) {
+      /* a device of link version 1 (CRC-16) answers in frames this
+       * client rejects: no repeat will ever be understood */
+      L->old_version = 1;
+      die(L, "%s", "the device answers in link version 1 frames (CRC-16)");
+      return SGPU_ERROR_IO;
+    }
     if (got) {
       int bad = ans.kind != SGPU_LINK_KIND_ACK ||
                 ans.count != (cmd == SGPU_LINK_CMD_READ ? count : cmd == SGPU_LINK_CMD_PING ? 1 : 0);
@@ -815,7 +836,19 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
     drain(L, 0, 0, NULL, &nak);
   }
   uint32_t info = 0;
+  L->opening = 1;
+  L->open_cap_n = 0;
   int r = L->dead ? SGPU_ERROR_IO : transact(L, SGPU_LINK_CMD_PING, 0, 0, 0, NULL, &info);
+  L->opening = 0;
+  if (r && L->old_version) {
+    if (msg)
+      snprintf(msg, msg_size,
+               "%s: the device speaks link version 1 (CRC-16 frames), this library %u (CRC-32): "
+               "the device's bitstream or sgpu-sim is older than this library",
+               name, SGPU_LINK_VERSION);
+    sgpu_tr_link_close(&L->base);
+    return SGPU_ERROR_NO_DEVICE;
+  }
   if (r == 0 && (info & 0xFFu) != SGPU_LINK_VERSION) {
     if (msg) snprintf(msg, msg_size, "%s: the device speaks link version %u, this library %u", name,
                       info & 0xFFu, SGPU_LINK_VERSION);

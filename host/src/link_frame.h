@@ -52,11 +52,17 @@ const char *sgpu_link_strerror(int code);
 /* Name of a NAK reason ("BAD_CRC"), or NULL when it is not defined. */
 const char *sgpu_link_nak_name(uint32_t reason);
 
-/* CRC-16/CCITT-FALSE (poly SGPU_LINK_CRC_POLY, init SGPU_LINK_CRC_INIT, MSB
- * first, no reflection, no final xor), continued from `crc` over `len` bytes.
- * sgpu_link_crc16(SGPU_LINK_CRC_INIT, "123456789", 9) == 0x29B1; a frame
- * checked together with its CRC (sent high byte first) leaves 0. */
-uint16_t sgpu_link_crc16(uint16_t crc, const void *data, size_t len);
+/* CRC-32/MPEG-2 (poly SGPU_LINK_CRC_POLY 0x04C11DB7, init SGPU_LINK_CRC_INIT
+ * 0xFFFFFFFF, MSB first, no reflection, no final xor), continued from `crc`
+ * over `len` bytes.  sgpu_link_crc32(SGPU_LINK_CRC_INIT, "123456789", 9) ==
+ * 0x0376E6E7; a frame checked together with its CRC (sent high byte first)
+ * leaves 0. */
+uint32_t sgpu_link_crc32(uint32_t crc, const void *data, size_t len);
+
+/* 1 when the n bytes hold an ACK or NAK of link version 1 (CRC-16/CCITT-FALSE,
+ * at most one data word: what a version-1 device answers to a PING), so a
+ * client can say why such a device does not answer. */
+int sgpu_link_v1_answer(const uint8_t *p, size_t n);
 
 /* ------------------------------------------------------------ requests */
 typedef struct sgpu_link_request {

@@ -53,6 +53,8 @@ module formal_host_bridge (
   // ---- answer decoder and write counter
   wire       tx_fire = tx_valid && tx_ready_i;
   wire       wr_fire = req_valid && host_req_ready_i && req_write;
+  // header and CRC bytes of an answer
+  localparam [9:0] F_FIXED = `SGPU_LINK_RSP_HDR_BYTES + `SGPU_LINK_CRC_BYTES;
   reg [9:0]  f_idx_q;          // byte of the answer being sent
   reg [9:0]  f_len_q;          // bytes of this answer (known from byte 5)
   reg [7:0]  f_seq_q, f_kind_q, f_info_q, f_cnt_q;
@@ -67,7 +69,7 @@ module formal_host_bridge (
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      f_idx_q <= 10'd0; f_len_q <= 10'd8; f_wr_q <= 8'd0; f_ack_v_q <= 1'b0;
+      f_idx_q <= 10'd0; f_len_q <= F_FIXED; f_wr_q <= 8'd0; f_ack_v_q <= 1'b0;
     end else begin
       if (tx_fire && f_idx_q == 10'd0) f_wr_q <= {7'd0, wr_fire};
       else if (wr_fire && f_wr_q != 8'hff) f_wr_q <= f_wr_q + 1'b1;
@@ -79,7 +81,7 @@ module formal_host_bridge (
           10'd3: f_info_q <= tx_data;
           10'd4: f_cnt_q  <= tx_data;
           10'd5: begin
-            f_len_q <= 10'd8 + {f_cnt[7:0], 2'b00};
+            f_len_q <= F_FIXED + {f_cnt[7:0], 2'b00};
             if (f_ack) begin f_ack_v_q <= 1'b1; f_ack_seq_q <= f_seq_q; end
           end
           default: ;

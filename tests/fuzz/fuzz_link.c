@@ -31,7 +31,7 @@ static uint32_t frame_digest(const sgpu_link_frame *f) {
   uint8_t b[SGPU_LINK_MAX_RSP_FRAME];
   int n = sgpu_link_encode_answer(f, b, sizeof b);
   FZ_CHECK(n > 0, "a decoded frame does not re-encode: %d", n);
-  FZ_CHECK(sgpu_link_crc16(SGPU_LINK_CRC_INIT, b + 1, (size_t)n - 1) == 0, "re-encoded CRC");
+  FZ_CHECK(sgpu_link_crc32(SGPU_LINK_CRC_INIT, b + 1, (size_t)n - 1) == 0, "re-encoded CRC");
   /* and decodes back to itself */
   sgpu_link_decoder d;
   sgpu_link_decoder_init(&d);
@@ -40,7 +40,7 @@ static uint32_t frame_digest(const sgpu_link_frame *f) {
   FZ_CHECK(sgpu_link_decode(&d, b, (size_t)n, &used, &g) == SGPU_LINK_FRAME && used == (size_t)n,
            "re-encoded frame does not decode");
   FZ_CHECK(memcmp(&g, f, sizeof g) == 0, "re-decoded frame differs");
-  return (uint32_t)sgpu_link_crc16(0, b, (size_t)n) << 16 | (uint32_t)n;
+  return (sgpu_link_crc32(0, b, (size_t)n) & 0xFFFF0000u) | (uint32_t)n;
 }
 
 static void record(run *r, int code, const sgpu_link_frame *f) {
@@ -133,7 +133,7 @@ static void fuzz_requests(fz *f) {
       continue;
     }
     FZ_CHECK((size_t)n == sgpu_link_request_size(&rq) && (size_t)n <= room, "size %d", n);
-    FZ_CHECK(out[0] == SGPU_LINK_SYNC && sgpu_link_crc16(SGPU_LINK_CRC_INIT, out + 1, (size_t)n - 1) == 0,
+    FZ_CHECK(out[0] == SGPU_LINK_SYNC && sgpu_link_crc32(SGPU_LINK_CRC_INIT, out + 1, (size_t)n - 1) == 0,
              "bad request frame");
     FZ_CHECK(!(rq.flags & SGPU_LINK_FLAGS_RESERVED_MASK), "reserved flags encoded");
     FZ_CHECK(rq.count <= SGPU_LINK_MAX_WORDS, "count %u encoded", rq.count);

@@ -201,7 +201,7 @@ static inline int fake_feed(fake_dev *d, const uint8_t *in, size_t n, size_t *us
     if (d->rx_n < need) continue;
     d->rx_n = 0;
     *used = i;
-    if (sgpu_link_crc16(SGPU_LINK_CRC_INIT, d->rx + 1, need - 1) != 0) {
+    if (sgpu_link_crc32(SGPU_LINK_CRC_INIT, d->rx + 1, need - 1) != 0) {
       memset(rq, 0, sizeof *rq);
       rq->seq = d->rx[1];
       rq->nak = SGPU_LINK_NAK_BAD_CRC;

@@ -1,12 +1,12 @@
 /* test_link_frame.c — the host link frame codec (host/src/link_frame.c).
  *
  * Independent references:
- *   - a bitwise CRC-16/CCITT-FALSE written here from the definition in
+ *   - a bitwise CRC-32/MPEG-2 written here from the definition in
  *     docs/link-protocol.md (the same bit loop as crc_byte() of the RTL
  *     bridge's testbench tests/rtl/tb_sgpu_host_bridge.v), checked against
  *     the standard check value and against the library's table-driven CRC;
- *   - frame vectors computed outside this code base with Python's
- *     binascii.crc_hqx(data, 0xFFFF) (the same CRC), for the situations the
+ *   - frame vectors computed outside this code base with a bitwise Python
+ *     CRC-32/MPEG-2 checked against the catalogue's 0x0376E6E7, for the situations the
  *     bridge testbench exercises: PING and its ACK (info word: version and
  *     burst size), a write burst, a NO_INCR read of a register, a masked
  *     NO_INCR write (flags 0x15), a duplicate ACK, a NAK, an EVENT.
@@ -35,32 +35,36 @@ static uint32_t rnd(uint64_t *s) {
   return (uint32_t)(x >> 16);
 }
 
-/* CRC-16/CCITT-FALSE, one bit at a time, from the definition. */
-static uint16_t ref_crc(const uint8_t *p, size_t n) {
-  uint16_t c = 0xFFFF;
+/* CRC-32/MPEG-2, one bit at a time, from the definition. */
+static uint32_t ref_crc(const uint8_t *p, size_t n) {
+  uint32_t c = 0xFFFFFFFFu;
   for (size_t i = 0; i < n; i++) {
     for (int b = 7; b >= 0; b--) {
-      int fb = ((c >> 15) ^ (p[i] >> b)) & 1;
-      c = (uint16_t)(c << 1);
-      if (fb) c ^= 0x1021;
+      uint32_t fb = ((c >> 31) ^ (uint32_t)(p[i] >> b)) & 1u;
+      c <<= 1;
+      if (fb) c ^= 0x04C11DB7u;
     }
   }
   return c;
 }
 
 /* ------------------------------------------------------------ vectors */
-static const uint8_t v_ping[] = {0xA5, 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x3B, 0x24};
-static const uint8_t v_write[] = {0xA5, 0x02, 0x01, 0x00, 0x02, 0x00, 0x40, 0x00, 0x00, 0x00,
-                                  0xEF, 0xBE, 0xAD, 0xDE, 0x67, 0x45, 0x23, 0x01, 0xE6, 0x9E};
-static const uint8_t v_read[] = {0xA5, 0x03, 0x02, 0x10, 0x04, 0x00, 0x08, 0x01, 0x00, 0x80, 0xA8, 0x31};
-static const uint8_t v_write_masked[] = {0xA5, 0x0B, 0x01, 0x15, 0x02, 0x00, 0xA0, 0x00, 0x00, 0x00,
-                                         0xDD, 0xCC, 0xBB, 0xAA, 0x88, 0x77, 0x66, 0x55, 0x2E, 0x7D};
-static const uint8_t v_ack_ping[] = {0xA5, 0x01, 0x81, 0x00, 0x01, 0x00, 0x01, 0x40, 0x00, 0x00, 0x67, 0xBA};
-static const uint8_t v_ack_dup[] = {0xA5, 0x07, 0x81, 0x01, 0x00, 0x00, 0xEA, 0x64};
+static const uint8_t v_ping[] = {0xA5, 0x01, 0x03, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x00, 0x94, 0x35,
+    0xA0, 0xA0};
+static const uint8_t v_write[] = {0xA5, 0x02, 0x01, 0x00, 0x02, 0x00, 0x40, 0x00, 0x00, 0x00, 0xEF, 0xBE,
+    0xAD, 0xDE, 0x67, 0x45, 0x23, 0x01, 0x30, 0x68, 0xDF, 0xB2};
+static const uint8_t v_read[] = {0xA5, 0x03, 0x02, 0x10, 0x04, 0x00, 0x08, 0x01, 0x00, 0x80, 0x34, 0xB8,
+    0x23, 0x5E};
+static const uint8_t v_write_masked[] = {0xA5, 0x0B, 0x01, 0x15, 0x02, 0x00, 0xA0, 0x00, 0x00, 0x00, 0xDD, 0xCC,
+    0xBB, 0xAA, 0x88, 0x77, 0x66, 0x55, 0xE6, 0xE4, 0x79, 0x12};
+static const uint8_t v_ack_ping[] = {0xA5, 0x01, 0x81, 0x00, 0x01, 0x00, 0x02, 0x40, 0x00, 0x00, 0x8B, 0x6F, 0x48, 0x66};
+static const uint8_t v_ack_dup[] = {0xA5, 0x07, 0x81, 0x01, 0x00, 0x00, 0xC7, 0xA0, 0x9B, 0xA5};
 static const uint8_t v_ack_read[] = {0xA5, 0x03, 0x81, 0x00, 0x04, 0x00, 0x44, 0x33, 0x22, 0x11, 0xA5, 0xA5,
-                                     0xA5, 0xA5, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0x7B, 0xEC};
-static const uint8_t v_nak_crc[] = {0xA5, 0x06, 0x82, 0x01, 0x00, 0x00, 0xDB, 0xE9};
-static const uint8_t v_event[] = {0xA5, 0x00, 0x83, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0x1E, 0x92};
+    0xA5, 0xA5, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xE0, 0x14,
+    0xA9, 0xE1};
+static const uint8_t v_nak_crc[] = {0xA5, 0x06, 0x82, 0x01, 0x00, 0x00, 0xEE, 0xDA, 0x4E, 0x46};
+static const uint8_t v_event[] = {0xA5, 0x00, 0x83, 0x00, 0x01, 0x00, 0x01, 0x00, 0x00, 0x00, 0xD8, 0x70,
+    0xC8, 0x3A};
 
 /* Build a device->host frame by hand (no library code), CRC from ref_crc. */
 static size_t raw_answer(uint8_t *out, uint8_t seq, uint8_t kind, uint8_t info, uint16_t count,
@@ -74,7 +78,9 @@ static size_t raw_answer(uint8_t *out, uint8_t seq, uint8_t kind, uint8_t info, 
   out[n++] = (uint8_t)(count >> 8);
   for (size_t i = 0; i < ndata; i++)
     for (int k = 0; k < 4; k++) out[n++] = (uint8_t)(data[i] >> (8 * k));
-  uint16_t c = ref_crc(out + 1, n - 1);
+  uint32_t c = ref_crc(out + 1, n - 1);
+  out[n++] = (uint8_t)(c >> 24);
+  out[n++] = (uint8_t)(c >> 16);
   out[n++] = (uint8_t)(c >> 8);
   out[n++] = (uint8_t)c;
   return n;
@@ -123,23 +129,22 @@ static int decode_one(const uint8_t *p, size_t len, sgpu_link_frame *f) {
 static void test_crc_reference(void **state) {
   (void)state;
   const uint8_t check[] = "123456789";
-  assert_int_equal(ref_crc(check, 9), 0x29B1);
-  assert_int_equal(sgpu_link_crc16(SGPU_LINK_CRC_INIT, check, 9), 0x29B1);
-  assert_int_equal(sgpu_link_crc16(SGPU_LINK_CRC_INIT, check, 0), SGPU_LINK_CRC_INIT);
+  assert_int_equal(ref_crc(check, 9), 0x0376E6E7u);
+  assert_int_equal(sgpu_link_crc32(SGPU_LINK_CRC_INIT, check, 9), 0x0376E6E7u);
+  assert_int_equal(sgpu_link_crc32(SGPU_LINK_CRC_INIT, check, 0), SGPU_LINK_CRC_INIT);
   /* continued computation == one pass */
-  uint16_t c = sgpu_link_crc16(SGPU_LINK_CRC_INIT, check, 4);
-  assert_int_equal(sgpu_link_crc16(c, check + 4, 5), 0x29B1);
+  uint32_t c = sgpu_link_crc32(SGPU_LINK_CRC_INIT, check, 4);
+  assert_int_equal(sgpu_link_crc32(c, check + 4, 5), 0x0376E6E7u);
   /* table-driven == bitwise on random data; residue 0 with the CRC appended */
   uint64_t seed = 0x1234567;
   uint8_t buf[300];
   for (int t = 0; t < 2000; t++) {
-    size_t n = rnd(&seed) % 298;
+    size_t n = rnd(&seed) % 296;
     for (size_t i = 0; i < n; i++) buf[i] = (uint8_t)rnd(&seed);
-    uint16_t want = ref_crc(buf, n);
-    assert_int_equal(sgpu_link_crc16(SGPU_LINK_CRC_INIT, buf, n), want);
-    buf[n] = (uint8_t)(want >> 8);
-    buf[n + 1] = (uint8_t)want;
-    assert_int_equal(sgpu_link_crc16(SGPU_LINK_CRC_INIT, buf, n + 2), 0);
+    uint32_t want = ref_crc(buf, n);
+    assert_int_equal(sgpu_link_crc32(SGPU_LINK_CRC_INIT, buf, n), want);
+    for (int k = 0; k < 4; k++) buf[n + (size_t)k] = (uint8_t)(want >> (24 - 8 * k));
+    assert_int_equal(sgpu_link_crc32(SGPU_LINK_CRC_INIT, buf, n + 4), 0);
   }
   /* every vector's CRC matches the bitwise reference */
   const struct { const uint8_t *p; size_t n; } v[] = {
@@ -177,14 +182,14 @@ static void test_encode_request_vectors(void **state) {
   const uint32_t wm[2] = {0xAABBCCDDu, 0x55667788u};
   rq = (sgpu_link_request){11, SGPU_LINK_CMD_WRITE, SGPU_LINK_FLAG_NO_INCR_MASK | 0x05u, 2, 160, wm};
   expect_request(&rq, v_write_masked, sizeof v_write_masked);
-  /* a full burst: 10 + 256 + 2 bytes, as docs/link-protocol.md says (268) */
+  /* a full burst: 10 + 256 + 4 bytes, as docs/link-protocol.md says (270) */
   uint32_t big[SGPU_LINK_MAX_WORDS];
   for (unsigned i = 0; i < SGPU_LINK_MAX_WORDS; i++) big[i] = 0x01010101u * i;
   rq = (sgpu_link_request){0xFF, SGPU_LINK_CMD_WRITE, 0, SGPU_LINK_MAX_WORDS, 0x1000, big};
   uint8_t out[SGPU_LINK_MAX_REQ_FRAME];
-  assert_int_equal(sgpu_link_encode_request(&rq, out, sizeof out), 268);
-  assert_int_equal(SGPU_LINK_MAX_REQ_FRAME, 268);
-  assert_int_equal(ref_crc(out + 1, 267), 0);
+  assert_int_equal(sgpu_link_encode_request(&rq, out, sizeof out), 270);
+  assert_int_equal(SGPU_LINK_MAX_REQ_FRAME, 270);
+  assert_int_equal(ref_crc(out + 1, 269), 0);
   assert_int_equal(out[4], 64);
   assert_int_equal(out[5], 0);
   assert_int_equal(out[10 + 4 * 63 + 3], 63);
@@ -195,7 +200,7 @@ static void test_encode_request_errors(void **state) {
   uint8_t out[SGPU_LINK_MAX_REQ_FRAME];
   const uint32_t w[SGPU_LINK_MAX_WORDS + 1] = {0};
   sgpu_link_request ok = {5, SGPU_LINK_CMD_WRITE, 0, 1, 0x40, w};
-  assert_int_equal(sgpu_link_encode_request(&ok, out, sizeof out), 16);
+  assert_int_equal(sgpu_link_encode_request(&ok, out, sizeof out), 18);
   assert_int_equal(sgpu_link_encode_request(NULL, out, sizeof out), SGPU_LINK_ERR_INVALID_ARG);
   assert_int_equal(sgpu_link_encode_request(&ok, NULL, sizeof out), SGPU_LINK_ERR_INVALID_ARG);
   sgpu_link_request r = ok;
@@ -228,7 +233,7 @@ static void test_encode_request_errors(void **state) {
   r = (sgpu_link_request){1, SGPU_LINK_CMD_READ, 0x01, 1, 0, NULL};
   assert_int_equal(sgpu_link_encode_request(&r, out, sizeof out), SGPU_LINK_ERR_BAD_FLAGS);
   r.flags = SGPU_LINK_FLAG_NO_INCR_MASK;
-  assert_int_equal(sgpu_link_encode_request(&r, out, sizeof out), 12);
+  assert_int_equal(sgpu_link_encode_request(&r, out, sizeof out), 14);
   r = (sgpu_link_request){1, SGPU_LINK_CMD_PING, SGPU_LINK_FLAG_NO_INCR_MASK, 0, 0, NULL};
   assert_int_equal(sgpu_link_encode_request(&r, out, sizeof out), SGPU_LINK_ERR_BAD_FLAGS);
   /* ADDR alignment (READ/WRITE) */
@@ -412,10 +417,12 @@ static void test_round_trip(void **state) {
                          (uint32_t)out[9] << 24,
                      rq.address);
     size_t data = rq.cmd == SGPU_LINK_CMD_WRITE ? 4u * rq.count : 0;
-    assert_int_equal((size_t)n, 10 + data + 2);
+    assert_int_equal((size_t)n, 10 + data + 4);
     for (size_t i = 0; i < data; i++) assert_int_equal(out[10 + i], (uint8_t)(w[i / 4] >> (8 * (i % 4))));
-    uint16_t c = ref_crc(out + 1, (size_t)n - 3);
-    assert_int_equal(out[n - 2], c >> 8);
+    uint32_t c = ref_crc(out + 1, (size_t)n - 5);
+    assert_int_equal(out[n - 4], c >> 24);
+    assert_int_equal(out[n - 3], (c >> 16) & 0xFF);
+    assert_int_equal(out[n - 2], (c >> 8) & 0xFF);
     assert_int_equal(out[n - 1], c & 0xFF);
   }
 }
@@ -791,13 +798,13 @@ static void test_hostile_stream(void **state) {
     f.count = 1;
     f.data[0] = i;
     int fl = sgpu_link_encode_answer(&f, ev, sizeof ev);
-    assert_int_equal(fl, 12);
-    size_t used, split = i % 13;
+    assert_int_equal(fl, 14);
+    size_t used, split = i % 15;
     sgpu_link_frame g;
     int r = sgpu_link_decode(&d, ev, split, &used, &g);
-    if (split < 12) {
+    if (split < 14) {
       assert_int_equal(r, SGPU_LINK_NEED_MORE);
-      r = sgpu_link_decode(&d, ev + split, 12 - split, &used, &g);
+      r = sgpu_link_decode(&d, ev + split, 14 - split, &used, &g);
     }
     assert_int_equal(r, SGPU_LINK_FRAME);
     assert_int_equal(g.data[0], i);

@@ -45,6 +45,7 @@ enum mode {
   M_FORGED,     /* ACKs of the right shape with other SEQs only */
   M_HANGUP,     /* closes the connection at the next frame */
   M_BAD_PING,   /* answers PING with another link version */
+  M_V1,         /* a link version 1 device: NAKs every frame in CRC-16 frames */
 };
 
 typedef struct hostile {
@@ -163,6 +164,21 @@ static int respond(hostile *h, int fd, int mode, const fake_req *rq, uint8_t *an
       send_forged(h, fd, rq);
       send_forged(h, fd, rq);
       return 0;
+    case M_V1: {
+      /* what a version-1 bridge answers to a version-2 frame: its CRC-16
+       * (CCITT-FALSE, written here from its definition) does not check, so
+       * NAK BAD_CRC, 8 bytes, with a CRC-16 of its own */
+      uint8_t b[8] = {SGPU_LINK_SYNC, rq->seq, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_BAD_CRC, 0, 0, 0, 0};
+      uint16_t c = 0xFFFF;
+      for (int i = 1; i < 6; i++) {
+        c ^= (uint16_t)(b[i] << 8);
+        for (int k = 0; k < 8; k++) c = (c & 0x8000u) ? (uint16_t)((c << 1) ^ 0x1021u) : (uint16_t)(c << 1);
+      }
+      b[6] = (uint8_t)(c >> 8);
+      b[7] = (uint8_t)c;
+      send_all(fd, b, sizeof b);
+      return 0;
+    }
     case M_BAD_PING:
       if (rq->cmd == SGPU_LINK_CMD_PING) {
         uint32_t info = (SGPU_LINK_VERSION + 1) | SGPU_LINK_MAX_WORDS << 8;
@@ -482,6 +498,25 @@ static void test_open_bad_ping(void **state) {
   (void)state;
   open_fails(M_BAD_PING, SGPU_ERROR_NO_DEVICE);
 }
+/* A link version 1 device (CRC-16): refused with a message that says so. */
+static void test_open_v1(void **state) {
+  (void)state;
+  hostile *h = hostile_start(M_V1, 7);
+  char uri[64], msg[256] = "";
+  uri_of(h, uri, sizeof uri);
+  sgpu_device *dev = NULL;
+  int r = sgpu_open_detail(uri, &dev, msg, sizeof msg);
+  fprintf(stderr, "open against a version 1 device: %d: %s\n", r, msg);
+  assert_int_equal(r, SGPU_ERROR_NO_DEVICE);
+  assert_null(dev);
+  assert_non_null(strstr(msg, "link version 1"));
+  assert_true(!strchr(msg, '\n'));
+  pthread_mutex_lock(&h->mu);
+  uint64_t frames = h->frames_in;
+  pthread_mutex_unlock(&h->mu);
+  assert_true(frames >= 1 && frames <= 2); /* refused at its first answer, no repeats */
+  hostile_stop(h);
+}
 
 /* A device that turns hostile after the open: the call in progress fails
  * in bounded time with SGPU_ERROR_IO, the next one at once, and a buffer
@@ -576,6 +611,7 @@ int main(void) {
       cmocka_unit_test(test_open_nak),
       cmocka_unit_test(test_open_forged),
       cmocka_unit_test(test_open_bad_ping),
+      cmocka_unit_test(test_open_v1),
       cmocka_unit_test(test_turns_garbage),
       cmocka_unit_test(test_turns_silent_with_events),
       cmocka_unit_test(test_turns_wrong_kind),

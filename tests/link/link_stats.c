@@ -3,8 +3,8 @@
  * process: pings and accesses on one never move the other's counters; on a
  * clean link every frame sent is answered (frames_received = frames_sent,
  * no retransmission, NAK, timeout or CRC error) and its bytes are what the
- * frame format says (a PING is 12 bytes out and 12 back; a 1-word READ 12
- * out and 12 back; a 1-word WRITE 16 out and 8 back).  Exit 0, or 1 with
+ * frame format says (a PING is 14 bytes out and 14 back; a 1-word READ 14
+ * out and 14 back; a 1-word WRITE 18 out and 10 back).  Exit 0, or 1 with
  * "FAIL reason" lines. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,16 +82,16 @@ int main(int argc, char **argv) {
          (unsigned long long)(a1.pings - a0.pings), (unsigned long long)(a1.pings_lost - a0.pings_lost));
   EXPECT(a1.frames_sent - a0.frames_sent == 5, "A: %llu frames for 5 pings",
          (unsigned long long)(a1.frames_sent - a0.frames_sent));
-  EXPECT(a1.bytes_sent - a0.bytes_sent == 5u * 12u && a1.bytes_received - a0.bytes_received == 5u * 12u,
-         "A: %llu bytes out, %llu back for 5 pings (want 60 and 60)",
+  EXPECT(a1.bytes_sent - a0.bytes_sent == 5u * 14u && a1.bytes_received - a0.bytes_received == 5u * 14u,
+         "A: %llu bytes out, %llu back for 5 pings (want 70 and 70)",
          (unsigned long long)(a1.bytes_sent - a0.bytes_sent),
          (unsigned long long)(a1.bytes_received - a0.bytes_received));
   EXPECT(b1.pings == b0.pings && b1.pings == 0, "B's ping counter moved: %llu",
          (unsigned long long)b1.pings);
   EXPECT(b1.frames_sent - b0.frames_sent == 2, "B: %llu frames for a write and a read",
          (unsigned long long)(b1.frames_sent - b0.frames_sent));
-  EXPECT(b1.bytes_sent - b0.bytes_sent == 16u + 12u && b1.bytes_received - b0.bytes_received == 8u + 12u,
-         "B: %llu bytes out, %llu back (want 28 and 20)",
+  EXPECT(b1.bytes_sent - b0.bytes_sent == 18u + 14u && b1.bytes_received - b0.bytes_received == 10u + 14u,
+         "B: %llu bytes out, %llu back (want 32 and 24)",
          (unsigned long long)(b1.bytes_sent - b0.bytes_sent),
          (unsigned long long)(b1.bytes_received - b0.bytes_received));
   EXPECT(b1.payload_sent - b0.payload_sent == 4 && b1.payload_received - b0.payload_received == 4,

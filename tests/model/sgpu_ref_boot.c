@@ -32,18 +32,20 @@ int sgpu_ref_boot_replay(sgpu_ref *ref, const uint8_t *rom, size_t rom_len, sgpu
     size_t len = rom[pos++];
     if (len == 0) break;
     unsigned k = out->frames;
-    if (pos + len > rom_len || len < 12) return fail(why, why_len, "frame %u: bad length %zu", k, len);
+    if (pos + len > rom_len || len < SGPU_LINK_REQ_HDR_BYTES + SGPU_LINK_CRC_BYTES)
+      return fail(why, why_len, "frame %u: bad length %zu", k, len);
     const uint8_t *f = rom + pos;
     pos += len;
     out->frames++;
     if (f[0] != SGPU_LINK_SYNC) return fail(why, why_len, "frame %u does not start with SYNC", k);
-    if (sgpu_link_crc16(SGPU_LINK_CRC_INIT, f + 1, len - 1) != 0)
+    if (sgpu_link_crc32(SGPU_LINK_CRC_INIT, f + 1, len - 1) != 0)
       return fail(why, why_len, "frame %u: bad CRC", k);
     const uint32_t count = f[4] | (uint32_t)f[5] << 8, addr = le32(f + 6);
     if (f[2] == SGPU_LINK_CMD_PING && count == 0) continue;
     if (f[2] != SGPU_LINK_CMD_WRITE) return fail(why, why_len, "frame %u: not a WRITE or PING", k);
     /* whole words at incrementing addresses: what the replay models */
-    if (f[3] != 0 || len != 12 + 4 * count) return fail(why, why_len, "frame %u: unexpected WRITE shape", k);
+    if (f[3] != 0 || len != SGPU_LINK_REQ_HDR_BYTES + SGPU_LINK_CRC_BYTES + 4 * count)
+      return fail(why, why_len, "frame %u: unexpected WRITE shape", k);
     out->writes++;
     for (uint32_t i = 0; i < count; i++) {
       const uint32_t a = addr + 4 * i, v = le32(f + 10 + 4 * i);

@@ -156,15 +156,17 @@ module tb_sgpu_host_bridge;
   end
 
   // ------------------------------------------------------------ host side
-  function [15:0] crc_byte(input [15:0] c, input [7:0] b);
+  // CRC-32/MPEG-2 from its definition (polynomial 0x04C11DB7, MSB first,
+  // no reflection, no final xor), written here independently of the RTL
+  function [31:0] crc_byte(input [31:0] c, input [7:0] b);
     integer i;
     reg fb;
     begin
       crc_byte = c;
       for (i = 7; i >= 0; i = i - 1) begin
-        fb = crc_byte[15] ^ b[i];
-        crc_byte = {crc_byte[14:0], 1'b0};
-        if (fb) crc_byte = crc_byte ^ 16'h1021;
+        fb = crc_byte[31] ^ b[i];
+        crc_byte = {crc_byte[30:0], 1'b0};
+        if (fb) crc_byte = crc_byte ^ 32'h04C11DB7;
       end
     end
   endfunction
@@ -191,7 +193,7 @@ module tb_sgpu_host_bridge;
   task build_frame(input [7:0] seq, input [7:0] cmd, input [7:0] flags,
                    input [15:0] count, input [31:0] addr, input integer ndata);
     integer i;
-    reg [15:0] c;
+    reg [31:0] c;
     begin
       fb[0] = `SGPU_LINK_SYNC; fb[1] = seq; fb[2] = cmd; fb[3] = flags;
       fb[4] = count[7:0]; fb[5] = count[15:8];
@@ -204,8 +206,8 @@ module tb_sgpu_host_bridge;
       end
       c = `SGPU_LINK_CRC_INIT;
       for (i = 1; i < fn; i = i + 1) c = crc_byte(c, fb[i]);
-      fb[fn] = c[15:8]; fb[fn+1] = c[7:0];
-      fn = fn + 2;
+      fb[fn] = c[31:24]; fb[fn+1] = c[23:16]; fb[fn+2] = c[15:8]; fb[fn+3] = c[7:0];
+      fn = fn + 4;
     end
   endtask
 
@@ -249,7 +251,7 @@ module tb_sgpu_host_bridge;
   task recv_frame(input integer limit, input want_event);
     integer i;
     reg [7:0] b;
-    reg [15:0] c;
+    reg [31:0] c;
     reg done;
     begin
       done = 1'b0;
@@ -272,10 +274,11 @@ module tb_sgpu_host_bridge;
             c = crc_byte(c, b);
             rxw[i / 4][(i % 4) * 8 +: 8] = b;
           end
-          get_byte(b, 4 * CPB * 10); c = crc_byte(c, b);
-          get_byte(b, 4 * CPB * 10); c = crc_byte(c, b);
+          for (i = 0; i < 4; i = i + 1) begin
+            get_byte(b, 4 * CPB * 10); c = crc_byte(c, b);
+          end
           if (timed_out) $fatal(1, "answer truncated");
-          if (c !== 16'h0000) $fatal(1, "answer CRC wrong");
+          if (c !== 32'h0000_0000) $fatal(1, "answer CRC wrong");
           if (r_kind == `SGPU_LINK_KIND_EVENT) begin
             if (r_len != 1) $fatal(1, "event without one data word");
             events = events + 1;
@@ -360,6 +363,10 @@ module tb_sgpu_host_bridge;
     int_status = 32'h0;
     rd_pend = 1'b0; rd_delay = 0; rsp_valid = 1'b0; rsp_rdata = 32'h0;
     req_ready = 1'b0; prev_stall = 1'b0; ready_bias = 1'b1;
+    // the testbench's CRC against the standard check value
+    a = 32'hFFFF_FFFF;
+    for (i = 0; i < 9; i = i + 1) a = crc_byte(a, 8'h31 + i[7:0]);
+    if (a !== 32'h0376_E6E7) $fatal(1, "CRC-32/MPEG-2 of \"123456789\" = %h, want 0376e6e7", a);
     repeat (5) @(posedge clk);
     rst_n = 1'b1;
     repeat (20) @(posedge clk);
@@ -403,6 +410,14 @@ module tb_sgpu_host_bridge;
     expect_nak(`SGPU_LINK_NAK_BAD_CRC);
     if (mem_writes != n_before) $fatal(1, "a frame with a bad CRC was applied");
     if (mem[16] === 32'hDEAD_0000) $fatal(1, "bad-CRC data reached memory");
+    // so is each of the other CRC bytes (the device checks them one at a time)
+    for (j = 2; j <= 4; j = j + 1) begin
+      build_frame(8'd6, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd4, 32'h40, 4);
+      fb[fn - j] = fb[fn - j] ^ 8'h80;
+      send_built(fn);
+      expect_nak(`SGPU_LINK_NAK_BAD_CRC);
+      if (mem_writes != n_before) $fatal(1, "a frame with CRC byte %0d wrong was applied", 4 - j);
+    end
     // a flipped data bit is caught too
     build_frame(8'd6, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd4, 32'h40, 4);
     fb[12] = fb[12] ^ 8'h10;

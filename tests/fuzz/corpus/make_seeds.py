@@ -4,7 +4,6 @@
 Each seed follows the input layout its harness documents (tests/fuzz/fuzz_<target>.c).
 Run from anywhere: python3 tests/fuzz/corpus/make_seeds.py
 """
-import binascii
 import os
 import struct
 
@@ -51,13 +50,22 @@ def le_words(ws):
 
 
 def crc(b):
-    return binascii.crc_hqx(bytes(b), 0xFFFF)
+    """CRC-32/MPEG-2 (docs/link-protocol.md): polynomial 0x04C11DB7, init
+    0xFFFFFFFF, MSB first, no reflection, no final xor."""
+    c = 0xFFFFFFFF
+    for x in bytes(b):
+        c ^= x << 24
+        for _ in range(8):
+            c = ((c << 1) ^ 0x04C11DB7) & 0xFFFFFFFF if c & 0x80000000 else (c << 1) & 0xFFFFFFFF
+    return c
+
+
+assert crc(b"123456789") == 0x0376E6E7
 
 
 def answer(seq, kind, info, data=()):
     b = bytes([0xA5, seq, kind, info]) + struct.pack("<H", len(data)) + le_words(data)
-    c = crc(b[1:])
-    return b + bytes([c >> 8, c & 0xFF])
+    return b + struct.pack(">I", crc(b[1:]))
 
 
 def submit_seed(op, fields, words):
