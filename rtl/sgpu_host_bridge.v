@@ -21,13 +21,19 @@ module sgpu_host_bridge #(
   // decodes GPU memory addresses modulo 2^AW and register offsets [11:0],
   // so a board passes $clog2(MEM_BYTES); the other bits are driven 0 and an
   // ADDR that advances past them wraps, as it does in the chip.
-  parameter integer AW = 32
+  parameter integer AW = 32,
+  // CRC bits computed per clock cycle: 1 (bit-serial, the fewest cells: the
+  // boards; bytes must come at least 9 cycles apart) or 2, 4, 8 (8: a byte
+  // in one cycle, bytes at least 2 cycles apart: sgpu-sim's chip, whose
+  // simulated wire is as fast as the bridge takes it)
+  parameter integer CRC_STEP = 1
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
-  // byte stream in (from a UART receiver); the CRC is computed a bit per
-  // cycle, so bytes must come at least 9 cycles apart (a UART byte takes 10
-  // bit times).  On the way out tx_valid_o waits for the CRC steps itself.
+  // byte stream in (from a UART receiver); the CRC is computed CRC_STEP
+  // bits per cycle, so bytes must come at least 8 / CRC_STEP + 1 cycles
+  // apart (9 bit-serially; a UART byte takes 10 bit times).  On the way out
+  // tx_valid_o waits for the CRC steps itself.
   input  wire        rx_valid_i,
   input  wire [7:0]  rx_data_i,
   // byte stream out (to a UART transmitter)
@@ -65,6 +71,7 @@ module sgpu_host_bridge #(
   localparam [6:0]  MAXW7 = 7'd`SGPU_LINK_MAX_WORDS;    // COUNT limit (< 128)
   localparam integer KW = (AW < 12) ? 12 : ((AW > 31) ? 31 : AW);   // address bits [KW-1:2] kept
 
+  localparam [3:0] CSTEPS = 4'd8 / CRC_STEP[3:0];   // cycles of CRC steps a byte
   localparam [7:0] SYNC = `SGPU_LINK_SYNC;
   localparam [31:0] CRC_INIT = `SGPU_LINK_CRC_INIT;
   localparam [31:0] CRC_POLY = `SGPU_LINK_CRC_POLY;
@@ -136,10 +143,11 @@ module sgpu_host_bridge #(
   wire          g_tick = &g_pre_q;
   reg [GTW-1:0] p_gap_q, p_gap_d;       // prescaler ticks since the last byte
 
-  // The CRCs run one bit per cycle: a byte is XORed into the top of the
-  // register, then eight shift steps follow (CRC-32/MPEG-2, MSB first, as
-  // docs/link-protocol.md specifies).  Bytes come at most once per UART frame
-  // (10 bit times), so the eight steps are always done before the next one.
+  // The CRCs run CRC_STEP bits per cycle: a byte is XORed into the top of
+  // the register, then eight shift steps follow, CRC_STEP a cycle
+  // (CRC-32/MPEG-2, MSB first, as docs/link-protocol.md specifies).  Bytes
+  // come at most once per UART frame (10 bit times; 8 / CRC_STEP + 1 cycles
+  // at the least), so the steps are always done before the next one.
   reg [31:0] p_crc_q;
   reg [3:0]  p_cstep_q;
   reg        p_crc_init, p_crc_load;
@@ -525,7 +533,7 @@ module sgpu_host_bridge #(
     end else begin
       p_state_q    <= p_state_d;
       p_idx_q      <= p_idx_d;
-      p_cstep_q    <= p_crc_load ? 4'd8 : (p_cstep_q - {3'd0, p_cbusy});
+      p_cstep_q    <= p_crc_load ? CSTEPS : (p_cstep_q - {3'd0, p_cbusy});
       p_seq_q      <= p_seq_d;
       p_cmd_q      <= p_cmd_d;
       p_bdis_q     <= p_bdis_d;
@@ -552,7 +560,7 @@ module sgpu_host_bridge #(
       e_incr_q     <= e_incr_d;
       e_rd_q       <= e_rd_d;
       e_word_q     <= e_word_d;
-      e_cstep_q    <= e_crc_load ? 4'd8 : (e_cstep_q - {3'd0, e_cbusy});
+      e_cstep_q    <= e_crc_load ? CSTEPS : (e_cstep_q - {3'd0, e_cbusy});
       last_seq_q   <= last_seq_d;
       last_valid_q <= last_valid_d;
       evt_seq_q    <= evt_seq_d;
@@ -564,14 +572,24 @@ module sgpu_host_bridge #(
     end
   end
 
+  // CRC_STEP shift steps of a CRC register
+  function [31:0] crc_steps(input [31:0] c);
+    integer i;
+    begin
+      crc_steps = c;
+      for (i = 0; i < CRC_STEP; i = i + 1)
+        crc_steps = {crc_steps[30:0], 1'b0} ^ (CRC_POLY & {32{crc_steps[31]}});
+    end
+  endfunction
+
   // the CRC registers need no reset: they are set to CRC_INIT before use
   always @(posedge clk_i) begin
     if (p_crc_init)      p_crc_q <= CRC_INIT;
     else if (p_crc_load) p_crc_q <= p_crc_q ^ {rx_data_i, 24'h000000};
-    else if (p_cbusy)    p_crc_q <= {p_crc_q[30:0], 1'b0} ^ (CRC_POLY & {32{p_crc_q[31]}});
+    else if (p_cbusy)    p_crc_q <= crc_steps(p_crc_q);
     if (e_state_q == E_IDLE) e_crc_q <= CRC_INIT;
     else if (e_crc_load)     e_crc_q <= e_crc_q ^ {tx_byte, 24'h000000};
-    else if (e_cbusy)        e_crc_q <= {e_crc_q[30:0], 1'b0} ^ (CRC_POLY & {32{e_crc_q[31]}});
+    else if (e_cbusy)        e_crc_q <= crc_steps(e_crc_q);
   end
 
   assign tx_valid_o       = e_tx && !e_cbusy;

@@ -12,11 +12,16 @@ module sgpu_link_top #(
   parameter integer MEM_BYTES = 8388608,
   // gap timeout of the bridge in clock cycles (LINK_GAP_TIMEOUT_US at the
   // nominal clock of 25.175 MHz)
-  parameter integer TIMEOUT_CYCLES = 25175 * (`SGPU_LINK_GAP_TIMEOUT_US / 1000)
+  parameter integer TIMEOUT_CYCLES = 25175 * (`SGPU_LINK_GAP_TIMEOUT_US / 1000),
+  // the bridge's CRC bits per cycle: 8, a byte a cycle, so the simulated
+  // wire can run at a byte every 2 cycles unpaced (the boards keep the
+  // bit-serial CRC, 9 cycles a byte, for its fewer cells)
+  parameter integer CRC_STEP = 8
 ) (
   input  wire                 clk_i,
   input  wire                 rst_ni,
-  // bytes from the host; at least 10 cycles apart (the bridge's CRC takes 9)
+  // bytes from the host; at least 8 / CRC_STEP + 1 cycles apart (2 with the
+  // byte-wide CRC, 9 with a bit-serial one)
   input  wire                 rx_valid_i,
   input  wire [7:0]           rx_data_i,
   // bytes to the host
@@ -45,7 +50,8 @@ module sgpu_link_top #(
   wire [31:0] m_req_addr, m_req_wdata, m_rsp_rdata;
   wire [3:0]  m_req_wstrb;
 
-  sgpu_host_bridge #(.TIMEOUT_CYCLES(TIMEOUT_CYCLES), .AW($clog2(MEM_BYTES))) u_bridge (
+  sgpu_host_bridge #(.TIMEOUT_CYCLES(TIMEOUT_CYCLES), .AW($clog2(MEM_BYTES)), .CRC_STEP(CRC_STEP))
+    u_bridge (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .rx_valid_i(rx_valid_i), .rx_data_i(rx_data_i),
     .tx_valid_o(tx_valid_o), .tx_ready_i(tx_ready_i), .tx_data_o(tx_data_o),

@@ -20,8 +20,13 @@ extern "C" {
 
 typedef struct sgpu_lsim sgpu_lsim;
 
+/* The fewest cycles from one byte to the next the model's bridge takes: its
+ * CRC is a byte wide in rtl/sgpu_link_top.v (CRC_STEP 8), one cycle of CRC
+ * steps per byte.  (The boards' bit-serial bridge needs 9.) */
+#define SGPU_LSIM_MIN_CPB 2u
+
 typedef struct sgpu_lsim_config {
-  uint32_t cycles_per_byte; /* >= 10 (the bridge's CRC needs 9); 0 means 10 */
+  uint32_t cycles_per_byte; /* >= SGPU_LSIM_MIN_CPB; 0 (unpaced) means SGPU_LSIM_MIN_CPB */
 } sgpu_lsim_config;
 
 sgpu_lsim *sgpu_lsim_create(const sgpu_lsim_config *config);
@@ -42,9 +47,10 @@ int sgpu_lsim_send_after(sgpu_lsim *sim, const uint8_t *data, size_t len, uint64
 /* Cycles a queued byte waited for such a silence to pass: 0 (see above). */
 uint64_t sgpu_lsim_quiet_cycles(const sgpu_lsim *sim);
 
-/* Run up to max_cycles clock cycles.  Bytes the bridge sends are stored in
- * out (up to cap; the run stops early once out is full) and *out_len says
- * how many.  Returns the cycles run. */
+/* Run up to max_cycles clock cycles, and on to the end of an answer the
+ * bridge has begun (so a server hands each answer over whole).  Bytes the
+ * bridge sends are stored in out (up to cap; the run stops early once out
+ * is full) and *out_len says how many.  Returns the cycles run. */
 uint64_t sgpu_lsim_run(sgpu_lsim *sim, uint64_t max_cycles, uint8_t *out, size_t cap,
                        size_t *out_len);
 

@@ -41,6 +41,7 @@
 #include <SDL.h>
 
 #include "sgpu_hw.h"
+#include "sgpu_link_sim.h"
 #include "sgpu_link_model.h"
 #include "sgpu_sim.h"
 
@@ -586,7 +587,7 @@ static int serve_link(const options *o) {
   uint32_t cycles_per_byte = 0;
   if (o->baud && !strcmp(o->board, "sim")) {
     uint64_t cpb = (10ull * SGPU_NOMINAL_CLOCK_HZ + o->baud / 2) / o->baud;
-    cycles_per_byte = cpb < 10 ? 10 : cpb > 1000000 ? 1000000 : (uint32_t)cpb;
+    cycles_per_byte = cpb < SGPU_LSIM_MIN_CPB ? SGPU_LSIM_MIN_CPB : cpb > 1000000 ? 1000000 : (uint32_t)cpb;
   }
   if (o->frames_dir) {
     struct stat st;

@@ -39,6 +39,10 @@ typedef struct sgpu_link_options {
   uint32_t gap_ms;        /* a device->host frame begun (or noise) and then this long quiet:
                              the answer was damaged, repeat now (default the protocol's gap
                              timeout, 5) */
+  int whole_answers;      /* the other end hands each answer over in one piece (sgpu-sim
+                             over tcp:): while it answers fast, an answer found broken
+                             once the bytes that came are decoded is repeated without
+                             waiting for the gap */
   /* Time source, monotonic nanoseconds (NULL: CLOCK_MONOTONIC).  Tests and
    * fuzz targets run the link on a virtual clock their channel advances
    * (a recv that waits with nothing to give moves it by the wait). */

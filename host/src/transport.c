@@ -383,6 +383,7 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
      * and gap */
     lo.ack_noisy_ms = LINK_TCP_ACK_NOISY_MS;
     lo.gap_ms = LINK_TCP_GAP_MS;
+    lo.whole_answers = 1; /* sgpu-sim writes each answer in one piece */
     return sgpu_link_open("tcp", &ch, &lo, tr, msg, msg_size);
   }
   if (strncmp(uri, "serial:", 7) == 0) {

@@ -83,9 +83,8 @@ link-bench: $(LINK_TEST_DIR)/link_bench_nosim $(SIM_BIN)
 	bash tests/link/bench_link.sh $(SIM_BIN) $(LINK_TEST_DIR)/link_bench_nosim $(BUILD)/bench/link.md
 
 # `make link-upload-errors`: a 1 MiB upload and its read back through 1 %
-# byte faults each way (tests/link/upload_errors.sh; not in make test: see
-# the script).
+# byte faults each way, alone (tests/link/test_link_upload_errors.sh, also
+# in make test).
 .PHONY: link-upload-errors
-link-upload-errors: $(LINK_TEST_DIR)/link_upload_nosim $(SIM_BIN)
-	SGPU_BIN=$(abspath $(BUILD)/bin) SGPU_LINK_BIN=$(abspath $(LINK_TEST_DIR)) SGPU_ROOT=$(abspath .) \
-	  bash tests/link/upload_errors.sh
+link-upload-errors: $(LINK_TEST_DIR)/test_link_upload_errors.sh
+	$<

@@ -9,7 +9,7 @@
 # since the bridge NAKs a damaged header at once and the client pads its
 # requests on a noisy line; 20 to 30 s before, when each lost header byte
 # cost the bridge its 5 ms gap timeout).  The 1 MiB upload through the same
-# faults: upload_errors.sh (make link-upload-errors).
+# faults: test_link_upload_errors.sh (make link-upload-errors).
 source "$SGPU_ROOT/tests/link/link_lib.sh"
 E=$SGPU_LINK_BIN/link_errors
 stat() { sed -n "s/^stat $1 //p" "$2"; }

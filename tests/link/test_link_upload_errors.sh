@@ -7,14 +7,14 @@
 # fault counts are the independent evidence that the faults happened.
 # Prints FIGURE lines (wall time, simulated cycles, repeats, payload rates).
 #
-# Not part of `make test` (make link-upload-errors): at 3 % of bytes
-# damaged about one damaged frame in 65,536 passes the protocol's CRC-16,
-# and a MiB each way makes some 100,000 damaged frames, so a run now and
-# then reads back or writes a wrong burst (docs/link-protocol.md, "A MiB
-# through 1 % faults").  A stronger check is needed before this can be a
-# test that always passes.
+# In `make test` since link protocol version 2: its CRC-32 lets a damaged
+# frame through about once in 2^32, and a MiB each way puts some 100,000
+# damaged frames through a check, so a wrong frame is expected about once
+# in 40,000 runs (with version 1's CRC-16, about once a run:
+# docs/link-protocol.md, "A MiB through 1 % faults").  `make
+# link-upload-errors` runs it alone.
 #
-# usage: upload_errors.sh [BYTES [SEED]]   (SGPU_BIN, SGPU_LINK_BIN as for the tests)
+# usage: test_link_upload_errors.sh [BYTES [SEED]]   (SGPU_BIN, SGPU_LINK_BIN as for the tests)
 source "$SGPU_ROOT/tests/link/link_lib.sh"
 U=$SGPU_LINK_BIN/link_upload_nosim
 BYTES=${1:-1048576} SEED=${2:-1}
