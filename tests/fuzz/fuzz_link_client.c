@@ -5,7 +5,9 @@
  * registers, DUPLICATE for repeated WRITEs) behind an in-memory channel on a
  * virtual clock: a wait with nothing to receive moves the clock by the
  * wait, so time-outs and the give-up cost nothing.  The input is
- *   byte 0          number of client operations (0..15)
+ *   byte 0          [3:0] number of client operations (0..15); [4] the
+ *                   channel hands answers over whole (whole_answers, as
+ *                   tcp: does: a broken answer is repeated with no gap)
  *   8 bytes each    the operations: register read/write, memory read/write
  *                   (any alignment, up to 2 KiB), wait for an interrupt,
  *                   interrupt line, frame capture (display registers from
@@ -297,7 +299,8 @@ static void check_rc(fchan *c, int r, const char *what) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   fz in = {data, size};
-  unsigned nops = fz_u8(&in) % 16;
+  uint8_t b0 = fz_u8(&in);
+  unsigned nops = b0 % 16;
   uint8_t ops[16][8];
   memset(ops, 0, sizeof ops);
   for (unsigned i = 0; i < nops; i++)
@@ -318,6 +321,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memset(&lo, 0, sizeof lo);
   lo.clock_ns = ch_clock;
   lo.clock_ctx = c;
+  lo.whole_answers = (b0 >> 4) & 1; /* as on tcp: no gap after a broken answer */
   sgpu_transport *tr = NULL;
   char msg[256];
   op_begin(c);
