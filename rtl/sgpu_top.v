@@ -43,7 +43,8 @@ module sgpu_top #(
   output wire [SOURCES-1:0]   vid_de_o,
   output wire                 irq_o,
   output wire                 busy_o,      // some node is busy (for LEDs)
-  output wire                 fault_o      // some node is faulted (for LEDs)
+  output wire                 fault_o,     // some node is faulted (for LEDs)
+  output wire [31:0]          cycle_o      // CYCLE_LO: a heartbeat for board LEDs without a counter of their own
 );
   // Arbiter masters: sources (strict priority), host, per node ring fetch,
   // IB fetch, writer, then the 2D engine.
@@ -340,6 +341,7 @@ module sgpu_top #(
   sgpu_dsp_counter #(.W(32)) u_cyc_hi (
     .clk_i(clk_i), .rst_ni(rst_ni), .en_i(cyc_lo_wrap), .ld_i(1'b0), .d_i(32'd0),
     .q_o(cycle_q[63:32]), .co_o(cyc_hi_wrap));
+  assign cycle_o = cycle_q[31:0];
 
   // ------------------------------------------------------------ register mirror
   // Registers that read back exactly the word the host wrote -- SCRATCH, each

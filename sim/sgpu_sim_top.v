@@ -98,7 +98,8 @@ module sgpu_sim_top #(
     .mem_rsp_valid_i(rsp_valid_q), .mem_rsp_rdata_i(rsp_rdata_q),
     .vid_r_o(vid_r_o), .vid_g_o(vid_g_o), .vid_b_o(vid_b_o),
     .vid_hsync_o(vid_hsync_o), .vid_vsync_o(vid_vsync_o), .vid_de_o(vid_de_o),
-    .irq_o(irq_o), .busy_o(), .fault_o());
+    .irq_o(irq_o), .busy_o(), .fault_o(),
+    .cycle_o());
   /* verilator lint_on PINCONNECTEMPTY */
 endmodule
 /* verilator coverage_on */

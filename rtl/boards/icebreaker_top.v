@@ -6,7 +6,7 @@
 //    buffer read port, output registers) on the PLL's 25.125 MHz output
 //    (PLLOUTGLOBALB; DIVR 0, DIVF 66, DIVQ 5: 12 * 67 / 32; VGA 640x480@60
 //    wants 25.175).  sgpu_display_2c crosses between them by construction.
-//  - power-on reset: held until the PLL locks, then 2^16 system cycles; the
+//  - power-on reset: held until the PLL locks, then 2^11 system cycles; the
 //    user button (BTN_N) resets the chip too; the pixel domain leaves reset
 //    through its own synchroniser
 //  - sgpu_top with 1 node, 1 source, 128 KiB of GPU memory in the four
@@ -92,22 +92,22 @@ module icebreaker_top #(
 `endif
 
   // ------------------------------------------------------------ reset
-  // FPGA flip-flops start at 0 after configuration.  One counter serves the
-  // power-on delay and the LEDs' heartbeat: it restarts from 0 while the PLL
-  // is unlocked or the button is held, and the chip leaves reset once it
-  // has counted 2^16 cycles; afterwards it runs on (wrapping) as the
-  // heartbeat.
+  // FPGA flip-flops start at 0 after configuration.  The power-on counter
+  // restarts from 0 while the PLL is unlocked or the button is held, and
+  // the chip leaves reset once it has counted 2^11 cycles.  The LEDs'
+  // heartbeat comes from the chip's cycle counter (in DSP blocks), not
+  // from logic cells here.
   reg [1:0]  btn_sync_q = 2'b00;
-  reg [23:0] beat_q = 24'd0;
+  reg [11:0] por_q = 12'd0;
   reg        por_done_q = 1'b0;
   always @(posedge clk) begin
     btn_sync_q <= {btn_sync_q[0], btn_ni};
     if (!pll_lock || !btn_sync_q[1]) begin
-      beat_q <= 24'd0;
+      por_q <= 12'd0;
       por_done_q <= 1'b0;
     end else begin
-      beat_q <= beat_q + 1'b1;
-      if (beat_q[16]) por_done_q <= 1'b1;
+      por_q <= por_q + 1'b1;
+      if (por_q[11]) por_done_q <= 1'b1;
     end
   end
   wire rst_n = por_done_q;
@@ -128,6 +128,7 @@ module icebreaker_top #(
   wire [7:0]  vid_r, vid_g, vid_b;
   wire        vid_hsync, vid_vsync, vid_de;
   wire        irq, gpu_busy, gpu_fault;
+  wire [31:0] cyc_lo;   // the chip's CYCLE_LO: cycles since the reset's release
 
   // SPRAM answers every read in the next cycle: two reads in flight at most.
   // PERF(0): the per-node PERF_* counters are left out (they read 0 here) so
@@ -148,7 +149,7 @@ module icebreaker_top #(
     .mem_rsp_valid_i(m_rsp_valid), .mem_rsp_rdata_i(m_rsp_rdata),
     .vid_r_o(vid_r), .vid_g_o(vid_g), .vid_b_o(vid_b),
     .vid_hsync_o(vid_hsync), .vid_vsync_o(vid_vsync), .vid_de_o(vid_de),
-    .irq_o(irq), .busy_o(gpu_busy), .fault_o(gpu_fault));
+    .irq_o(irq), .busy_o(gpu_busy), .fault_o(gpu_fault), .cycle_o(cyc_lo));
 
   sgpu_sram #(.BYTES(MEM_BYTES)) u_mem (
     .clk_i(clk), .rst_ni(rst_n),
@@ -195,17 +196,17 @@ module icebreaker_top #(
     .data_i(tx_data), .tx_o(uart_tx_o), .busy_o(tx_busy));
 
   // ------------------------------------------------------------ LEDs
-  // Link activity: on for 1..2 ticks of the heartbeat counter after each
-  // host frame (a tick when bit 19 falls: every 2^20 cycles = 87 ms).
+  // Link activity: on for 1..2 ticks of the cycle counter after each host
+  // frame (a tick when bit 19 falls: every 2^20 cycles = 87 ms).
   reg        tick_q;
   reg [1:0]  blink_q;
-  wire       tick = tick_q && !beat_q[19];
+  wire       tick = tick_q && !cyc_lo[19];
   always @(posedge clk or negedge rst_n) begin
     if (!rst_n) begin
       tick_q  <= 1'b0;
       blink_q <= 2'd0;
     end else begin
-      tick_q <= beat_q[19];
+      tick_q <= cyc_lo[19];
       if (frame_ok || frame_err || rx_ferr) blink_q <= 2'd2;
       else if (tick && blink_q != 2'd0)     blink_q <= blink_q - 1'b1;
     end
@@ -213,7 +214,7 @@ module icebreaker_top #(
   wire idle = !gpu_busy && !gpu_fault;
   assign led_red_no   = !gpu_fault;
   assign led_green_no = !idle;
-  assign led_o        = {beat_q[23], blink_q != 2'd0, gpu_fault, gpu_busy, idle};
+  assign led_o        = {cyc_lo[23], blink_q != 2'd0, gpu_fault, gpu_busy, idle};
 
   // ------------------------------------------------------------ DVI Pmod
   wire [14:0] vid_out = {vid_r[7:4], vid_g[7:4], vid_b[7:4], vid_hsync, vid_vsync, vid_de};
@@ -253,7 +254,8 @@ module icebreaker_top #(
 `endif
 
   // 4 bits per colour reach the Pmod
-  wire unused_ok = &{1'b0, vid_r[3:0], vid_g[3:0], vid_b[3:0], tx_busy, booting};
+  wire unused_ok = &{1'b0, vid_r[3:0], vid_g[3:0], vid_b[3:0], tx_busy, booting,
+                     cyc_lo[31:24], cyc_lo[22:20], cyc_lo[18:0]};
 
   assign {dvi_r_o, dvi_g_o, dvi_b_o, dvi_hsync_o, dvi_vsync_o, dvi_de_o} = vid_pin;
 

@@ -201,7 +201,8 @@ module ulx3s_top #(
     .mem_rsp_valid_i(c_rsp_valid), .mem_rsp_rdata_i(c_rsp_rdata),
     .vid_r_o(vid_r), .vid_g_o(vid_g), .vid_b_o(vid_b),
     .vid_hsync_o(vid_hsync), .vid_vsync_o(vid_vsync), .vid_de_o(vid_de),
-    .irq_o(irq), .busy_o(gpu_busy), .fault_o(gpu_fault));
+    .irq_o(irq), .busy_o(gpu_busy), .fault_o(gpu_fault),
+    /* verilator lint_off PINCONNECTEMPTY */ .cycle_o() /* verilator lint_on PINCONNECTEMPTY */);
 
   // ------------------------------------------------------------ memory
   wire [15:0] sd_dq_o, sd_dq_i;

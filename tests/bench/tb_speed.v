@@ -29,7 +29,7 @@ module tb_speed;
     .mem_req_addr_o(mem_addr), .mem_req_wdata_o(mem_wdata), .mem_req_wstrb_o(mem_wstrb),
     .mem_rsp_valid_i(mem_rsp_valid), .mem_rsp_rdata_i(mem_rdata),
     .vid_r_o(r), .vid_g_o(g), .vid_b_o(b), .vid_hsync_o(hs), .vid_vsync_o(vs), .vid_de_o(de),
-    .irq_o(irq), .busy_o(), .fault_o());
+    .irq_o(irq), .busy_o(), .fault_o(), .cycle_o());
   always #20 clk = ~clk;
   // Zero-wait memory: a read accepted in one cycle answers in the next; the
   // data is a function of the address (the picture does not matter here).

@@ -29,7 +29,7 @@ extern "C" {
 typedef struct board_sim board_sim;
 
 /* Power on (FPGA flip-flops start at 0, the button is released).  NULL on
- * failure.  Nothing has run yet: the power-on reset still has its 2^16
+ * failure.  Nothing has run yet: the power-on reset still has its 2^11
  * system cycles to count. */
 board_sim *board_sim_create(void);
 void board_sim_destroy(board_sim *b);
@@ -39,7 +39,7 @@ void board_sim_run(board_sim *b, uint64_t cycles);
 uint64_t board_sim_cycle(const board_sim *b);      /* system cycles since power-on */
 uint64_t board_sim_pix_cycle(const board_sim *b);  /* pixel clock cycles since power-on */
 /* System cycle in which the chip's reset was first seen released (the
- * power-on counter reached 2^16), or 0 while it has not been. */
+ * power-on counter reached 2^11), or 0 while it has not been. */
 uint64_t board_sim_reset_release(const board_sim *b);
 /* Run until the reset is released (at most max_cycles); returns 0 or -1. */
 int board_sim_run_to_reset_release(board_sim *b, uint64_t max_cycles);

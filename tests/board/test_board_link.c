@@ -79,11 +79,11 @@ int main(void) {
   board_link l;
   bl_init(&l, b);
 
-  /* ---- power-on reset: 2^16 system cycles; the TX pin stays idle */
+  /* ---- power-on reset: 2^11 system cycles; the TX pin stays idle */
   BL_CHECK(board_sim_run_to_reset_release(b, 200000) == 0, "reset never released");
   uint64_t rel = board_sim_reset_release(b);
   printf("reset released in system cycle %llu\n", (unsigned long long)rel);
-  BL_CHECK(rel >= 65536 && rel < 65536 + 8, "reset released at cycle %llu, not 2^16 after power-on",
+  BL_CHECK(rel >= 2048 && rel < 2048 + 8, "reset released at cycle %llu, not 2^11 after power-on",
            (unsigned long long)rel);
   bl_figure("board_reset_release_cycles", (double)rel);
   bl_run(&l, 100);

@@ -66,7 +66,7 @@ module tb_sgpu_top;
     .mem_req_addr_o(m_addr), .mem_req_wdata_o(m_wdata), .mem_req_wstrb_o(m_wstrb),
     .mem_rsp_valid_i(m_rsp), .mem_rsp_rdata_i(m_rdata),
     .vid_r_o(vr), .vid_g_o(vg), .vid_b_o(vb), .vid_hsync_o(hs), .vid_vsync_o(vs), .vid_de_o(de),
-    .irq_o(irq), .busy_o(), .fault_o());
+    .irq_o(irq), .busy_o(), .fault_o(), .cycle_o());
   tb_sgpu_top_mem #(.WORDS(MEMB/4)) mem (
     .clk(clk), .req_valid(m_valid), .req_ready(m_ready), .req_write(m_write), .req_addr(m_addr),
     .req_wdata(m_wdata), .req_wstrb(m_wstrb), .rsp_valid(m_rsp), .rsp_rdata(m_rdata));
