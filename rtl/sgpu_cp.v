@@ -304,6 +304,9 @@ module sgpu_cp #(
   wire [15:0] r_height = p5_q;
   // The source rectangle's multiply starts from S_RCHK.
   wire [15:0] r_pitch  = (state_q == S_RCHK) ? p3_q : p1_q[15:0];
+  // One compare for both pitches: the destination's in S_EXEC, COPY's
+  // source pitch in S_RCHK before its range verdict (the same fault first).
+  wire        pitch_short = (r_pitch < r_width);
   sgpu_mul16 #(.PW(IW+1)) u_mul (
     .clk_i(clk_i), .rst_ni(rst_ni), .start_i(mul_start), .a_i(r_pitch), .b_i(r_height - 16'd1),
     .busy_o(mul_busy), .p_o(mul_p), .ovf_o(mul_ovf)
@@ -580,8 +583,7 @@ module sgpu_cp #(
             else state_d = (op == `SGPU_OP_WAIT_VSYNC) ? S_VSYNC : S_SCAN;
           `SGPU_OP_FILL, `SGPU_OP_COPY:
             if (hi_bad_q)                         fault_d = `SGPU_FAULT_BAD_PARAM;
-            else if (r_height_gt1 && (p1_q[15:0] < r_width || (is_copy && p3_q < r_width)))
-              fault_d = `SGPU_FAULT_BAD_PARAM;
+            else if (r_height_gt1 && pitch_short) fault_d = `SGPU_FAULT_BAD_PARAM;
             else if (r_width == 16'd0 || r_height == 16'd0) pkt_done = 1'b1;
             else begin mul_start = 1'b1; state_d = S_MUL; end
           `SGPU_OP_FLIP:
@@ -623,7 +625,8 @@ module sgpu_cp #(
       S_SCAN: if (!in_scan) pkt_done = 1'b1;
       S_MUL: if (!mul_busy) state_d = S_RCHK;
       S_RCHK:
-        if (chk_oor_q)      fault_d = `SGPU_FAULT_OUT_OF_RANGE;
+        if (is_copy && !ph_q && r_height_gt1 && pitch_short) fault_d = `SGPU_FAULT_BAD_PARAM;
+        else if (chk_oor_q) fault_d = `SGPU_FAULT_OUT_OF_RANGE;
         else if (chk_win_q) fault_d = `SGPU_FAULT_CONTEXT_WINDOW;
         else if (is_copy && !ph_q) begin mul_start = 1'b1; state_d = S_MUL; end
         else state_d = S_BLIT;

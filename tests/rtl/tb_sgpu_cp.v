@@ -603,6 +603,23 @@ module tb_sgpu_cp;
       // BAD_PARAM: pitch < width, WAIT_MEM function 7, FLIP source, FLIP interval, width > 16 bits
       reset_engine; a = RB + wp; emit(hdr(`SGPU_OP_FILL, 0, 5)); emit(32'hA000); emit(4); emit(8); emit(2); emit(0); run;
       expect_fault(`SGPU_FAULT_BAD_PARAM, a, hdr(`SGPU_OP_FILL, 0, 5), "pitch < width");
+      // COPY's source pitch < width: BAD_PARAM, even when the destination
+      // rectangle is also out of range (the parameter fault comes first);
+      // with one row a short pitch is fine
+      reset_engine; a = RB + wp; n = b_cmds;
+      emit(hdr(`SGPU_OP_COPY, 0, 6)); emit(32'hA000); emit(64); emit(32'hB000); emit(32); emit(48); emit(3); run;
+      expect_fault(`SGPU_FAULT_BAD_PARAM, a, hdr(`SGPU_OP_COPY, 0, 6), "copy src pitch < width");
+      if (b_cmds != n) $fatal(1, "copy with a short source pitch reached the engine");
+      reset_engine; a = RB + wp;
+      emit(hdr(`SGPU_OP_COPY, 0, 6)); emit(32'hFF00); emit(64); emit(32'hB000); emit(32); emit(48); emit(9); run;
+      expect_fault(`SGPU_FAULT_BAD_PARAM, a, hdr(`SGPU_OP_COPY, 0, 6), "short src pitch, dst oor");
+      reset_engine; a = RB + wp;
+      emit(hdr(`SGPU_OP_COPY, 0, 6)); emit(32'hFF00); emit(64); emit(32'hB000); emit(48); emit(48); emit(9); run;
+      expect_fault(`SGPU_FAULT_OUT_OF_RANGE, a, hdr(`SGPU_OP_COPY, 0, 6), "copy dst oor, pitches ok");
+      reset_engine; n = b_cmds;
+      emit(hdr(`SGPU_OP_COPY, 0, 6)); emit(32'hA000); emit(64); emit(32'hB000); emit(4); emit(48); emit(1); run;
+      expect_ok("one-row copy, short src pitch");
+      if (b_cmds != n + 1) $fatal(1, "one-row copy did not reach the engine");
       reset_engine; a = RB + wp; emit(hdr(`SGPU_OP_FILL, 0, 5)); emit(32'hA000); emit(4); emit(32'h10000); emit(1); emit(0); run;
       expect_fault(`SGPU_FAULT_BAD_PARAM, a, hdr(`SGPU_OP_FILL, 0, 5), "width > 16 bits");
       reset_engine; a = RB + wp; p_wait(32'h9000, 1, 1, 3'd7); run;
