@@ -107,12 +107,15 @@ static void send_noise(hostile *h, int fd, size_t n) {
 }
 
 /* An ACK shaped like the right answer (same count) but for another SEQ,
- * carrying garbage. */
+ * carrying garbage.  Not for the SEQ after rq's either: rq may be a repeat
+ * the client sent before its first answer came, and the client may already
+ * wait for that next SEQ, where a garbage ACK with a good CRC would be a
+ * lie no protocol can tell from the truth. */
 static void send_forged(hostile *h, int fd, const fake_req *rq) {
   uint32_t junk[SGPU_LINK_MAX_WORDS];
   for (unsigned i = 0; i < SGPU_LINK_MAX_WORDS; i++) junk[i] = rnd(&h->rng) ^ 0xDEAD0000u;
   uint16_t count = rq->cmd == SGPU_LINK_CMD_READ ? rq->count : rq->cmd == SGPU_LINK_CMD_PING ? 1 : 0;
-  uint8_t seq = (uint8_t)(rq->seq + 1 + rnd(&h->rng) % 255); /* never rq->seq */
+  uint8_t seq = (uint8_t)(rq->seq + 2 + rnd(&h->rng) % 254); /* never rq->seq or rq->seq + 1 */
   uint8_t b[SGPU_LINK_MAX_RSP_FRAME];
   size_t n = fake_answer(seq, SGPU_LINK_KIND_ACK, 0, junk, count, b, sizeof b);
   h->forged_sent++;

@@ -63,19 +63,27 @@ static void name_addr(char *out, size_t n, uint32_t a) {
   else snprintf(out, n, "0x%x (outside the workload's buffers)", a);
 }
 
-static void submit(const uint32_t *words, uint32_t bytes, uint32_t fence, uint32_t flags) {
-  CHECK(sgpu_write(dev, hbuf, words, bytes));
+/* Submit the DMA buffer range [off, off + bytes) of an allocation of 4 KiB at
+ * addr in segment seg (the words are already there). */
+static void submit_at(uint32_t seg, uint64_t addr, uint32_t off, uint32_t bytes, uint32_t fence,
+                      uint32_t flags) {
   sgpu_submit_command_args a;
   memset(&a, 0, sizeof a);
   a.context = ctx;
-  a.dma_buffer_segment_id = 0;
-  a.dma_buffer_physical_address = hbuf;
+  a.dma_buffer_segment_id = seg;
+  a.dma_buffer_physical_address = addr;
   a.dma_buffer_size = 4096;
-  a.dma_buffer_submission_end_offset = bytes;
+  a.dma_buffer_submission_start_offset = off;
+  a.dma_buffer_submission_end_offset = off + bytes;
   a.submission_fence_id = fence;
   a.flags.value = flags;
   if (flags & SGPU_SUBMIT_FLIP) a.flip_interval = SGPU_FLIP_INTERVAL_ONE;
   CHECK(sgpu_submit_command(dev, &a));
+}
+
+static void submit(const uint32_t *words, uint32_t bytes, uint32_t fence, uint32_t flags) {
+  CHECK(sgpu_write(dev, hbuf, words, bytes));
+  submit_at(0, hbuf, 0, bytes, fence, flags);
 }
 
 static void log_events(void) {
@@ -157,33 +165,35 @@ int main(int argc, char **argv) {
   printf("fences 1..3 done\n");
   log_events();
 
-  /* 4: a fault: a nested buffer corrupted behind the library's back while
-   * the node waits for a flag, then the reset */
-  uint32_t flag = (uint32_t)lbuf, ib2 = (uint32_t)lbuf + 1024;
+  /* 4 waits for a flag; 5's DMA buffer, in GPU memory, is corrupted behind
+   * the library's back meanwhile (after its check, before the node fetches
+   * it: one INDIRECT level, as every board nests); 6 is lost with the fault;
+   * then the reset */
+  uint32_t flag = (uint32_t)lbuf, ib = 1024;
   uint32_t zero = 0, nops[2] = {SGPU_PKT_HEADER(SGPU_OP_NOP, 0, 0), SGPU_PKT_HEADER(SGPU_OP_NOP, 0, 0)};
   CHECK(sgpu_write(dev, flag, &zero, 4));
-  CHECK(sgpu_write(dev, ib2, nops, 8));
+  CHECK(sgpu_write(dev, lbuf + ib, nops, 8));
   sgpu_cmdbuf_init(&cb, words, sizeof words);
   sgpu_cmd_wait_mem(&cb, flag, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
-  sgpu_cmd_indirect(&cb, ib2, 8, 0, 0);
   submit(words, sgpu_cmdbuf_size(&cb), 4, 0);
+  submit_at(1, lbuf, ib, 8, 5, 0);
   sgpu_cmdbuf_init(&cb, words, sizeof words);
   sgpu_cmd_fill(&cb, fb0, PITCH, PITCH, 8, 0xFFFFFFFFu); /* lost with the fault */
-  submit(words, sgpu_cmdbuf_size(&cb), 5, 0);
+  submit(words, sgpu_cmdbuf_size(&cb), 6, 0);
   uint32_t bad[2] = {SGPU_PKT_HEADER(0x3F, 0, 0), 0}, one = 1;
-  CHECK(sgpu_write(dev, ib2, bad, 8));
+  CHECK(sgpu_write(dev, lbuf + ib, bad, 8));
   CHECK(sgpu_write(dev, flag, &one, 4));
-  r = sgpu_wait_fence(dev, 0, 4, 20000);
-  printf("wait fence 4: %s\n", sgpu_strerror(r));
+  r = sgpu_wait_fence(dev, 0, 5, 20000);
+  printf("wait fence 5: %s\n", sgpu_strerror(r));
   log_events();
   r = sgpu_reset_from_timeout(dev);
   printf("reset: %d dropped\n", r);
   log_events();
-  /* 6: the node runs again */
+  /* 7: the node runs again */
   sgpu_cmdbuf_init(&cb, words, sizeof words);
   sgpu_cmd_fill(&cb, fb1 + sc * 100 * PITCH, PITCH, sc * 160, sc * 10, 0x00FF00FFu);
-  submit(words, sgpu_cmdbuf_size(&cb), 6, 0);
-  CHECK(sgpu_wait_fence(dev, 0, 6, 20000));
+  submit(words, sgpu_cmdbuf_size(&cb), 7, 0);
+  CHECK(sgpu_wait_fence(dev, 0, 7, 20000));
   log_events();
   sgpu_fence_info fi;
   CHECK(sgpu_get_fence(dev, 0, &fi));
