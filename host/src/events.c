@@ -11,17 +11,13 @@ void sgpu__push_event(sgpu_device *dev, const sgpu_event *ev) {
       dev->ev_count--;
       dev->stats.events_lost++;
     } else {
-      size_t ncap = dev->ev_cap ? dev->ev_cap * 2 : 64;
-      sgpu_event *nq = malloc(ncap * sizeof *nq);
+      sgpu_event *nq = sgpu__queue_grow(dev->evq, sizeof *dev->evq, &dev->ev_head, dev->ev_count,
+                                        &dev->ev_cap);
       if (!nq) {
         dev->stats.events_lost++;
         return;
       }
-      for (size_t i = 0; i < dev->ev_count; i++) nq[i] = dev->evq[(dev->ev_head + i) % dev->ev_cap];
-      free(dev->evq);
       dev->evq = nq;
-      dev->ev_cap = ncap;
-      dev->ev_head = 0;
     }
   }
   dev->evq[(dev->ev_head + dev->ev_count) % dev->ev_cap] = *ev;

@@ -196,6 +196,10 @@ typedef struct sgpu_ring_job {
   uint32_t priv_size;
 } sgpu_ring_job;
 int sgpu__ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job);
+/* A circular queue of count items of size bytes from *head, doubled (64 the
+ * first time) into new storage with its items at the front in order: the
+ * new storage (the old one freed), or NULL out of memory (all unchanged). */
+void *sgpu__queue_grow(void *items, size_t size, size_t *head, size_t count, size_t *cap);
 int sgpu__retire(sgpu_device *dev, uint32_t n);
 const sgpu_pending *sgpu__ring_oldest(sgpu_node *nd);
 const sgpu_pending *sgpu__ring_find(sgpu_node *nd, uint32_t fence32);

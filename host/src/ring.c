@@ -28,16 +28,22 @@ void sgpu__ring_pop(sgpu_node *nd) {
   nd->q_count--;
 }
 
+void *sgpu__queue_grow(void *items, size_t size, size_t *head, size_t count, size_t *cap) {
+  size_t ncap = *cap ? *cap * 2 : 64;
+  uint8_t *nq = malloc(ncap * size), *old = items;
+  if (!nq) return NULL;
+  for (size_t i = 0; i < count; i++) memcpy(nq + i * size, old + ((*head + i) % *cap) * size, size);
+  free(old);
+  *cap = ncap;
+  *head = 0;
+  return nq;
+}
+
 static int push_pending(sgpu_device *dev, sgpu_node *nd, const sgpu_pending *p) {
   if (nd->q_count == nd->q_cap) {
-    size_t ncap = nd->q_cap ? nd->q_cap * 2 : 64;
-    sgpu_pending *nq = malloc(ncap * sizeof *nq);
+    sgpu_pending *nq = sgpu__queue_grow(nd->q, sizeof *nd->q, &nd->q_head, nd->q_count, &nd->q_cap);
     if (!nq) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for the submission queue");
-    for (size_t i = 0; i < nd->q_count; i++) nq[i] = *q_at(nd, i);
-    free(nd->q);
     nd->q = nq;
-    nd->q_cap = ncap;
-    nd->q_head = 0;
   }
   nd->q[(nd->q_head + nd->q_count) % nd->q_cap] = *p;
   nd->q_count++;
