@@ -34,3 +34,17 @@ start_server() {
     *) echo "server $name did not start: $(cat "$T/$name.err")"; SRV_URI=; return 1 ;;
   esac
 }
+
+# server_faults ERRFILE: the server's last "client gone at cycle C (F frames,
+# N naks, Q cycles of kept silence; faults: D dropped, X corrupted, U
+# duplicated)" line, echoed as "server: ..."; sets SRV_LINE, SRV_CYCLES,
+# SRV_NAKS, SRV_DROPPED, SRV_CORRUPTED, SRV_DUPLICATED (empty when missing).
+server_faults() {
+  SRV_LINE=$(grep "client gone" "$1" | tail -n 1)
+  echo "server: $SRV_LINE"
+  SRV_CYCLES=$(sed -n 's/.*client gone at cycle \([0-9]*\) .*/\1/p' <<<"$SRV_LINE")
+  SRV_NAKS=$(sed -n 's/.* \([0-9]*\) naks.*/\1/p' <<<"$SRV_LINE")
+  SRV_DROPPED=$(sed -n 's/.*faults: \([0-9]*\) dropped.*/\1/p' <<<"$SRV_LINE")
+  SRV_CORRUPTED=$(sed -n 's/.* \([0-9]*\) corrupted.*/\1/p' <<<"$SRV_LINE")
+  SRV_DUPLICATED=$(sed -n 's/.* \([0-9]*\) duplicated.*/\1/p' <<<"$SRV_LINE")
+}

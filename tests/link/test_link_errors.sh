@@ -20,14 +20,8 @@ for seed in 1; do
   else bad "seed $seed: $(grep FAIL "$out" | head -3) $(head -3 "$T/errors$seed.err")"; fi
   kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
   cat "$out"
-  # "client gone at cycle C (F frames, N naks, Q cycles of kept silence;
-  #  faults: D dropped, X corrupted, U duplicated)"
-  line=$(grep "client gone" "$T/err$seed.err" | tail -n 1)
-  echo "server: $line"
-  d=$(sed -n 's/.*faults: \([0-9]*\) dropped.*/\1/p' <<<"$line")
-  x=$(sed -n 's/.* \([0-9]*\) corrupted.*/\1/p' <<<"$line")
-  u=$(sed -n 's/.* \([0-9]*\) duplicated.*/\1/p' <<<"$line")
-  srv_naks=$(sed -n 's/.* \([0-9]*\) naks.*/\1/p' <<<"$line")
+  server_faults "$T/err$seed.err"
+  line=$SRV_LINE d=$SRV_DROPPED x=$SRV_CORRUPTED u=$SRV_DUPLICATED srv_naks=$SRV_NAKS
   if [ "${d:-0}" -gt 0 ] && [ "${x:-0}" -gt 0 ] && [ "${u:-0}" -gt 0 ]; then ok "seed $seed: the server injected $d drops, $x corruptions, $u duplicates"
   else bad "seed $seed: faults injected: '$line'"; fi
   rt=$(stat retransmissions "$out"); nk=$(stat naks "$out"); to=$(stat timeouts "$out"); crc=$(stat crc_errors "$out")

@@ -27,12 +27,8 @@ t1=$(date +%s.%N)
 for i in $(seq 1 50); do grep -q "client gone" "$T/up.err" 2>/dev/null && break; sleep 0.1; done
 kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
 grep -v '^figure ' "$T/up.txt"
-line=$(grep "client gone" "$T/up.err" | tail -n 1)
-echo "server: $line"
-d=$(sed -n 's/.*faults: \([0-9]*\) dropped.*/\1/p' <<<"$line")
-x=$(sed -n 's/.* \([0-9]*\) corrupted.*/\1/p' <<<"$line")
-u=$(sed -n 's/.* \([0-9]*\) duplicated.*/\1/p' <<<"$line")
-cyc=$(sed -n 's/.*client gone at cycle \([0-9]*\) .*/\1/p' <<<"$line")
+server_faults "$T/up.err"
+line=$SRV_LINE d=$SRV_DROPPED x=$SRV_CORRUPTED u=$SRV_DUPLICATED cyc=$SRV_CYCLES
 if [ "${d:-0}" -gt 1000 ] && [ "${x:-0}" -gt 1000 ] && [ "${u:-0}" -gt 1000 ]; then ok "the server injected $d drops, $x corruptions, $u duplicates"
 else bad "faults injected: '$line'"; fi
 sed -n 's/^figure \([a-z_A-Z]*\) /FIGURE link_errors_1m_\1 /p' "$T/up.txt"
