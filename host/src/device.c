@@ -416,11 +416,7 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   info->has_display = SGPU_FIELD_GET(CAPS_DISPLAY, dev->caps);
   info->has_preemption = SGPU_FIELD_GET(CAPS_PREEMPTION, dev->caps);
   info->has_perf_counters = SGPU_FIELD_GET(CAPS_PERF, dev->caps);
-  {
-    sgpu_pkt_env env = {0};
-    env.ib_depth = SGPU_FIELD_GET(CAPS_IB_DEPTH, dev->caps);
-    info->ib_depth = sgpu__ib_depth(&env);
-  }
+  info->ib_depth = sgpu__ib_depth(SGPU_FIELD_GET(CAPS_IB_DEPTH, dev->caps));
   info->mem_size = dev->mem_size;
   info->clock_hz = SGPU_NOMINAL_CLOCK_HZ;
   sgpu__lock(dev);

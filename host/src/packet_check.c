@@ -60,9 +60,9 @@ static void describe(const sgpu_pkt_env *env, const sgpu_hw_op *o, const sgpu_hw
   const char *w0 = o->words[c->word[0]].asm_name;
   switch (c->kind) {
   case SGPU_CHECK_NESTING:
-    if (sgpu__ib_depth(env) < SGPU_MAX_IB_DEPTH)
+    if (sgpu__ib_depth(env->ib_depth) < SGPU_MAX_IB_DEPTH)
       fail(0, why, why_size, "%s would nest %u buffers deep (this device nests at most %u: CAPS.IB_DEPTH)",
-           o->name, env->level + 1, sgpu__ib_depth(env));
+           o->name, env->level + 1, sgpu__ib_depth(env->ib_depth));
     else
       fail(0, why, why_size, "%s would nest %u buffers deep (at most %u)", o->name, env->level + 1,
            SGPU_MAX_IB_DEPTH);
@@ -118,7 +118,7 @@ uint32_t sgpu__check_payload(const sgpu_pkt_env *env, const uint32_t *pkt, char 
   if (op >= SGPU_OP_COUNT_OF_OPCODES)
     return fail(SGPU_FAULT_ILLEGAL_OPCODE, why, why_size, "opcode 0x%02x is not defined", op);
   int i = sgpu_hw_failing_check(op, SGPU_PKT_GET(FLAGS, pkt[0]), SGPU_PKT_GET(COUNT, pkt[0]), pkt + 1,
-                                env->level, sgpu__ib_depth(env), env->windowed, env->mem_size,
+                                env->level, sgpu__ib_depth(env->ib_depth), env->windowed, env->mem_size,
                                 env->sources, env->win_base,
                                 env->win_end);
   if (i == 0) return SGPU_FAULT_NONE;

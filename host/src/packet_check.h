@@ -33,9 +33,10 @@ typedef struct sgpu_pkt_env {
  * or the fault; why (may be NULL) gets a one-line reason. */
 uint32_t sgpu__check_header(uint32_t header, uint64_t avail_words, char *why, size_t why_size);
 
-/* The INDIRECT levels env allows (its ib_depth, or SGPU_MAX_IB_DEPTH). */
-static inline uint32_t sgpu__ib_depth(const sgpu_pkt_env *env) {
-  return env->ib_depth && env->ib_depth < SGPU_MAX_IB_DEPTH ? env->ib_depth : SGPU_MAX_IB_DEPTH;
+/* The INDIRECT levels a CAPS.IB_DEPTH value allows (0, from a build before
+ * the field: SGPU_MAX_IB_DEPTH). */
+static inline uint32_t sgpu__ib_depth(uint32_t caps_ib_depth) {
+  return caps_ib_depth && caps_ib_depth < SGPU_MAX_IB_DEPTH ? caps_ib_depth : SGPU_MAX_IB_DEPTH;
 }
 
 /* Payload checks of a packet whose header passed: pkt[0] is the header,

@@ -316,7 +316,7 @@ static void test_nesting_caps(void **state) {
   env.ib_depth = 2;
   assert_int_equal(sgpu__check_payload(&env, ind, why, sizeof why), SGPU_FAULT_NONE);
   env.ib_depth = 0;
-  assert_int_equal(sgpu__ib_depth(&env), SGPU_MAX_IB_DEPTH);
+  assert_int_equal(sgpu__ib_depth(env.ib_depth), SGPU_MAX_IB_DEPTH);
   assert_int_equal(sgpu__check_payload(&env, ind, why, sizeof why), SGPU_FAULT_NONE);
   env.level = SGPU_MAX_IB_DEPTH;
   assert_int_equal(sgpu__check_payload(&env, ind, why, sizeof why), SGPU_FAULT_NESTING);
