@@ -551,7 +551,8 @@ def link_c():
     o = ["", "/* host link framing (docs/link-protocol.md) */"]
     d = o.append
     for n in ("VERSION", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
-              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S"):
+              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S",
+              "RX_FIFO_BYTES", "RX_FIFO_UNIT"):
         d(f"#define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}u")
     for n in ("SYNC", "FLAGS_RESERVED_MASK", "ACK_DUPLICATE"):
         d(f"#define SGPU_LINK_{n} 0x{getattr(S, 'LINK_' + n):02X}u")
@@ -587,7 +588,8 @@ def link_v():
     o = ["// host link framing (docs/link-protocol.md)"]
     d = o.append
     for n in ("VERSION", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
-              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S"):
+              "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S",
+              "RX_FIFO_BYTES", "RX_FIFO_UNIT"):
         d(f"`define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}")
     d(f"`define SGPU_LINK_SYNC 8'h{S.LINK_SYNC:02X}")
     d(f"`define SGPU_LINK_CRC_POLY 32'h{S.LINK_CRC_POLY:08X}")

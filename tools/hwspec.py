@@ -542,6 +542,8 @@ LINK_NAKS = [
     ("BAD_CMD", 3, "unknown CMD or reserved FLAGS bits set"),
     ("TIMEOUT", 4, "the frame stopped for longer than LINK_GAP_TIMEOUT_US"),
     ("BAD_ADDR", 5, "ADDR not 4-byte aligned"),
+    ("OUT_OF_ORDER", 6, "a WRITE whose SEQ is neither the last executed SEQ + 1 nor the last; "
+                        "one data word: [7:0] the last executed SEQ"),
 ]
 # request FLAGS byte
 LINK_FLAGS = [
@@ -551,7 +553,15 @@ LINK_FLAGS = [
 LINK_FLAGS_RESERVED_MASK = 0xE0
 # ACK INFO byte
 LINK_ACK_DUPLICATE = 0x01    # a retransmitted WRITE: acknowledged, not applied again
-# PING ACK info word: [7:0] LINK_VERSION, [15:8] LINK_MAX_WORDS, [31:16] 0
+# The device queues received bytes in a FIFO of this many bytes while it
+# executes a frame, so a host may have this many request bytes unanswered
+# (several WRITE frames in flight).  LINK_RX_FIFO_UNIT: its unit in the PING
+# info word.
+LINK_RX_FIFO_BYTES = 512
+LINK_RX_FIFO_UNIT = 16
+# PING ACK info word: [7:0] LINK_VERSION, [15:8] LINK_MAX_WORDS,
+# [23:16] LINK_RX_FIFO_BYTES / LINK_RX_FIFO_UNIT (0: no FIFO, one frame in
+# flight), [31:24] 0
 
 # ---------------------------------------------------------------- boot identity
 # The boot firmware (firmware/, docs/firmware.md) publishes this block in GPU
