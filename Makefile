@@ -27,8 +27,16 @@ TESTS :=          # executables run by `make test`; each passes by exiting 0
 TESTS_LAST :=     # run after all of TESTS: checks of what the tests left (coverage)
 ALL_TARGETS :=    # what `make` builds
 
-$(HW_H) $(HW_VH) $(HW_TABLES) &: tools/hwspec.py tools/genhw.py
-	$(PY) tools/genhw.py --c $(HW_H) --v $(HW_VH) --tables $(HW_TABLES)
+# genhw.py rewrites an output only when its text changes, so an edit of
+# hwspec.py rebuilds only what reads a file that changed; the stamp records
+# that the generator ran (without it make would run it again every time an
+# output kept its old date).  A deleted output is written again.
+HW_GEN_CMD := $(PY) tools/genhw.py --c $(HW_H) --v $(HW_VH) --tables $(HW_TABLES)
+$(GEN)/hw.stamp: tools/hwspec.py tools/genhw.py
+	$(HW_GEN_CMD)
+	@touch $@
+$(HW_H) $(HW_VH) $(HW_TABLES): $(GEN)/hw.stamp
+	@test -f $@ || $(HW_GEN_CMD)
 
 docs/interface.md: tools/hwspec.py tools/genhw.py
 	$(PY) tools/genhw.py --md $@
