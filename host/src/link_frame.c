@@ -111,6 +111,7 @@ const char *sgpu_link_nak_name(uint32_t reason) {
   case SGPU_LINK_NAK_BAD_CMD: return "BAD_CMD";
   case SGPU_LINK_NAK_TIMEOUT: return "TIMEOUT";
   case SGPU_LINK_NAK_BAD_ADDR: return "BAD_ADDR";
+  case SGPU_LINK_NAK_OUT_OF_ORDER: return "OUT_OF_ORDER";
   default: return NULL;
   }
 }
@@ -188,21 +189,34 @@ int sgpu_link_encode_request(const sgpu_link_request *req, uint8_t *out, size_t 
   return (int)put_crc(out, n);
 }
 
+int sgpu_link_request_reseq(uint8_t *frame, size_t n, uint8_t seq) {
+  if (!frame || n < SGPU_LINK_REQ_HDR_BYTES + SGPU_LINK_CRC_BYTES) return SGPU_LINK_ERR_INVALID_ARG;
+  frame[1] = seq;
+  put_crc(frame, n - SGPU_LINK_CRC_BYTES);
+  return 0;
+}
+
 /* ------------------------------------------------------------ answers */
-/* Header checks (kind, then count), done as soon as the header is in. */
+/* Header checks (kind, then count), done as soon as the header is in.  A
+ * NAK may carry one word (OUT_OF_ORDER's last executed SEQ); which NAK may
+ * is checked with INFO once the CRC is good. */
 static int check_answer_header(uint32_t kind, uint32_t count) {
   if (kind != SGPU_LINK_KIND_ACK && kind != SGPU_LINK_KIND_NAK && kind != SGPU_LINK_KIND_EVENT)
     return SGPU_LINK_ERR_BAD_KIND;
   if (count > SGPU_LINK_MAX_WORDS) return SGPU_LINK_ERR_BAD_LENGTH;
-  if ((kind == SGPU_LINK_KIND_NAK && count != 0) || (kind == SGPU_LINK_KIND_EVENT && count != 1))
+  if ((kind == SGPU_LINK_KIND_NAK && count > 1) || (kind == SGPU_LINK_KIND_EVENT && count != 1))
     return SGPU_LINK_ERR_BAD_COUNT;
   return 0;
 }
 
-/* INFO checks, done once the CRC has been found good. */
-static int check_answer_info(uint32_t kind, uint32_t info) {
+/* INFO checks, done once the CRC has been found good: the INFO byte, then
+ * a NAK's count against its reason (one word for OUT_OF_ORDER, else none). */
+static int check_answer_info(uint32_t kind, uint32_t info, uint32_t count) {
   if (kind == SGPU_LINK_KIND_ACK) return (info & ~SGPU_LINK_ACK_DUPLICATE) ? SGPU_LINK_ERR_BAD_INFO : 0;
-  if (kind == SGPU_LINK_KIND_NAK) return sgpu_link_nak_name(info) ? 0 : SGPU_LINK_ERR_BAD_INFO;
+  if (kind == SGPU_LINK_KIND_NAK) {
+    if (!sgpu_link_nak_name(info)) return SGPU_LINK_ERR_BAD_INFO;
+    return (count == 1) != (info == SGPU_LINK_NAK_OUT_OF_ORDER) ? SGPU_LINK_ERR_BAD_COUNT : 0;
+  }
   return info ? SGPU_LINK_ERR_BAD_INFO : 0;
 }
 
@@ -210,7 +224,7 @@ int sgpu_link_encode_answer(const sgpu_link_frame *f, uint8_t *out, size_t out_s
   if (!f || !out) return SGPU_LINK_ERR_INVALID_ARG;
   int r = check_answer_header(f->kind, f->count);
   if (r == SGPU_LINK_ERR_BAD_KIND) return SGPU_LINK_ERR_BAD_CMD;
-  if (r || (r = check_answer_info(f->kind, f->info))) return r;
+  if (r || (r = check_answer_info(f->kind, f->info, f->count))) return r;
   size_t size = SGPU_LINK_RSP_HDR_BYTES + 4u * f->count + SGPU_LINK_CRC_BYTES;
   if (out_size < size) return SGPU_LINK_ERR_NO_SPACE;
   out[0] = (uint8_t)SGPU_LINK_SYNC;
@@ -263,7 +277,7 @@ static int examine(sgpu_link_decoder *d, sgpu_link_frame *frame) {
   /* The whole frame is in: CRC over everything after SYNC, CRC included. */
   if (sgpu_link_crc32(SGPU_LINK_CRC_INIT, d->buf + 1, d->need - 1) != 0)
     return reject(d, SGPU_LINK_ERR_BAD_CRC);
-  int r = check_answer_info(d->buf[2], d->buf[3]);
+  int r = check_answer_info(d->buf[2], d->buf[3], (uint32_t)(d->buf[4] | d->buf[5] << 8));
   if (r) return reject(d, r);
   memset(frame, 0, sizeof *frame);
   frame->seq = d->buf[1];

@@ -82,6 +82,10 @@ size_t sgpu_link_request_size(const sgpu_link_request *req);
  * in out.  Only frames the device accepts are produced. */
 int sgpu_link_encode_request(const sgpu_link_request *req, uint8_t *out, size_t out_size);
 
+/* Give an encoded request frame of n bytes another SEQ (its CRC follows).
+ * 0, or SGPU_LINK_ERR_INVALID_ARG when n is shorter than any request. */
+int sgpu_link_request_reseq(uint8_t *frame, size_t n, uint8_t seq);
+
 /* ------------------------------------------------------------ answers */
 typedef struct sgpu_link_frame {
   uint8_t seq;   /* request SEQ (ACK, NAK) or event counter (EVENT) */

@@ -257,7 +257,8 @@ static void test_encode_request_errors(void **state) {
   assert_string_equal(sgpu_link_strerror(12345), "unknown link status");
   assert_string_equal(sgpu_link_nak_name(SGPU_LINK_NAK_TIMEOUT), "TIMEOUT");
   assert_null(sgpu_link_nak_name(0));
-  assert_null(sgpu_link_nak_name(6));
+  assert_string_equal(sgpu_link_nak_name(SGPU_LINK_NAK_OUT_OF_ORDER), "OUT_OF_ORDER");
+  assert_null(sgpu_link_nak_name(SGPU_LINK_NAK_OUT_OF_ORDER + 1));
 }
 
 /* ------------------------------------------------------------ decoder: vectors */
@@ -522,6 +523,36 @@ static void test_reject_bad_count(void **state) {
   e.info = SGPU_LINK_NAK_TIMEOUT;
   e.count = 1;
   assert_int_equal(sgpu_link_encode_answer(&e, buf, sizeof buf), SGPU_LINK_ERR_BAD_COUNT);
+  /* OUT_OF_ORDER carries exactly one word: the device's last SEQ */
+  e.info = SGPU_LINK_NAK_OUT_OF_ORDER;
+  e.count = 0;
+  assert_int_equal(sgpu_link_encode_answer(&e, buf, sizeof buf), SGPU_LINK_ERR_BAD_COUNT);
+  n = raw_answer(buf, 1, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_OUT_OF_ORDER, 0, NULL, 0);
+  expect_reject(buf, n, SGPU_LINK_ERR_BAD_COUNT);
+  n = raw_answer(buf, 1, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_OUT_OF_ORDER, 2, w, 2);
+  expect_reject(buf, n, SGPU_LINK_ERR_BAD_COUNT);
+  sgpu_link_frame f;
+  const uint32_t last[1] = {0x7E};
+  n = raw_answer(buf, 5, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_OUT_OF_ORDER, 1, last, 1);
+  assert_int_equal(decode_one(buf, n, &f), SGPU_LINK_FRAME);
+  assert_int_equal(f.count, 1);
+  assert_int_equal(f.data[0], 0x7E);
+}
+
+/* A request given another SEQ is the frame encoded with that SEQ. */
+static void test_request_reseq(void **state) {
+  (void)state;
+  const uint32_t w[3] = {1, 0xA5A5A5A5u, 3};
+  sgpu_link_request rq = {7, SGPU_LINK_CMD_WRITE, 0, 3, 0x100, w};
+  uint8_t a[64], b[64];
+  int n = sgpu_link_encode_request(&rq, a, sizeof a);
+  assert_true(n > 0);
+  rq.seq = 200;
+  assert_int_equal(sgpu_link_encode_request(&rq, b, sizeof b), n);
+  assert_int_equal(sgpu_link_request_reseq(a, (size_t)n, 200), 0);
+  assert_memory_equal(a, b, (size_t)n);
+  assert_int_equal(sgpu_link_request_reseq(a, 13, 1), SGPU_LINK_ERR_INVALID_ARG);
+  assert_int_equal(sgpu_link_request_reseq(NULL, (size_t)n, 1), SGPU_LINK_ERR_INVALID_ARG);
 }
 
 static void test_reject_bad_kind(void **state) {
@@ -548,12 +579,12 @@ static void test_reject_bad_info(void **state) {
   expect_reject(buf, n, SGPU_LINK_ERR_BAD_INFO);
   n = raw_answer(buf, 1, SGPU_LINK_KIND_NAK, 0, 0, NULL, 0);
   expect_reject(buf, n, SGPU_LINK_ERR_BAD_INFO);
-  n = raw_answer(buf, 1, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_BAD_ADDR + 1, 0, NULL, 0);
+  n = raw_answer(buf, 1, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_OUT_OF_ORDER + 1, 0, NULL, 0);
   expect_reject(buf, n, SGPU_LINK_ERR_BAD_INFO);
   n = raw_answer(buf, 1, SGPU_LINK_KIND_EVENT, 1, 1, w, 1);
   expect_reject(buf, n, SGPU_LINK_ERR_BAD_INFO);
   /* every defined NAK reason passes */
-  for (uint8_t r = SGPU_LINK_NAK_BAD_CRC; r <= SGPU_LINK_NAK_BAD_ADDR; r++) {
+  for (uint8_t r = SGPU_LINK_NAK_BAD_CRC; r <= SGPU_LINK_NAK_BAD_ADDR; r++) { /* no data */
     sgpu_link_frame f;
     n = raw_answer(buf, 9, SGPU_LINK_KIND_NAK, r, 0, NULL, 0);
     assert_int_equal(decode_one(buf, n, &f), SGPU_LINK_FRAME);
@@ -825,6 +856,7 @@ int main(void) {
       cmocka_unit_test(test_reject_bad_crc),
       cmocka_unit_test(test_reject_bad_length),
       cmocka_unit_test(test_reject_bad_count),
+      cmocka_unit_test(test_request_reseq),
       cmocka_unit_test(test_reject_bad_kind),
       cmocka_unit_test(test_reject_bad_info),
       cmocka_unit_test(test_reject_truncated),
