@@ -137,6 +137,11 @@ void cli_link_info(cli *c, json *j) {
     json_u64(j, "max_words", st.max_words);
     json_u64(j, "burst_words", st.burst_words);
     json_u64(j, "baud", st.baud);
+    json_u64(j, "version", st.version);
+    json_u64(j, "window_bytes", st.window_bytes);
+    json_u64(j, "in_flight_max", st.in_flight_max);
+    json_u64(j, "out_of_order", st.out_of_order);
+    json_u64(j, "renumbered", st.renumbered);
     json_end_obj(j);
     return;
   }
@@ -156,4 +161,11 @@ void cli_link_info(cli *c, json *j) {
           st.max_words, st.burst_words, st.rtt_us);
   if (st.baud) fprintf(f, ", %u baud", st.baud);
   fprintf(f, "\n");
+  if (st.window_bytes)
+    fprintf(f, "link window: version %u, %u request bytes in flight at most, up to %u frames in "
+               "flight so far, %llu out of order, %llu renumbered\n",
+            st.version, st.window_bytes, st.in_flight_max, (unsigned long long)st.out_of_order,
+            (unsigned long long)st.renumbered);
+  else
+    fprintf(f, "link window: version %u, one frame in flight\n", st.version);
 }

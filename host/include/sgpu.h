@@ -408,6 +408,12 @@ typedef struct sgpu_link_stats {
   uint32_t max_words;        /* largest burst the device takes (its PING answer) */
   uint32_t burst_words;      /* burst used now (halves on a noisy line, grows back) */
   uint32_t baud;             /* wire rate assumed (serial:, usb); 0 on tcp: */
+  uint32_t version;          /* link version the device speaks (its PING answer) */
+  uint32_t window_bytes;     /* request bytes the host may have unanswered (version 3: the
+                                device's receive FIFO less one largest frame); 0: one frame */
+  uint32_t in_flight_max;    /* most request frames unanswered at once so far */
+  uint64_t out_of_order;     /* NAKs OUT_OF_ORDER: a frame before it was lost (version 3) */
+  uint64_t renumbered;       /* windows given new SEQs: the device had applied none of them */
 } sgpu_link_stats;
 
 /* The link counters.  SGPU_ERROR_NOT_SUPPORTED when the device is not on a

@@ -1,10 +1,14 @@
 /* link.c — the host link client: sgpu_transport over a byte channel.
  *
  * docs/link-protocol.md, host side.  Every access becomes one or more
- * request frames sent stop-and-wait: a frame is repeated with the SAME SEQ
- * after a NAK, a timeout, or a broken answer, so a WRITE whose ACK was lost
- * is answered DUPLICATE by the bridge and applied once.  Each new frame gets
- * SEQ + 1.  EVENT frames raise the transport's interrupt line; a gap in
+ * request frames, each with SEQ + 1, in a window: a version-3 device (a
+ * receive FIFO) takes several WRITE frames in flight (go-back-N, cumulative
+ * ACKs); READ and PING, a version-2 device and a noisy line get one frame
+ * at a time.  Frames are sent again with the SAME SEQs after a NAK, a
+ * timeout, or a broken answer, so a WRITE whose ACK was lost is answered
+ * DUPLICATE (or OUT_OF_ORDER) by the bridge and applied once; a window is
+ * renumbered only when the device's last SEQ shows none of it was applied.
+ * EVENT frames raise the transport's interrupt line; a gap in
  * their counter, a rejected device->host frame, or a long quiet wait also
  * raise it, so a lost EVENT costs one extra INT_STATUS read, never a lost
  * fence.  Time (`now`) is wall time in nominal clock cycles.
@@ -45,6 +49,27 @@
 #define LINK_PAD_BYTES (SGPU_LINK_REQ_HDR_BYTES - 1u)
 /* round trip a byte under which a whole-answer other end needs no gap */
 #define LINK_WHOLE_MS_PER_BYTE 0.02
+#define LINK_VERSION_MIN 2u    /* CRC-32 frames, one frame in flight */
+#define LINK_VERSION_WINDOW 3u /* several WRITE frames in flight (a receive FIFO) */
+/* Frames in the window at most: far below half the SEQ space, so a SEQ's
+ * place in it is never ambiguous (a 512-byte FIFO holds 13 one-word frames) */
+#define LINK_WINDOW_SLOTS 32u
+/* Pipelined writes are cut so that this many fit in the window: a 64-word
+ * frame (270 bytes) alone fills a 512-byte FIFO's budget of 242 */
+#define LINK_WINDOW_FRAMES 3u
+
+/* A request frame in the window (sent, or waiting for room to be sent). */
+typedef struct sgpu_link_slot {
+  uint8_t fr[SGPU_LINK_MAX_REQ_FRAME + LINK_PAD_BYTES];
+  uint16_t n;       /* frame bytes, pad not included */
+  uint16_t count;   /* data words */
+  uint8_t cmd;
+  uint8_t again;    /* sent in an earlier pass: sending it once more is a repeat */
+  uint8_t alone;    /* sent at its first try with no other frame in flight */
+  uint16_t wire;    /* bytes sent in this pass (the pad included); 0: not sent in it */
+  uint32_t *rdata;  /* READ, PING: the answer's words go here */
+  uint64_t sent_ns; /* when it was sent last */
+} sgpu_link_slot;
 
 typedef struct sgpu_link {
   sgpu_transport base;
@@ -68,8 +93,18 @@ typedef struct sgpu_link {
   sgpu_link_decoder dec;
   uint8_t rx[4096];
   size_t rx_n, rx_off;    /* bytes read from the channel, not yet decoded */
-  uint8_t tx[SGPU_LINK_MAX_REQ_FRAME + LINK_PAD_BYTES];
-  uint64_t skipped_at_send; /* decoder's noise count when the frame in flight left */
+  uint64_t skipped_at_send; /* decoder's noise count when the last frame left */
+  /* the window: w_n frames from w_head on, the oldest first; of them the
+   * first w_sent were sent in this pass (w_bytes bytes), the first w_hi
+   * in some pass (only those can be answered) */
+  sgpu_link_slot win[LINK_WINDOW_SLOTS];
+  uint32_t w_head, w_n, w_sent, w_hi, w_bytes;
+  uint32_t version;       /* the device's link version */
+  uint32_t fifo_bytes;    /* its receive FIFO (version 3), 0: one frame in flight */
+  /* the oldest frame's tries, for the give-up rules: since when it is the
+   * oldest, its last sign of life */
+  uint64_t o_start, o_life;
+  uint32_t o_tries, o_quiet, o_rejects;
   sgpu_link_stats st;
   uint64_t busy_ns;       /* time with a frame in flight */
   int opening;            /* the opening PING: received bytes are kept in open_cap */
@@ -115,47 +150,6 @@ static void on_event(sgpu_link *L, const sgpu_link_frame *f) {
   L->last_evt_ns = mono_ns(L);
 }
 
-/* Decode what is buffered.  Returns 1 when an answer to SEQ `want` arrived
- * (*ans holds it), 0 otherwise; *nak is set when a NAK arrived, or (while
- * waiting) a device->host frame the decoder rejected: a damaged answer,
- * whose repeat need not wait for a timeout. */
-static int drain(sgpu_link *L, int waiting, uint8_t want, sgpu_link_frame *ans, int *nak) {
-  sgpu_link_frame f;
-  for (;;) {
-    size_t used = 0;
-    int r = sgpu_link_decode(&L->dec, L->rx + L->rx_off, L->rx_n - L->rx_off, &used, &f);
-    L->rx_off += used;
-    if (r == SGPU_LINK_NEED_MORE) {
-      L->rx_off = L->rx_n = 0;
-      return 0;
-    }
-    if (r < 0) { /* noise or a broken frame: maybe an EVENT was in it */
-      L->st.rejected++;
-      if (r == SGPU_LINK_ERR_BAD_CRC) L->st.crc_errors++;
-      L->irq_pending = 1;
-      if (waiting) *nak = 2; /* maybe the answer, damaged: repeat now */
-      continue;
-    }
-    L->st.frames_received++;
-    if (f.kind == SGPU_LINK_KIND_EVENT) {
-      on_event(L, &f);
-      continue;
-    }
-    if (!waiting) continue; /* a stale answer */
-    if (f.kind == SGPU_LINK_KIND_NAK) {
-      /* Whatever SEQ it names (a corrupted header gives a stale one), the
-       * frame in flight is repeated: a repeat is always safe. */
-      L->st.naks++;
-      if (f.info == SGPU_LINK_NAK_BAD_CRC) L->st.crc_errors++;
-      *nak = 1;
-      continue;
-    }
-    if (f.seq != want) continue; /* ACK of an earlier frame */
-    *ans = f;
-    return 1;
-  }
-}
-
 /* Read from the channel for up to timeout_ms.  -1: channel gone; 0: nothing
  * (the line was quiet); 1: bytes buffered. */
 static int fill(sgpu_link *L, int timeout_ms) {
@@ -189,7 +183,7 @@ static int fill(sgpu_link *L, int timeout_ms) {
   return 1;
 }
 
-/* ------------------------------------------------------------ one frame */
+/* ------------------------------------------------------------ timing */
 /* A noisy line: the burst shrank after failed tries.  There the client pads
  * its requests, repeats after a damaged answer once the line is quiet for
  * gap_ms, and its answer timeout's floor is ack_noisy_ms; on a clean line
@@ -237,6 +231,156 @@ static void note_rtt(sgpu_link *L, double ms, size_t bytes) {
   }
 }
 
+/* ------------------------------------------------------------ the window */
+static sgpu_link_slot *slot_at(sgpu_link *L, uint32_t i) {
+  return &L->win[(L->w_head + i) % LINK_WINDOW_SLOTS];
+}
+
+/* Data words the ACK of a frame carries. */
+static uint32_t ack_words(const sgpu_link_slot *s) {
+  return s->cmd == SGPU_LINK_CMD_READ ? s->count : s->cmd == SGPU_LINK_CMD_PING ? 1u : 0u;
+}
+
+static size_t rsp_bytes_of(const sgpu_link_slot *s) {
+  return SGPU_LINK_RSP_HDR_BYTES + SGPU_LINK_CRC_BYTES + 4u * ack_words(s);
+}
+
+/* The oldest frame is a new one: its tries and give-up times start now. */
+static void oldest_reset(sgpu_link *L) {
+  L->o_start = L->o_life = mono_ns(L);
+  L->o_tries = L->w_sent ? 1u : 0u;
+  L->o_quiet = L->o_rejects = 0;
+}
+
+/* The device has done the k oldest frames (ans: the answer to the last of
+ * them, or NULL when an OUT_OF_ORDER NAK told so). */
+static void win_retire(sgpu_link *L, uint32_t k, const sgpu_link_frame *ans) {
+  uint64_t now = mono_ns(L);
+  for (uint32_t i = 0; i < k; i++) {
+    sgpu_link_slot *s = slot_at(L, 0);
+    if (ans && i + 1 == k) {
+      if (ans->info & SGPU_LINK_ACK_DUPLICATE) L->st.duplicates++;
+      if (s->rdata && ans->count) memcpy(s->rdata, ans->data, 4u * ans->count);
+      if (s->cmd == SGPU_LINK_CMD_READ) L->st.payload_received += 4u * s->count;
+    }
+    if (!s->again) { /* answered at its first try */
+      /* a frame that waited behind others says nothing about the round trip */
+      if (s->alone && s->wire) note_rtt(L, (double)(now - s->sent_ns) / 1e6, s->n + rsp_bytes_of(s));
+      if (++L->good_run >= 32 && L->burst < L->max_words) {
+        L->burst = L->burst * 2 > L->max_words ? L->max_words : L->burst * 2;
+        L->good_run = 0;
+      }
+    }
+    L->w_bytes -= s->wire;
+    L->w_head = (L->w_head + 1) % LINK_WINDOW_SLOTS;
+    L->w_n--;
+    L->w_hi--;
+    if (L->w_sent) L->w_sent--;
+  }
+  oldest_reset(L);
+}
+
+/* Send the window again from its oldest frame (go-back-N). */
+static void win_back(sgpu_link *L) {
+  for (uint32_t i = 0; i < L->w_sent; i++) {
+    sgpu_link_slot *s = slot_at(L, i);
+    s->again = 1;
+    s->wire = 0;
+  }
+  L->w_sent = 0;
+  L->w_bytes = 0;
+}
+
+/* No frame of the window can have been applied (the device's last SEQ is
+ * outside it: a lost single-try PING, a reset): number it on from there. */
+static void win_renumber(sgpu_link *L, uint8_t last) {
+  win_back(L);
+  for (uint32_t i = 0; i < L->w_n; i++) {
+    sgpu_link_slot *s = slot_at(L, i);
+    sgpu_link_request_reseq(s->fr, s->n, (uint8_t)(last + 1 + i));
+  }
+  L->seq = (uint8_t)(last + L->w_n);
+  L->w_hi = 0;
+  L->st.renumbered++;
+}
+
+/* Decode what is buffered.  While `waiting`, answers are applied to the
+ * window: returns 1 when some of its frames were answered (retired), else
+ * 0 with *nak set when it must be sent again from its oldest frame: 1 a
+ * NAK or an answer its frame cannot take, 2 a device->host frame the
+ * decoder rejected (maybe the answer, damaged: repeat without waiting for a
+ * timeout), 3 an OUT_OF_ORDER NAK (what it says is applied already: frames
+ * retired or renumbered).  Otherwise answers are stale and dropped. */
+static int drain(sgpu_link *L, int waiting, int *nak) {
+  sgpu_link_frame f;
+  for (;;) {
+    size_t used = 0;
+    int r = sgpu_link_decode(&L->dec, L->rx + L->rx_off, L->rx_n - L->rx_off, &used, &f);
+    L->rx_off += used;
+    if (r == SGPU_LINK_NEED_MORE) {
+      L->rx_off = L->rx_n = 0;
+      return 0;
+    }
+    if (r < 0) { /* noise or a broken frame: maybe an EVENT was in it */
+      L->st.rejected++;
+      if (r == SGPU_LINK_ERR_BAD_CRC) L->st.crc_errors++;
+      L->irq_pending = 1;
+      if (waiting) *nak = 2;
+      continue;
+    }
+    L->st.frames_received++;
+    if (f.kind == SGPU_LINK_KIND_EVENT) {
+      on_event(L, &f);
+      continue;
+    }
+    if (f.kind == SGPU_LINK_KIND_NAK) {
+      L->st.naks++;
+      if (f.info == SGPU_LINK_NAK_BAD_CRC) L->st.crc_errors++;
+    }
+    if (!waiting || !L->w_n) continue; /* a stale answer */
+    sgpu_link_slot *h = slot_at(L, 0);
+    uint32_t d = (uint8_t)(f.seq - h->fr[1]); /* the answered frame's place in the window */
+    /* an answer to a frame sent in an earlier pass, not to its repeat: the
+     * window was sent again after a failure before it came */
+    int stale = d >= L->w_sent && d < L->w_hi;
+    if (f.kind == SGPU_LINK_KIND_NAK && f.info == SGPU_LINK_NAK_OUT_OF_ORDER &&
+        h->cmd == SGPU_LINK_CMD_WRITE) {
+      L->st.out_of_order++;
+      /* its SEQ passed the device's CRC: a frame not in flight in this pass
+       * (sent before a go-back or a renumbering) makes it stale */
+      stale = d >= L->w_sent;
+      uint32_t done = (uint8_t)(f.data[0] - h->fr[1] + 1); /* frames up to the device's SEQ */
+      if (done >= 1 && done <= L->w_hi) {
+        win_retire(L, done, NULL);
+        if (stale) return 1;
+      } else if (done != 0) {
+        /* The device's SEQ is not the one before the window nor in it: no
+         * frame of the window was applied, none can be (each needs its
+         * predecessor's SEQ to be the device's). */
+        if (stale) continue;
+        win_renumber(L, (uint8_t)f.data[0]);
+      } else if (stale) {
+        continue;
+      }
+      *nak = 3;
+      return 0;
+    }
+    if (f.kind == SGPU_LINK_KIND_NAK) {
+      /* Whatever SEQ it names (a corrupted header gives a stale one), the
+       * window is sent again: a repeat is always safe. */
+      if (!stale) *nak = 1;
+      continue;
+    }
+    if (d >= L->w_hi) continue; /* ACK of an earlier frame, or of none sent */
+    if (f.count != ack_words(slot_at(L, d))) {
+      if (!stale) *nak = 1;
+      continue;
+    }
+    win_retire(L, d + 1, &f);
+    return 1;
+  }
+}
+
 /* Take what comes in for `ms` (not past `limit`): EVENTs are delivered,
  * answers dropped.  -1 when the channel is gone. */
 static int hold_off(sgpu_link *L, uint32_t ms, uint64_t limit) {
@@ -244,14 +388,14 @@ static int hold_off(sgpu_link *L, uint32_t ms, uint64_t limit) {
   if (end > limit) end = limit;
   for (;;) {
     int nak = 0;
-    drain(L, 0, 0, NULL, &nak);
+    drain(L, 0, &nak);
     uint64_t now = mono_ns(L);
     if (now >= end) return 0;
     if (fill(L, (int)((end - now + 999999u) / 1000000u)) < 0) return -1;
   }
 }
 
-/* Answers already received cannot be the next frame's: drop them (events
+/* Answers already received cannot be a new window's: drop them (events
  * still count), and the bytes of a frame begun but not finished too (a
  * broken header may hide frames the decoder would rescan later), so a stale
  * or forged ACK that arrived early is never taken for the answer to a SEQ
@@ -260,7 +404,7 @@ static int hold_off(sgpu_link *L, uint32_t ms, uint64_t limit) {
 static void drop_stale(sgpu_link *L) {
   if (L->rx_off < L->rx_n || sgpu_link_decoder_pending(&L->dec)) {
     int nak = 0;
-    drain(L, 0, 0, NULL, &nak);
+    drain(L, 0, &nak);
     if (sgpu_link_decoder_pending(&L->dec)) {
       sgpu_link_decoder_init(&L->dec);
       L->st.rejected++;
@@ -269,45 +413,54 @@ static void drop_stale(sgpu_link *L) {
   }
 }
 
-/* Encode a request with the next SEQ into L->tx and drop what is stale.
- * Returns its length, or 0 (the link is dead then). */
-static int start_frame(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
-                       const uint32_t *wdata, uint8_t *seq) {
-  sgpu_link_request req = {(uint8_t)(L->seq + 1), cmd, flags, count, addr, wdata};
-  int n = sgpu_link_encode_request(&req, L->tx, sizeof L->tx);
-  if (n <= 0) {
-    die(L, "internal error: request not encodable (%s)", sgpu_link_strerror(n));
-    return 0;
-  }
-  L->seq = *seq = req.seq;
-  drop_stale(L);
-  return n;
+/* Request bytes the window may hold unanswered (the frames and their pads):
+ * a version-3 device's receive FIFO less one largest frame.  0: one frame
+ * at a time (version 2, or a FIFO no larger than a frame). */
+static uint32_t win_budget(const sgpu_link *L) {
+  uint32_t largest = SGPU_LINK_REQ_HDR_BYTES + 4u * L->max_words + SGPU_LINK_CRC_BYTES;
+  return L->fifo_bytes > largest ? L->fifo_bytes - largest : 0;
 }
 
-/* Send the n bytes in L->tx (and the pad on a noisy line).  -1 (the link
- * is dead) when the channel fails. */
-static int send_frame(sgpu_link *L, int n) {
-  char why[160] = "";
-  if (noisy(L)) {
-    memset(L->tx + n, 0, LINK_PAD_BYTES);
-    n += (int)LINK_PAD_BYTES;
+/* Send the frames of the window not sent in this pass, as far as the
+ * window allows: the oldest always; more only on a clean line, within the
+ * budget (a noisy line keeps one frame in flight, as stop-and-wait did).
+ * -1 (the link is dead) when the channel fails. */
+static int win_send(sgpu_link *L) {
+  while (L->w_sent < L->w_n) {
+    sgpu_link_slot *s = slot_at(L, L->w_sent);
+    size_t n = s->n;
+    if (noisy(L)) { /* host rule 5 */
+      memset(s->fr + n, 0, LINK_PAD_BYTES);
+      n += LINK_PAD_BYTES;
+    }
+    if (L->w_sent && (noisy(L) || L->w_bytes + n > win_budget(L))) break;
+    char why[160] = "";
+    L->skipped_at_send = L->dec.skipped;
+    if (L->chan.send(L->chan.ctx, s->fr, n, why, sizeof why) != 0) {
+      die(L, "%s", why[0] ? why : "sending to the device failed");
+      return -1;
+    }
+    L->st.frames_sent++;
+    L->st.bytes_sent += (uint64_t)n;
+    if (s->again) L->st.retransmissions++;
+    else if (s->cmd == SGPU_LINK_CMD_WRITE && !s->wire) L->st.payload_sent += 4u * s->count;
+    if (!L->w_sent) L->o_tries++;
+    s->alone = !L->w_sent && !s->again;
+    s->sent_ns = mono_ns(L);
+    s->wire = (uint16_t)n;
+    L->w_bytes += (uint32_t)n;
+    if (++L->w_sent > L->w_hi) L->w_hi = L->w_sent;
+    if (L->w_sent > L->st.in_flight_max) L->st.in_flight_max = L->w_sent;
   }
-  L->skipped_at_send = L->dec.skipped;
-  if (L->chan.send(L->chan.ctx, L->tx, (size_t)n, why, sizeof why) != 0) {
-    die(L, "%s", why[0] ? why : "sending to the device failed");
-    return -1;
-  }
-  L->st.frames_sent++;
-  L->st.bytes_sent += (uint64_t)n;
   return 0;
 }
 
-/* Wait until `deadline` for the answer to SEQ `seq` (1, in *ans) or a NAK
- * (0 with *nak set); 0 when none came, -1 when the channel is gone. */
-static int await_answer(sgpu_link *L, uint8_t seq, uint64_t deadline, uint64_t gap_ms,
-                        sgpu_link_frame *ans, int *nak) {
+/* Wait until `deadline` for answers: 1 when frames of the window were
+ * answered, 0 with *nak set when it must be sent again, 0 when nothing
+ * came, -1 when the channel is gone. */
+static int await_answer(sgpu_link *L, uint64_t deadline, uint64_t gap_ms, int *nak) {
   for (;;) {
-    if (drain(L, 1, seq, ans, nak)) return 1;
+    if (drain(L, 1, nak)) return 1;
     if (*nak) return 0;
     uint64_t now = mono_ns(L);
     if (now >= deadline) return 0;
@@ -323,7 +476,7 @@ static int await_answer(sgpu_link *L, uint8_t seq, uint64_t deadline, uint64_t g
     if (f < 0) return -1;
     if (f == 0 && broken && mono_ns(L) < deadline) {
       /* fill dropped the partial frame; frames in its bytes still count */
-      if (drain(L, 1, seq, ans, nak)) return 1;
+      if (drain(L, 1, nak)) return 1;
       if (sgpu_link_decoder_pending(&L->dec)) {
         sgpu_link_decoder_init(&L->dec);
         L->st.rejected++;
@@ -336,124 +489,145 @@ static int await_answer(sgpu_link *L, uint8_t seq, uint64_t deadline, uint64_t g
   }
 }
 
-/* Send a request and wait for its ACK, repeating it as the protocol says.
- * rdata receives READ words / the PING info word.  Sets L->dead on failure. */
-static int transact_once(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
-                         const uint32_t *wdata, uint32_t *rdata) {
-  if (L->dead) return SGPU_ERROR_IO;
-  L->why[0] = 0; /* a reason left by a failure that did not end the link */
-  uint8_t seq;
-  int n = start_frame(L, cmd, flags, count, addr, wdata, &seq);
-  if (!n) return SGPU_ERROR_IO;
-  size_t rsp_bytes = SGPU_LINK_RSP_HDR_BYTES + SGPU_LINK_CRC_BYTES +
-                     (cmd == SGPU_LINK_CMD_READ ? 4u * count : cmd == SGPU_LINK_CMD_PING ? 4u : 0u);
+/* One round of the window: send what it allows, wait for the oldest
+ * frame's answer, and on a NAK, a timeout or a broken answer send it again
+ * from the oldest frame (with the same SEQs: the device answers a WRITE it
+ * has applied DUPLICATE, or OUT_OF_ORDER, and never applies it twice).
+ * Sets L->dead when the oldest frame is given up. */
+static int win_step(sgpu_link *L) {
   /* Give-up time: giveup_ms without a sign of the device (a NAK, or an
-   * answer to this SEQ it cannot use), or LINK_GIVEUP_CAP times that in
-   * all.  A noisy line NAKs often and keeps the frame going; a device that
-   * is gone or silent is given up after giveup_ms; one that NAKs
-   * everything after the cap. */
+   * answer to the oldest frame it cannot use), or LINK_GIVEUP_CAP times
+   * that in all.  A noisy line NAKs often and keeps the frame going; a
+   * device that is gone or silent is given up after giveup_ms; one that
+   * NAKs everything after the cap. */
   const uint64_t giveup_ns = (uint64_t)L->opt.giveup_ms * 1000000u;
-  uint64_t start = mono_ns(L), life = start, cap_at = start + LINK_GIVEUP_CAP * giveup_ns;
-  uint64_t giveup_at;
-  uint32_t tries = 0, quiet_tries = 0, rejects = 0;
-  for (;;) {
-    uint64_t sent = mono_ns(L);
-    giveup_at = life + giveup_ns < cap_at ? life + giveup_ns : cap_at;
-    if (tries && sent >= giveup_at && tries >= LINK_TRIES_MIN) {
-      char what[128];
-      if (life == start)
-        snprintf(what, sizeof what, "no answer from the device after %u tries in %u ms", tries,
-                 (unsigned)((sent - start) / 1000000u));
-      else
-        snprintf(what, sizeof what, "the device refused the frame %u times in %u ms", tries,
-                 (unsigned)((sent - start) / 1000000u));
-      die(L, "%s (link lost?)", what);
-      return SGPU_ERROR_IO;
-    }
-    if (send_frame(L, n) < 0) return SGPU_ERROR_IO;
-    if (tries) L->st.retransmissions++;
-    else if (cmd == SGPU_LINK_CMD_WRITE) L->st.payload_sent += 4u * count;
-    tries++;
-    /* A timeout doubles the wait, twice at most: a device draining a frame
-     * with a bad header NAKs only after the line has been quiet for the gap
-     * timeout (5 ms, a quarter of the shortest wait), and a device slower
-     * than its answers so far gets time; more would leave too few repeats
-     * before the give-up time on a line that loses answers too. */
-    uint64_t wait_ms = (uint64_t)ack_timeout_ms(L, (size_t)n, rsp_bytes)
-                       << (quiet_tries < LINK_TIMEOUT_DOUBLINGS ? quiet_tries : LINK_TIMEOUT_DOUBLINGS);
-    if (wait_ms > L->opt.giveup_ms / 2) wait_ms = L->opt.giveup_ms / 2;
-    uint64_t deadline = sent + wait_ms * 1000000u;
-    /* once the minimum tries are out, no wait runs past the give-up time */
-    if (tries >= LINK_TRIES_MIN && deadline > giveup_at) deadline = giveup_at > sent ? giveup_at : sent;
-    int nak = 0;
-    sgpu_link_frame ans;
-    /* the gap that ends a broken answer: gap_ms, or a quarter of this
-     * try's timeout on a slow device (a board model's bytes come slowly) */
-    uint64_t gap_ms = L->opt.gap_ms;
-    if (!fast_other_end(L) && gap_ms < SGPU_LINK_GAP_TIMEOUT_US / 1000u) gap_ms = SGPU_LINK_GAP_TIMEOUT_US / 1000u;
-    if (wait_ms / 4 > gap_ms) gap_ms = wait_ms / 4;
-    /* An other end that hands each answer over whole (sgpu-sim's chip over
-     * tcp:) and fast: nothing more of a broken answer is coming, so no gap
-     * (through 1 % faults each way the gap's 1 ms waits were a third of the
-     * wall time of a MiB's upload).  Fast means under 20 us of round trip a
-     * byte: sgpu-sim's chip takes 2 cycles a byte, 3 to 10 us here; a board
-     * model behind the same tcp: trickles its answers out of its UART, 40
-     * or 100 cycles a byte, 44 us and more at its best here, and keeps the
-     * gap. */
-    if (L->opt.whole_answers && fast_other_end(L) && L->ms_per_byte < LINK_WHOLE_MS_PER_BYTE) gap_ms = 0;
-    int got = await_answer(L, seq, deadline, gap_ms, &ans, &nak);
-    if (got < 0) return SGPU_ERROR_IO;
-    if (!got && L->opening && sgpu_link_v1_answer(L->open_cap, L->open_cap_n)) {
-      /* a device of link version 1 (CRC-16) answers in frames this
-       * client rejects: no repeat will ever be understood */
-      L->old_version = 1;
-      die(L, "%s", "the device answers in link version 1 frames (CRC-16)");
-      return SGPU_ERROR_IO;
-    }
-    if (got) {
-      int bad = ans.kind != SGPU_LINK_KIND_ACK ||
-                ans.count != (cmd == SGPU_LINK_CMD_READ ? count : cmd == SGPU_LINK_CMD_PING ? 1 : 0);
-      if (!bad) {
-        if (ans.info & SGPU_LINK_ACK_DUPLICATE) L->st.duplicates++;
-        if (tries == 1) note_rtt(L, (double)(mono_ns(L) - sent) / 1e6, (size_t)n + rsp_bytes);
-        if (rdata && ans.count) memcpy(rdata, ans.data, 4u * ans.count);
-        if (cmd == SGPU_LINK_CMD_READ) L->st.payload_received += 4u * count;
-        if (tries == 1 && ++L->good_run >= 32 && L->burst < L->max_words) {
-          L->burst = L->burst * 2 > L->max_words ? L->max_words : L->burst * 2;
-          L->good_run = 0;
-        }
-        return 0;
-      }
-    } else if (!nak) {
-      L->st.timeouts++;
-      quiet_tries++;
-    }
-    /* a failed try: smaller frames from the next one on (a noisy line) */
-    L->good_run = 0;
-    if (L->burst > 4) L->burst /= 2;
-    /* NAKs (or unusable answers) one after the other are answered at once
-     * by a repeat at first; past a few, each repeat waits twice as long (up
-     * to LINK_REJECT_HOLD_MAX_MS), so a device stuck NAKing is not flooded
-     * with frames until the give-up time. */
-    if (got || nak) {
-      life = mono_ns(L);
-      giveup_at = life + giveup_ns < cap_at ? life + giveup_ns : cap_at;
-      rejects++;
-      if (rejects > LINK_REJECTS_FREE) {
-        uint32_t k = rejects - LINK_REJECTS_FREE - 1;
-        uint32_t hold = k >= 6 ? LINK_REJECT_HOLD_MAX_MS : 1u << k;
-        if (hold > LINK_REJECT_HOLD_MAX_MS) hold = LINK_REJECT_HOLD_MAX_MS;
-        if (hold_off(L, hold, giveup_at) < 0) return SGPU_ERROR_IO;
-      }
+  uint64_t cap_at = L->o_start + LINK_GIVEUP_CAP * giveup_ns;
+  uint64_t giveup_at = L->o_life + giveup_ns < cap_at ? L->o_life + giveup_ns : cap_at;
+  uint64_t now = mono_ns(L);
+  if (!L->w_sent && L->o_tries >= LINK_TRIES_MIN && now >= giveup_at) {
+    char what[128];
+    if (L->o_life == L->o_start)
+      snprintf(what, sizeof what, "no answer from the device after %u tries in %u ms", L->o_tries,
+               (unsigned)((now - L->o_start) / 1000000u));
+    else
+      snprintf(what, sizeof what, "the device refused the frame %u times in %u ms", L->o_tries,
+               (unsigned)((now - L->o_start) / 1000000u));
+    die(L, "%s (link lost?)", what);
+    return SGPU_ERROR_IO;
+  }
+  if (win_send(L) < 0) return SGPU_ERROR_IO;
+  sgpu_link_slot *h = slot_at(L, 0);
+  /* A timeout doubles the wait, twice at most: a device draining a frame
+   * with a bad header NAKs only after the line has been quiet for the gap
+   * timeout (5 ms, a quarter of the shortest wait), and a device slower
+   * than its answers so far gets time; more would leave too few repeats
+   * before the give-up time on a line that loses answers too.  The wait
+   * runs from when the frame was sent or became the oldest. */
+  uint64_t wait_ms = (uint64_t)ack_timeout_ms(L, h->n, rsp_bytes_of(h))
+                     << (L->o_quiet < LINK_TIMEOUT_DOUBLINGS ? L->o_quiet : LINK_TIMEOUT_DOUBLINGS);
+  if (wait_ms > L->opt.giveup_ms / 2) wait_ms = L->opt.giveup_ms / 2;
+  uint64_t ref = h->sent_ns > L->o_start ? h->sent_ns : L->o_start;
+  uint64_t deadline = ref + wait_ms * 1000000u;
+  /* once the minimum tries are out, no wait runs past the give-up time */
+  if (L->o_tries >= LINK_TRIES_MIN && deadline > giveup_at) deadline = giveup_at > ref ? giveup_at : ref;
+  /* the gap that ends a broken answer: gap_ms, or a quarter of this
+   * try's timeout on a slow device (a board model's bytes come slowly) */
+  uint64_t gap_ms = L->opt.gap_ms;
+  if (!fast_other_end(L) && gap_ms < SGPU_LINK_GAP_TIMEOUT_US / 1000u) gap_ms = SGPU_LINK_GAP_TIMEOUT_US / 1000u;
+  if (wait_ms / 4 > gap_ms) gap_ms = wait_ms / 4;
+  /* An other end that hands each answer over whole (sgpu-sim's chip over
+   * tcp:) and fast: nothing more of a broken answer is coming, so no gap
+   * (through 1 % faults each way the gap's 1 ms waits were a third of the
+   * wall time of a MiB's upload).  Fast means under 20 us of round trip a
+   * byte: sgpu-sim's chip takes 2 cycles a byte, 3 to 10 us here; a board
+   * model behind the same tcp: trickles its answers out of its UART, 40
+   * or 100 cycles a byte, 44 us and more at its best here, and keeps the
+   * gap. */
+  if (L->opt.whole_answers && fast_other_end(L) && L->ms_per_byte < LINK_WHOLE_MS_PER_BYTE) gap_ms = 0;
+  int nak = 0;
+  int got = await_answer(L, deadline, gap_ms, &nak);
+  if (got < 0) return SGPU_ERROR_IO;
+  if (got) return 0;
+  if (!nak && L->opening && sgpu_link_v1_answer(L->open_cap, L->open_cap_n)) {
+    /* a device of link version 1 (CRC-16) answers in frames this
+     * client rejects: no repeat will ever be understood */
+    L->old_version = 1;
+    die(L, "%s", "the device answers in link version 1 frames (CRC-16)");
+    return SGPU_ERROR_IO;
+  }
+  if (!nak) {
+    L->st.timeouts++;
+    L->o_quiet++;
+  }
+  /* a failed try: smaller frames from the next one on (a noisy line) */
+  L->good_run = 0;
+  if (L->burst > 4) L->burst /= 2;
+  win_back(L);
+  /* NAKs (or unusable answers) one after the other are answered at once
+   * by a repeat at first; past a few, each repeat waits twice as long (up
+   * to LINK_REJECT_HOLD_MAX_MS), so a device stuck NAKing is not flooded
+   * with frames until the give-up time. */
+  if (nak) {
+    L->o_life = mono_ns(L);
+    giveup_at = L->o_life + giveup_ns < cap_at ? L->o_life + giveup_ns : cap_at;
+    L->o_rejects++;
+    if (L->o_rejects > LINK_REJECTS_FREE) {
+      uint32_t k = L->o_rejects - LINK_REJECTS_FREE - 1;
+      uint32_t hold = k >= 6 ? LINK_REJECT_HOLD_MAX_MS : 1u << k;
+      if (hold > LINK_REJECT_HOLD_MAX_MS) hold = LINK_REJECT_HOLD_MAX_MS;
+      if (hold_off(L, hold, giveup_at) < 0) return SGPU_ERROR_IO;
     }
   }
+  return 0;
 }
 
-/* transact_once, its time counted as busy. */
+/* Run the window until it holds at most `keep` frames.  On failure the
+ * link is dead and the window emptied. */
+static int win_drain(sgpu_link *L, uint32_t keep) {
+  int r = 0;
+  while (!r && L->w_n > keep) r = L->dead ? SGPU_ERROR_IO : win_step(L);
+  if (r) L->w_n = L->w_sent = L->w_hi = L->w_bytes = 0;
+  return r;
+}
+
+/* Put a request with the next SEQ into the window and send what the window
+ * allows.  A READ or PING waits for the window to empty first (it must see
+ * the writes before it and is sent alone); rdata then receives its words.
+ * A full window first waits for room. */
+static int win_push(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
+                    const uint32_t *wdata, uint32_t *rdata) {
+  if (L->dead) return SGPU_ERROR_IO;
+  int r = win_drain(L, cmd == SGPU_LINK_CMD_WRITE ? LINK_WINDOW_SLOTS - 1 : 0);
+  if (r) return r;
+  if (!L->w_n) {
+    L->why[0] = 0; /* a reason left by a failure that did not end the link */
+    drop_stale(L);
+  }
+  sgpu_link_slot *s = slot_at(L, L->w_n);
+  sgpu_link_request req = {(uint8_t)(L->seq + 1), cmd, flags, count, addr, wdata};
+  int n = sgpu_link_encode_request(&req, s->fr, SGPU_LINK_MAX_REQ_FRAME);
+  if (n <= 0) {
+    die(L, "internal error: request not encodable (%s)", sgpu_link_strerror(n));
+    return SGPU_ERROR_IO;
+  }
+  L->seq = req.seq;
+  s->n = (uint16_t)n;
+  s->cmd = cmd;
+  s->count = count;
+  s->rdata = rdata;
+  s->again = s->wire = 0;
+  if (!L->w_n++) oldest_reset(L);
+  return win_send(L) < 0 ? SGPU_ERROR_IO : 0;
+}
+
+/* A request and its answer: pushed, and the window run until it is empty
+ * (every write before it and the request itself answered); its time
+ * counted as busy. */
 static int transact(sgpu_link *L, uint8_t cmd, uint8_t flags, uint16_t count, uint32_t addr,
                     const uint32_t *wdata, uint32_t *rdata) {
   uint64_t t0 = mono_ns(L);
-  int r = transact_once(L, cmd, flags, count, addr, wdata, rdata);
+  int r = win_push(L, cmd, flags, count, addr, wdata, rdata);
+  if (!r) r = win_drain(L, 0);
   L->busy_ns += mono_ns(L) - t0;
   return r;
 }
@@ -475,6 +649,18 @@ static int sgpu_tr_link_reg_write(sgpu_transport *t, uint32_t offset, uint32_t v
   int r = transact(L, SGPU_LINK_CMD_WRITE, 0, 1, reg_addr(offset), &value, NULL);
   pthread_mutex_unlock(&L->mu);
   return r;
+}
+
+/* Words per WRITE frame now: the burst; with several frames in flight no
+ * more than LINK_WINDOW_FRAMES of them fill the window's budget. */
+static uint32_t write_words(const sgpu_link *L) {
+  uint32_t budget = win_budget(L), w = L->burst;
+  if (!budget || noisy(L)) return w;
+  uint32_t fit = budget / LINK_WINDOW_FRAMES;
+  fit = fit > SGPU_LINK_REQ_HDR_BYTES + SGPU_LINK_CRC_BYTES + 4u
+            ? (fit - SGPU_LINK_REQ_HDR_BYTES - SGPU_LINK_CRC_BYTES) / 4u
+            : 1u;
+  return fit < w ? fit : w;
 }
 
 static int mem_read_locked(sgpu_link *L, uint32_t address, void *data, uint32_t size) {
@@ -508,6 +694,7 @@ static int sgpu_tr_link_mem_write(sgpu_transport *t, uint32_t address, const voi
   uint32_t words[SGPU_LINK_MAX_WORDS];
   int r = 0;
   pthread_mutex_lock(&L->mu);
+  uint64_t t0 = mono_ns(L);
   uint32_t a = address, end = address + size;
   while (a < end && !r) {
     if ((a & 3) || end - a < 4) {
@@ -518,17 +705,19 @@ static int sgpu_tr_link_mem_write(sgpu_transport *t, uint32_t address, const voi
         if (i < lo || i >= hi) dis |= (uint8_t)(1u << i);
       memcpy(b + lo, in + (a - address), hi - lo);
       memcpy(&words[0], b, 4);
-      r = transact(L, SGPU_LINK_CMD_WRITE, (uint8_t)(dis << SGPU_LINK_FLAG_BYTE_DISABLE_SHIFT), 1,
+      r = win_push(L, SGPU_LINK_CMD_WRITE, (uint8_t)(dis << SGPU_LINK_FLAG_BYTE_DISABLE_SHIFT), 1,
                    w, words, NULL);
       a = w + hi;
       continue;
     }
-    uint32_t nw = (end - a) / 4;
-    if (nw > L->burst) nw = L->burst;
+    uint32_t nw = (end - a) / 4, ww = write_words(L);
+    if (nw > ww) nw = ww;
     memcpy(words, in + (a - address), 4 * nw);
-    r = transact(L, SGPU_LINK_CMD_WRITE, 0, (uint16_t)nw, a, words, NULL);
+    r = win_push(L, SGPU_LINK_CMD_WRITE, 0, (uint16_t)nw, a, words, NULL);
     a += 4 * nw;
   }
+  if (!r) r = win_drain(L, 0); /* a write call returns once all of it is applied */
+  L->busy_ns += mono_ns(L) - t0;
   pthread_mutex_unlock(&L->mu);
   return r;
 }
@@ -548,7 +737,7 @@ static int sgpu_tr_link_run(sgpu_transport *t, uint64_t max_cycles, int stop_on_
   int r = 0;
   for (;;) {
     int nak = 0;
-    drain(L, 0, 0, NULL, &nak);
+    drain(L, 0, &nak);
     if (L->dead) {
       L->irq_pending = 1; /* the caller's interrupt service finds the link error */
       r = SGPU_ERROR_IO;
@@ -742,32 +931,35 @@ int sgpu__link_stats(sgpu_transport *tr, sgpu_link_stats *stats) {
   stats->max_words = L->max_words;
   stats->burst_words = L->burst;
   stats->baud = L->opt.bytes_per_sec * 10u;
+  stats->version = L->version;
+  stats->window_bytes = win_budget(L);
   pthread_mutex_unlock(&L->mu);
   return 0;
 }
 
 static int ping_locked(sgpu_link *L, uint32_t timeout_ms, uint64_t *rtt_ns) {
-  if (L->dead) return SGPU_ERROR_IO;
-  L->why[0] = 0;
-  uint8_t seq;
-  int n = start_frame(L, SGPU_LINK_CMD_PING, 0, 0, 0, NULL, &seq);
-  uint64_t sent = mono_ns(L), deadline = sent + (uint64_t)timeout_ms * 1000000u;
-  if (!n || send_frame(L, n) < 0) return SGPU_ERROR_IO;
+  uint32_t info = 0;
+  if (win_push(L, SGPU_LINK_CMD_PING, 0, 0, 0, NULL, &info)) return SGPU_ERROR_IO;
+  sgpu_link_slot *s = slot_at(L, 0);
+  s->alone = 0; /* the round trip it measures is the caller's, not the timeouts' */
+  uint64_t sent = s->sent_ns, deadline = sent + (uint64_t)timeout_ms * 1000000u;
   L->st.pings++;
   int nak = 0;
-  sgpu_link_frame ans;
-  int got = await_answer(L, seq, deadline, timeout_ms, &ans, &nak);
+  int got = await_answer(L, deadline, timeout_ms, &nak);
+  /* sent once: answered or not, it leaves the window (if the device did
+   * not take it, the next WRITE's OUT_OF_ORDER NAK renumbers the window) */
+  L->w_n = L->w_sent = L->w_hi = L->w_bytes = 0;
   if (got < 0) return SGPU_ERROR_IO;
-  uint64_t now = mono_ns(L);
-  if (got && ans.kind == SGPU_LINK_KIND_ACK && ans.count == 1) {
-    *rtt_ns = now - sent;
+  if (got) {
+    *rtt_ns = mono_ns(L) - sent;
     return 0;
   }
-  if (!got && !nak) L->st.timeouts++;
+  if (!nak) L->st.timeouts++;
   L->st.pings_lost++;
-  snprintf(L->why, sizeof L->why, "%s", nak ? "the device refused the PING (NAK)"
-                                            : got ? "the PING got an unusable answer"
-                                                  : "no answer to the PING");
+  snprintf(L->why, sizeof L->why, "%s",
+           nak == 2 ? "the PING's answer was damaged"
+           : nak    ? "the device refused the PING (NAK) or answered it unusably"
+                    : "no answer to the PING");
   return SGPU_ERROR_TIMEOUT;
 }
 
@@ -844,7 +1036,7 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   /* Whatever the device still sends from an earlier session is dropped. */
   while (fill(L, 0) > 0) {
     int nak = 0;
-    drain(L, 0, 0, NULL, &nak);
+    drain(L, 0, &nak);
   }
   uint32_t info = 0;
   L->opening = 1;
@@ -854,15 +1046,16 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   if (r && L->old_version) {
     if (msg)
       snprintf(msg, msg_size,
-               "%s: the device speaks link version 1 (CRC-16 frames), this library %u (CRC-32): "
-               "the device's bitstream or sgpu-sim is older than this library",
-               name, SGPU_LINK_VERSION);
+               "%s: the device speaks link version 1 (CRC-16 frames), this library %u or %u "
+               "(CRC-32): the device's bitstream or sgpu-sim is older than this library",
+               name, LINK_VERSION_MIN, LINK_VERSION_WINDOW);
     sgpu_tr_link_close(&L->base);
     return SGPU_ERROR_NO_DEVICE;
   }
-  if (r == 0 && (info & 0xFFu) != SGPU_LINK_VERSION) {
-    if (msg) snprintf(msg, msg_size, "%s: the device speaks link version %u, this library %u", name,
-                      info & 0xFFu, SGPU_LINK_VERSION);
+  uint32_t ver = info & 0xFFu;
+  if (r == 0 && (ver < LINK_VERSION_MIN || ver > LINK_VERSION_WINDOW)) {
+    if (msg) snprintf(msg, msg_size, "%s: the device speaks link version %u, this library %u or %u",
+                      name, ver, LINK_VERSION_MIN, LINK_VERSION_WINDOW);
     sgpu_tr_link_close(&L->base);
     return SGPU_ERROR_NO_DEVICE;
   }
@@ -874,6 +1067,8 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   uint32_t mw = (info >> 8) & 0xFFu;
   L->max_words = mw == 0 || mw > SGPU_LINK_MAX_WORDS ? 1 : mw;
   L->burst = L->max_words;
+  L->version = ver;
+  if (ver >= LINK_VERSION_WINDOW) L->fifo_bytes = ((info >> 16) & 0xFFu) * SGPU_LINK_RX_FIFO_UNIT;
   L->irq_pending = 1; /* look at INT_STATUS once */
   *tr = &L->base;
   return 0;

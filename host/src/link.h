@@ -5,9 +5,10 @@
  * request frames (link_frame.h), retransmits on NAK or timeout with the same
  * SEQ (the device acknowledges a repeated WRITE as DUPLICATE and does not
  * apply it again), and turns unsolicited EVENT frames into the transport's
- * interrupt line.  Stop-and-wait: the bridge keeps one frame and remembers
- * the SEQ of the last one executed, which is what makes a retransmission
- * safe.  No global state; a link is used under its own mutex, so waiting
+ * interrupt line.  The bridge remembers the SEQ of the last frame executed,
+ * which is what makes a retransmission safe; a version-3 bridge queues
+ * frames in a receive FIFO and executes WRITEs only in SEQ order, so
+ * several may be in flight.  No global state; a link is used under its own mutex, so waiting
  * threads may poll it while another thread submits.
  */
 #ifndef SGPU_LINK_H

@@ -6,7 +6,11 @@
  * PING (info word, sets the remembered SEQ), READ (always executed), WRITE
  * (applied once: a repeat of the last executed SEQ is acknowledged
  * DUPLICATE and not applied again; BYTE_DISABLE and NO_INCR honoured), NAK
- * BAD_CRC / BAD_LENGTH / BAD_CMD / BAD_ADDR for frames it refuses.  Behind
+ * BAD_CRC / BAD_LENGTH / BAD_CMD / BAD_ADDR for frames it refuses.  As a
+ * version-3 device (version = 3) it reports a receive FIFO and applies a
+ * WRITE only when its SEQ follows the last one, NAKing any other
+ * OUT_OF_ORDER with its last SEQ; its callers feed it every frame they
+ * receive, so nothing is lost to a full FIFO.  Behind
  * it: GPU memory and a register file that is just enough for sgpu_open()
  * (ID, VERSION, CAPS with one node and one source, MEM_SIZE, segments, w1c
  * INT_STATUS and CFG_ERROR, idle STATUS).  It counts what it applied, so a
@@ -36,6 +40,16 @@ typedef struct fake_dev {
   uint8_t evt_seq;         /* next EVENT's counter */
   uint64_t frames_executed, writes_applied, writes_duplicate, naks;
   uint64_t scratch_writes; /* WRITEs applied to SCRATCH: the test's doorbell */
+  uint64_t scratch_skips;  /* of them, values not the one before + 1 (a test writes 1, 2, 3...) */
+  uint32_t version;        /* link version it speaks: 2 (one frame) or 3 (a receive FIFO) */
+  uint32_t fifo_units;     /* version 3: its FIFO in SGPU_LINK_RX_FIFO_UNIT bytes */
+  uint64_t out_of_order;   /* NAKs OUT_OF_ORDER sent */
+  /* memory WRITE frames applied below the end of the one before (an upload
+   * runs upwards, so any is a write out of order), and per word the times
+   * it was written */
+  uint64_t mem_order_breaks;
+  uint32_t mem_last_end;
+  uint8_t mem_applied[FAKE_MEM_BYTES / 4];
   int lose_next;           /* the next complete frame is lost: neither executed nor answered */
   /* request parser */
   uint8_t rx[SGPU_LINK_MAX_REQ_FRAME];
@@ -52,6 +66,8 @@ typedef struct fake_req {
 
 static inline void fake_init(fake_dev *d, uint32_t seed) {
   memset(d, 0, sizeof *d);
+  d->version = 2;
+  d->fifo_units = SGPU_LINK_RX_FIFO_BYTES / SGPU_LINK_RX_FIFO_UNIT;
   for (uint32_t i = 0; i < FAKE_MEM_BYTES / 4; i++) /* a pattern the host never wrote */
     d->mem[i] = (i * 0x9E3779B1u) ^ seed;
   memset(d->mem + SGPU_IDENTITY_ADDR / 4, 0, SGPU_IDENTITY_BYTES); /* no boot firmware */
@@ -76,7 +92,7 @@ static inline uint32_t fake_read_word(fake_dev *d, uint32_t a) {
 
 static inline void fake_write_word(fake_dev *d, uint32_t a, uint32_t v, uint32_t keep_mask) {
   if (a & SGPU_REG_SPACE) {
-    uint32_t off = a & 0xFFFu, *r = &d->reg[off / 4];
+    uint32_t off = a & 0xFFFu, *r = &d->reg[off / 4], prev = *r;
     v &= ~keep_mask;
     if (off == SGPU_REG_INT_STATUS || off == SGPU_REG_CFG_ERROR)
       *r &= ~v; /* write 1 to clear */
@@ -85,10 +101,15 @@ static inline void fake_write_word(fake_dev *d, uint32_t a, uint32_t v, uint32_t
       ; /* read-only */
     else
       *r = (*r & keep_mask) | v;
-    if (off == SGPU_REG_SCRATCH) d->scratch_writes++;
+    if (off == SGPU_REG_SCRATCH) {
+      if (d->scratch_writes++ && v != prev + 1) d->scratch_skips++;
+    }
     return;
   }
-  if (a < FAKE_MEM_BYTES) d->mem[a / 4] = (d->mem[a / 4] & keep_mask) | (v & ~keep_mask);
+  if (a < FAKE_MEM_BYTES) {
+    d->mem[a / 4] = (d->mem[a / 4] & keep_mask) | (v & ~keep_mask);
+    if (d->mem_applied[a / 4] < 255) d->mem_applied[a / 4]++;
+  }
 }
 
 /* Encode an answer; returns its length. */
@@ -148,7 +169,8 @@ static inline size_t fake_execute(fake_dev *d, const uint8_t *fr, uint8_t *out, 
   if (cmd == SGPU_LINK_CMD_PING) {
     d->have_last = 1;
     d->last_seq = seq;
-    uint32_t info = SGPU_LINK_VERSION | SGPU_LINK_MAX_WORDS << 8;
+    uint32_t info = d->version | SGPU_LINK_MAX_WORDS << 8;
+    if (d->version >= 3) info |= d->fifo_units << 16;
     return fake_answer(seq, SGPU_LINK_KIND_ACK, 0, &info, 1, out, cap);
   }
   if (cmd == SGPU_LINK_CMD_READ) {
@@ -163,10 +185,22 @@ static inline size_t fake_execute(fake_dev *d, const uint8_t *fr, uint8_t *out, 
     rq->duplicate = 1;
     return fake_answer(seq, SGPU_LINK_KIND_ACK, SGPU_LINK_ACK_DUPLICATE, NULL, 0, out, cap);
   }
+  if (d->version >= 3 && d->have_last && seq != (uint8_t)(d->last_seq + 1)) {
+    /* a frame before it was lost: nothing applied, the host learns the last SEQ */
+    uint32_t last = d->last_seq;
+    d->out_of_order++;
+    d->naks++;
+    rq->nak = SGPU_LINK_NAK_OUT_OF_ORDER;
+    return fake_answer(seq, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_OUT_OF_ORDER, &last, 1, out, cap);
+  }
   uint32_t dis = (flags & SGPU_LINK_FLAG_BYTE_DISABLE_MASK) >> SGPU_LINK_FLAG_BYTE_DISABLE_SHIFT;
   uint32_t keep = 0;
   for (uint32_t b = 0; b < 4; b++)
     if (dis & (1u << b)) keep |= 0xFFu << (8 * b);
+  if (!(addr & SGPU_REG_SPACE) && step) {
+    if (addr < d->mem_last_end) d->mem_order_breaks++;
+    d->mem_last_end = addr + 4u * count;
+  }
   for (uint32_t i = 0; i < count; i++)
     fake_write_word(d, addr + i * step, fake_le32(fr + SGPU_LINK_REQ_HDR_BYTES + 4 * i), keep);
   d->writes_applied++;
@@ -179,8 +213,9 @@ static inline size_t fake_execute(fake_dev *d, const uint8_t *fr, uint8_t *out, 
  * 1 with its answer in out (*out_n bytes) and rq filled, 0 when every byte
  * was taken without completing one.  With lose_next set, the frame is
  * parsed (rq.seq, rq.cmd) but neither executed nor answered (*out_n 0).  *used is the number of bytes taken.
- * Bytes outside frames that are not SYNC are skipped; a frame whose CRC
- * fails is NAKed BAD_CRC. */
+ * Bytes outside frames that are not SYNC are skipped; a header that is not
+ * a request's is NAKed at once (BAD_CMD, BAD_LENGTH), a frame whose CRC
+ * fails BAD_CRC. */
 static inline int fake_feed(fake_dev *d, const uint8_t *in, size_t n, size_t *used, uint8_t *out,
                             size_t cap, size_t *out_n, fake_req *rq) {
   size_t i = 0;
@@ -193,9 +228,27 @@ static inline int fake_feed(fake_dev *d, const uint8_t *in, size_t n, size_t *us
     uint8_t cmd = d->rx[2];
     uint16_t count = fake_le16(d->rx + 4);
     size_t words = cmd == SGPU_LINK_CMD_WRITE ? count : 0;
-    if (words > SGPU_LINK_MAX_WORDS) { /* a header the host never sends: drop, resync */
-      d->rx_n = 0;
-      continue;
+    if (d->rx_n == SGPU_LINK_REQ_HDR_BYTES) {
+      /* As the bridge does: a header it cannot take (a damaged one, or a
+       * data byte taken for SYNC) is NAKed at once and the rest hunted
+       * through, so a false frame never swallows the host's repeats. */
+      uint8_t nak = 0;
+      if ((cmd != SGPU_LINK_CMD_WRITE && cmd != SGPU_LINK_CMD_READ && cmd != SGPU_LINK_CMD_PING) ||
+          (d->rx[3] & SGPU_LINK_FLAGS_RESERVED_MASK))
+        nak = SGPU_LINK_NAK_BAD_CMD;
+      else if (cmd == SGPU_LINK_CMD_PING ? count != 0 : count == 0 || count > SGPU_LINK_MAX_WORDS)
+        nak = SGPU_LINK_NAK_BAD_LENGTH;
+      if (nak) {
+        d->rx_n = 0;
+        *used = i;
+        memset(rq, 0, sizeof *rq);
+        rq->seq = d->rx[1];
+        rq->cmd = cmd;
+        rq->nak = nak;
+        d->naks++;
+        *out_n = fake_answer(rq->seq, SGPU_LINK_KIND_NAK, nak, NULL, 0, out, cap);
+        return 1;
+      }
     }
     size_t need = SGPU_LINK_REQ_HDR_BYTES + 4 * words + SGPU_LINK_CRC_BYTES;
     if (d->rx_n < need) continue;
