@@ -61,6 +61,7 @@ typedef struct options {
   const char *listen;
   int pty;
   uint64_t baud;        /* 0 = as fast as the bridge takes bytes */
+  uint32_t latency_us;  /* --latency-us: the FTDI latency timer on answers, 0 = off */
   double drop, corrupt, dup; /* --link-errors */
   uint32_t err_seed;
   int quiet;
@@ -93,6 +94,11 @@ static void usage(FILE *f) {
           "                     'serving on /dev/pts/N' (a serial:/dev/pts/N device)\n"
           "  --baud N           with --listen/--pty: bytes at N baud (10 bits a byte) in\n"
           "                     simulated time (default: as fast as the bridge takes them)\n"
+          "  --latency-us N     with --listen/--pty: hold the device's bytes as an FTDI\n"
+          "                     chip does: they go to the host once 62 have gathered or N\n"
+          "                     microseconds of simulated time after the oldest of them\n"
+          "                     (a real FT2232H's latency timer is 1000 at best; default\n"
+          "                     0: each byte goes at once)\n"
           "  --link-errors drop=P,corrupt=P,dup=P[,seed=S]\n"
           "                     with --listen/--pty: drop, corrupt or duplicate each byte\n"
           "                     with probability P (0..1), both ways (the bridge NAKs a\n"
@@ -250,6 +256,9 @@ static int parse_args(int argc, char **argv, options *o) {
         return -1;
       }
       o->baud = n;
+    } else if (!strcmp(a, "--latency-us")) {
+      NEED_NUMBER(1000000);
+      o->latency_us = (uint32_t)n;
     } else if (!strcmp(a, "--link-errors")) {
       NEED_VALUE();
       if (parse_link_errors(v, o) != 0) return -1;
@@ -284,8 +293,9 @@ static int parse_args(int argc, char **argv, options *o) {
     fprintf(stderr, "sgpu-sim: --listen and --pty exclude each other\n");
     return -1;
   }
-  if (!o->listen && !o->pty && (o->baud || o->drop > 0 || o->corrupt > 0 || o->dup > 0)) {
-    fprintf(stderr, "sgpu-sim: --baud and --link-errors need --listen or --pty\n");
+  if (!o->listen && !o->pty &&
+      (o->baud || o->latency_us || o->drop > 0 || o->corrupt > 0 || o->dup > 0)) {
+    fprintf(stderr, "sgpu-sim: --baud, --latency-us and --link-errors need --listen or --pty\n");
     return -1;
   }
   if ((o->listen || o->pty) && (o->window || o->pattern || o->png || o->trace)) {
@@ -553,12 +563,59 @@ static void sink_frames(const sgpu_link_model *lm, frame_sink *fs) {
   fs->written++;
 }
 
+/* --latency-us: the device's bytes held as an FTDI chip holds them, until
+ * a USB packet's 62 bytes of data have gathered or its latency timer has
+ * run out since the oldest waiting byte, in simulated cycles.  A host then
+ * sees one answer a timer period late unless answers come back to back. */
+#define FTDI_PACKET_DATA 62u
+typedef struct ftdi_hold {
+  uint64_t timer;            /* cycles of the latency timer, 0 = off */
+  uint8_t buf[8192 + FTDI_PACKET_DATA];
+  size_t n;
+  uint64_t oldest;           /* cycle the oldest held byte arrived */
+} ftdi_hold;
+
+/* Cycles the model may run before the held bytes are due. */
+static uint64_t hold_left(const ftdi_hold *h, uint64_t now, uint64_t chunk) {
+  if (!h->timer || !h->n) return chunk;
+  uint64_t due = h->oldest + h->timer;
+  return due <= now ? 1 : due - now < chunk ? due - now : chunk;
+}
+
+/* Take k bytes that left the device at cycle `now`; pass on what is due.
+ * -1 when the client is gone. */
+static int hold_put(ftdi_hold *h, int fd, const uint8_t *p, size_t k, uint64_t now) {
+  if (!h->timer) return k ? put_all(fd, p, k) : 0;
+  while (k) {
+    if (!h->n) h->oldest = now;
+    size_t take = sizeof h->buf - h->n < k ? sizeof h->buf - h->n : k;
+    memcpy(h->buf + h->n, p, take);
+    h->n += take;
+    p += take;
+    k -= take;
+    size_t full = h->n / FTDI_PACKET_DATA * FTDI_PACKET_DATA; /* whole packets go */
+    if (full) {
+      if (put_all(fd, h->buf, full) != 0) return -1;
+      memmove(h->buf, h->buf + full, h->n - full);
+      h->n -= full;
+      h->oldest = now;
+    }
+  }
+  if (h->n && now >= h->oldest + h->timer) {
+    if (put_all(fd, h->buf, h->n) != 0) return -1;
+    h->n = 0;
+  }
+  return 0;
+}
+
 /* Serve one client on fd until it goes away: its bytes enter the bridge,
  * the bridge's bytes go back, the clock runs all the while.  pty: a hang-up
  * means the terminal's other side was closed. */
-static void serve_client(const sgpu_link_model *lm, int fd, fault *up, fault *down, frame_sink *fs) {
+static void serve_client(const sgpu_link_model *lm, int fd, fault *up, fault *down, frame_sink *fs,
+                         uint32_t latency_us) {
   uint8_t in[4096], tmp[8192], out[4096];
   const uint64_t chunk = 1024;
+  ftdi_hold hold = {(uint64_t)latency_us * lm->clock_hz / 1000000u, {0}, 0, 0};
   for (;;) {
     struct pollfd q = {fd, POLLIN, 0};
     int pr = poll(&q, 1, 0);
@@ -573,12 +630,10 @@ static void serve_client(const sgpu_link_model *lm, int fd, fault *up, fault *do
       return;
     }
     size_t got = 0;
-    lm->ops->run(lm->m, chunk, out, sizeof out, &got);
+    lm->ops->run(lm->m, hold_left(&hold, lm->ops->cycle(lm->m), chunk), out, sizeof out, &got);
     sink_frames(lm, fs);
-    if (got) {
-      size_t k = inject(down, out, got, tmp);
-      if (put_all(fd, tmp, k) != 0) return;
-    }
+    size_t k = got ? inject(down, out, got, tmp) : 0;
+    if (hold_put(&hold, fd, tmp, k, lm->ops->cycle(lm->m)) != 0) return;
   }
 }
 
@@ -640,7 +695,7 @@ static int serve_link(const options *o) {
         usleep(20000);
         continue;
       }
-      serve_client(ls, m, &up, &down, &fsink);
+      serve_client(ls, m, &up, &down, &fsink, o->latency_us);
     }
   } else {
     const char *spec = o->listen;
@@ -697,7 +752,7 @@ static int serve_link(const options *o) {
       }
       setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
-      serve_client(ls, c, &up, &down, &fsink);
+      serve_client(ls, c, &up, &down, &fsink, o->latency_us);
       close(c);
       if (!o->quiet)
         fprintf(stderr, "sgpu-sim: client gone at cycle %" PRIu64 " (%" PRIu64 " frames, %" PRIu64
