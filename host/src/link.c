@@ -1068,7 +1068,7 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   L->max_words = mw == 0 || mw > SGPU_LINK_MAX_WORDS ? 1 : mw;
   L->burst = L->max_words;
   L->version = ver;
-  if (ver >= LINK_VERSION_WINDOW) L->fifo_bytes = ((info >> 16) & 0xFFu) * SGPU_LINK_RX_FIFO_UNIT;
+  if (ver >= LINK_VERSION_WINDOW && !L->opt.one_frame) L->fifo_bytes = ((info >> 16) & 0xFFu) * SGPU_LINK_RX_FIFO_UNIT;
   L->irq_pending = 1; /* look at INT_STATUS once */
   *tr = &L->base;
   return 0;

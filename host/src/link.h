@@ -44,6 +44,7 @@ typedef struct sgpu_link_options {
                              over tcp:): while it answers fast, an answer found broken
                              once the bytes that came are decoded is repeated without
                              waiting for the gap */
+  int one_frame;          /* one frame in flight even on a version-3 device (window=off) */
   /* Time source, monotonic nanoseconds (NULL: CLOCK_MONOTONIC).  Tests and
    * fuzz targets run the link on a virtual clock their channel advances
    * (a recv that waits with nothing to give moves it by the wait). */

@@ -198,9 +198,21 @@ static int link_options(const char *uri, const char *opts, sgpu_open_options *o,
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
     const char *eq = memchr(p, '=', len);
     if (!eq) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': option '%.*s' is not KEY=VALUE", uri, (int)len, p);
-    int e = open_option(p, (size_t)(eq - p), eq + 1, len - (size_t)(eq - p) - 1, o, "option", msg,
-                        msg_size);
-    if (e) return e;
+    size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
+    if (klen == 6 && memcmp(p, "window", 6) == 0) {
+      /* window=off: one frame in flight even on a version-3 device (to
+       * compare; the link's own choice is on) */
+      if (vlen == 3 && memcmp(eq + 1, "off", 3) == 0)
+        o->link_one_frame = 1;
+      else if (vlen == 2 && memcmp(eq + 1, "on", 2) == 0)
+        o->link_one_frame = 0;
+      else
+        FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': window='%.*s' is not on or off", uri, (int)vlen,
+                eq + 1);
+    } else {
+      int e = open_option(p, klen, eq + 1, vlen, o, "option", msg, msg_size);
+      if (e) return e;
+    }
     p = comma ? comma + 1 : NULL;
     if (comma && !*p) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': empty option after ','", uri);
   }
@@ -283,7 +295,8 @@ static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o,
 }
 
 /* usb[:VID:PID[:SERIAL]][@BAUD] */
-static int open_usb(const char *uri, sgpu_transport **tr, char *msg, size_t msg_size) {
+static int open_usb(const char *uri, sgpu_transport **tr, const sgpu_open_options *o, char *msg,
+                    size_t msg_size) {
   const char *at = strchr(uri, '@');
   size_t len = at ? (size_t)(at - uri) : strlen(uri);
   uint32_t baud = 0, vid = 0, pid = 0;
@@ -326,6 +339,7 @@ static int open_usb(const char *uri, sgpu_transport **tr, char *msg, size_t msg_
   sgpu_link_options lo;
   memset(&lo, 0, sizeof lo);
   lo.bytes_per_sec = baud / 10;
+  lo.one_frame = o->link_one_frame;
   return sgpu_link_open("usb", &ch, &lo, tr, msg, msg_size);
 }
 
@@ -384,6 +398,7 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     lo.ack_noisy_ms = LINK_TCP_ACK_NOISY_MS;
     lo.gap_ms = LINK_TCP_GAP_MS;
     lo.whole_answers = 1; /* sgpu-sim writes each answer in one piece */
+    lo.one_frame = o->link_one_frame;
     return sgpu_link_open("tcp", &ch, &lo, tr, msg, msg_size);
   }
   if (strncmp(uri, "serial:", 7) == 0) {
@@ -406,12 +421,13 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     sgpu_link_options lo;
     memset(&lo, 0, sizeof lo);
     lo.bytes_per_sec = baud / 10;
+    lo.one_frame = o->link_one_frame;
     return sgpu_link_open("serial", &ch, &lo, tr, msg, msg_size);
   }
   if (strncmp(uri, "usb", 3) == 0 && (uri[3] == 0 || uri[3] == ':' || uri[3] == '@'))
-    return open_usb(uri, tr, msg, msg_size);
+    return open_usb(uri, tr, o, msg, msg_size);
   FAILMSG(SGPU_ERROR_INVALID_URI,
           "unknown device URI '%s' (sim[:OPTS], tcp:HOST:PORT, serial:/dev/X[@BAUD], "
-          "usb[:VID:PID[:SERIAL]][@BAUD]; link URIs take ,video=tiny|vga,watchdog=N)",
+          "usb[:VID:PID[:SERIAL]][@BAUD]; link URIs take ,video=tiny|vga,watchdog=N,window=on|off)",
           uri);
 }

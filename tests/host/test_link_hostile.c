@@ -709,6 +709,17 @@ static void test_window_clean(void **state) {
   assert_int_equal(st.retransmissions, 0);
   assert_int_equal(st.out_of_order + st.renumbered + st.timeouts, 0);
   sgpu_close(dev);
+  /* window=off: one frame at a time on the same device */
+  char uri[80], msg[256];
+  uri_of(h, uri, sizeof uri);
+  strcat(uri, ",window=off");
+  assert_int_equal(sgpu_open_detail(uri, &dev, msg, sizeof msg), 0);
+  upload_once(h, dev, (uint32_t)a, 4096, 7);
+  assert_int_equal(sgpu_get_link_stats(dev, &st), 0);
+  assert_int_equal(st.version, 3);
+  assert_int_equal(st.window_bytes, 0);
+  assert_int_equal(st.in_flight_max, 1);
+  sgpu_close(dev);
   hostile_stop(h);
 }
 
