@@ -1,18 +1,20 @@
 // sgpu_host_bridge: the framed host link (docs/link-protocol.md) over a
 // byte stream, driving the sgpu_top host port.
 //
-// Two halves share a write buffer of LINK_MAX_WORDS words:
-//  - the parser takes bytes from the stream (rx_valid_i strobes; it never
-//    back-pressures), hunts for SYNC, collects the header and the WRITE
-//    data into the buffer, checks the CRC-32 and hands one frame (or a nak
-//    reason) to the executor;
+// Received bytes (rx_valid_i strobes; the bridge never back-pressures) go
+// into a receive FIFO of LINK_RX_FIFO_BYTES (one block RAM), so a host may
+// send several frames without waiting for their answers (link version 3).
+// Behind it two halves share a write buffer of LINK_MAX_WORDS words:
+//  - the parser takes bytes from the FIFO as fast as its CRC steps allow,
+//    hunts for SYNC, collects the header and the WRITE data into the
+//    buffer, checks the CRC-32 and hands one frame (or a nak reason) to the
+//    executor; it waits while the executor holds a frame or reads the
+//    buffer;
 //  - the executor applies a WRITE from the buffer (only after its CRC was
-//    good, and never twice for the same sequence number), performs a READ
-//    one word at a time (one read outstanding), and sends the ACK / NAK
-//    answer, or an EVENT frame carrying INT_STATUS when irq_i rises.
-// Bytes that arrive while a received frame waits for the executor are
-// dropped; a host that waits for each answer (stop-and-wait) never sends
-// any.
+//    good, only the one after the last executed SEQ, never twice), performs
+//    a READ one word at a time (one read outstanding), and sends the
+//    ACK / NAK answer, or an EVENT frame carrying INT_STATUS when irq_i
+//    rises.
 `include "sgpu_hw.vh"
 
 module sgpu_host_bridge #(
@@ -30,10 +32,10 @@ module sgpu_host_bridge #(
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
-  // byte stream in (from a UART receiver); the CRC is computed CRC_STEP
-  // bits per cycle, so bytes must come at least 8 / CRC_STEP + 1 cycles
-  // apart (9 bit-serially; a UART byte takes 10 bit times).  On the way out
-  // tx_valid_o waits for the CRC steps itself.
+  // byte stream in (from a UART receiver), at any rate: the FIFO hands the
+  // parser a byte every 8 / CRC_STEP + 1 cycles at most (its CRC steps), so
+  // bytes that come faster wait there (a full FIFO drops them).  On the way
+  // out tx_valid_o waits for the CRC steps itself.
   input  wire        rx_valid_i,
   input  wire [7:0]  rx_data_i,
   // byte stream out (to a UART transmitter)
@@ -91,7 +93,31 @@ module sgpu_host_bridge #(
   localparam [7:0] NAK_CMD    = `SGPU_LINK_NAK_BAD_CMD;
   localparam [7:0] NAK_TMO    = `SGPU_LINK_NAK_TIMEOUT;
   localparam [7:0] NAK_ADDR   = `SGPU_LINK_NAK_BAD_ADDR;
-  localparam [31:0] PING_WORD = {16'd0, 8'd`SGPU_LINK_MAX_WORDS, 8'd`SGPU_LINK_VERSION};
+  localparam [7:0] NAK_OOO    = `SGPU_LINK_NAK_OUT_OF_ORDER;
+  localparam integer RXB  = `SGPU_LINK_RX_FIFO_BYTES;
+  localparam integer RXW  = $clog2(RXB);            // FIFO address width
+  localparam [31:0] RXB_UNITS = RXB / `SGPU_LINK_RX_FIFO_UNIT;
+  localparam [31:0] PING_WORD = {8'd0, RXB_UNITS[7:0], 8'd`SGPU_LINK_MAX_WORDS, 8'd`SGPU_LINK_VERSION};
+
+  // ------------------------------------------------------------ receive FIFO
+  // Pointers one bit wider than the address: equal = empty, equal but for
+  // the top bit = full.  A byte is read when the parser can take it (p_pop)
+  // and reaches it a cycle later (p_rx_q, rxf_data_q).
+  // no_rw_check: the read address equals the write address only when the
+  // FIFO is empty (no read) or full (no write).
+  (* no_rw_check *)
+  reg [7:0]   rxf_q [0:RXB-1];
+  reg [7:0]   rxf_data_q;
+  reg [RXW:0] rxf_wptr_q, rxf_rptr_q;
+  wire        rxf_lo_eq = (rxf_wptr_q[RXW-1:0] == rxf_rptr_q[RXW-1:0]);
+  wire        rxf_empty = rxf_lo_eq && (rxf_wptr_q[RXW] == rxf_rptr_q[RXW]);
+  wire        rxf_push  = rx_valid_i && !(rxf_lo_eq && !rxf_empty);
+  wire        p_pop;
+
+  always @(posedge clk_i) begin
+    if (rxf_push) rxf_q[rxf_wptr_q[RXW-1:0]] <= rx_data_i;
+    if (p_pop)    rxf_data_q <= rxf_q[rxf_rptr_q[RXW-1:0]];
+  end
 
   // ------------------------------------------------------------ write buffer
   // written one byte lane at a time as the data arrives (block RAM with
@@ -110,10 +136,10 @@ module sgpu_host_bridge #(
   always @(posedge clk_i) begin
     if (buf_we) begin
       case (buf_lane)
-        2'd0: buf_q[buf_waddr][7:0]   <= rx_data_i;
-        2'd1: buf_q[buf_waddr][15:8]  <= rx_data_i;
-        2'd2: buf_q[buf_waddr][23:16] <= rx_data_i;
-        default: buf_q[buf_waddr][31:24] <= rx_data_i;
+        2'd0: buf_q[buf_waddr][7:0]   <= rxf_data_q;
+        2'd1: buf_q[buf_waddr][15:8]  <= rxf_data_q;
+        2'd2: buf_q[buf_waddr][23:16] <= rxf_data_q;
+        default: buf_q[buf_waddr][31:24] <= rxf_data_q;
       endcase
     end
     buf_rdata_q <= buf_q[buf_raddr];
@@ -142,12 +168,15 @@ module sgpu_host_bridge #(
   reg [GPW-1:0] g_pre_q;                // gap prescaler
   wire          g_tick = &g_pre_q;
   reg [GTW-1:0] p_gap_q, p_gap_d;       // prescaler ticks since the last byte
+  reg           p_rx_q;                 // a byte from the FIFO in rxf_data_q
+  wire          p_rx = p_rx_q;
+  wire [7:0]    p_rxd = rxf_data_q;
 
   // The CRCs run CRC_STEP bits per cycle: a byte is XORed into the top of
   // the register, then eight shift steps follow, CRC_STEP a cycle
-  // (CRC-32/MPEG-2, MSB first, as docs/link-protocol.md specifies).  Bytes
-  // come at most once per UART frame (10 bit times; 8 / CRC_STEP + 1 cycles
-  // at the least), so the steps are always done before the next one.
+  // (CRC-32/MPEG-2, MSB first, as docs/link-protocol.md specifies).  The
+  // FIFO is read in the last step's cycle at the earliest (p_pop), so the
+  // steps are done when the next byte comes, 8 / CRC_STEP + 1 cycles on.
   reg [31:0] p_crc_q;
   reg [3:0]  p_cstep_q;
   reg        p_crc_init, p_crc_load;
@@ -155,6 +184,11 @@ module sgpu_host_bridge #(
 
   wire       p_frame_valid = (p_state_q == P_HOLD);
   wire       p_frame_ready;
+  // the parser waits while it holds a frame and while the executor reads
+  // the write buffer (the next frame's data would overwrite it)
+  wire       e_wr;
+  wire       p_wait = p_frame_valid || e_wr;
+  assign p_pop = !rxf_empty && !p_rx_q && (p_cstep_q[3:1] == 3'd0) && !p_wait;
 
   // header checks, on the complete header (the last byte is ADDR[31:24],
   // which no check looks at)
@@ -199,7 +233,9 @@ module sgpu_host_bridge #(
     p_gap_d   = p_gap_q;
     buf_we    = 1'b0;
 
-    if (rx_valid_i || p_state_q == P_HUNT || p_state_q == P_HOLD) begin
+    // the gap counts from the parser's last byte (a byte waiting in the
+    // FIFO comes within 8 / CRC_STEP + 1 cycles), not while it waits
+    if (p_rx || p_state_q == P_HUNT || p_wait) begin
       p_gap_d = {GTW{1'b0}};
     end else begin
       p_gap_d = p_gap_q + {{(GTW-1){1'b0}}, g_tick};
@@ -207,7 +243,7 @@ module sgpu_host_bridge #(
 
     case (p_state_q)
       P_HUNT: begin
-        if (rx_valid_i && rx_data_i == SYNC) begin
+        if (p_rx && p_rxd == SYNC) begin
           p_state_d = P_HDR;
           p_idx_d   = 8'd0;
           p_crc_init = 1'b1;
@@ -217,25 +253,25 @@ module sgpu_host_bridge #(
         end
       end
       P_HDR, P_DATA, P_CRC: begin
-        if (rx_valid_i) begin
+        if (p_rx) begin
           p_crc_load = 1'b1;
           p_idx_d = p_idx_inc[7:0];
           if (p_state_q == P_HDR) begin
             case (p_idx_q[3:0])
-              4'd0: p_seq_d = rx_data_i;
-              4'd1: p_cmd_d = {rx_data_i == CMD_PING, rx_data_i == CMD_READ,
-                               rx_data_i == CMD_WRITE};
+              4'd0: p_seq_d = p_rxd;
+              4'd1: p_cmd_d = {p_rxd == CMD_PING, p_rxd == CMD_READ,
+                               p_rxd == CMD_WRITE};
               4'd2: begin
-                p_bdis_d  = rx_data_i[`SGPU_LINK_FLAG_BYTE_DISABLE_LSB +: 4];
-                p_noinc_d = rx_data_i[`SGPU_LINK_FLAG_NO_INCR_LSB];
-                p_rsv_d   = (rx_data_i & RSV_MASK) != 8'd0;
+                p_bdis_d  = p_rxd[`SGPU_LINK_FLAG_BYTE_DISABLE_LSB +: 4];
+                p_noinc_d = p_rxd[`SGPU_LINK_FLAG_NO_INCR_LSB];
+                p_rsv_d   = (p_rxd & RSV_MASK) != 8'd0;
               end
-              4'd3: begin p_count_d = rx_data_i[6:0]; p_cbig_d = rx_data_i[7]; end
-              4'd4: p_cbig_d = p_cbig_q || (rx_data_i != 8'd0);
-              4'd5: begin p_addr32[7:0] = rx_data_i; p_amis_d = (rx_data_i[1:0] != 2'b00); end
-              4'd6: p_addr32[15:8] = rx_data_i;
-              4'd7: p_addr32[23:16] = rx_data_i;
-              default: p_addr32[31:24] = rx_data_i;
+              4'd3: begin p_count_d = p_rxd[6:0]; p_cbig_d = p_rxd[7]; end
+              4'd4: p_cbig_d = p_cbig_q || (p_rxd != 8'd0);
+              4'd5: begin p_addr32[7:0] = p_rxd; p_amis_d = (p_rxd[1:0] != 2'b00); end
+              4'd6: p_addr32[15:8] = p_rxd;
+              4'd7: p_addr32[23:16] = p_rxd;
+              default: p_addr32[31:24] = p_rxd;
             endcase
             p_addr_d = p_addr32[KW-1:2];
             p_areg_d = p_addr32[31];
@@ -268,7 +304,7 @@ module sgpu_host_bridge #(
             // matching byte through the CRC zeroes the top byte, so the
             // eight steps shift the next byte up without the polynomial:
             // the same as requiring a residue of 0, on eight bits at a time.
-            if (rx_data_i != p_crc_q[31:24]) p_nak_d = NAK_CRC[2:0];
+            if (p_rxd != p_crc_q[31:24]) p_nak_d = NAK_CRC[2:0];
             if (p_idx_q[1:0] == 2'b11) p_state_d = P_HOLD;
           end
         end else if (p_gap_q == GAP_LAST) begin
@@ -310,7 +346,7 @@ module sgpu_host_bridge #(
   reg         e_crc_load;
   wire        e_cbusy = (e_cstep_q != 4'd0);
   wire        e_go = tx_ready_i && !e_cbusy;   // a byte leaves
-  reg [7:0]   last_seq_q, last_seq_d;
+  reg [7:0]   last_nseq_q, last_nseq_d; // ~L: the SEQ of the last executed frame, inverted
   reg         last_valid_q, last_valid_d;
   reg [7:0]   evt_seq_q, evt_seq_d;
   reg         evt_pend_q, evt_pend_d;
@@ -328,6 +364,15 @@ module sgpu_host_bridge #(
   wire e_last_word = (e_idx_inc == e_len_q);
 
   assign p_frame_ready = (e_state_q == E_IDLE);
+  assign e_wr = (e_state_q == E_WR_ADDR) || (e_state_q == E_WR_REQ);
+  // SEQ - L is 0 (a retransmission) or 1 (the next frame); anything else
+  // is out of order (one subtraction for both tests; L is kept inverted,
+  // so the carry chain needs no inverters)
+  wire [7:0] seq_diff = p_seq_q + last_nseq_q + 8'd1;
+  wire       seq_hi0  = (seq_diff[7:1] == 7'd0);
+  wire       seq_dup  = last_valid_q && seq_hi0 && !seq_diff[0];
+  wire       seq_ooo  = last_valid_q && !seq_hi0;
+  wire       nak_addr = !cmd_ping && p_amis_q;
   assign buf_raddr = e_idx_q[BAW-1:0];
 
   always @(*) begin
@@ -367,7 +412,7 @@ module sgpu_host_bridge #(
     e_rd_d       = e_rd_q;
     e_word_d     = e_word_q;
     e_crc_load   = 1'b0;
-    last_seq_d   = last_seq_q;
+    last_nseq_d  = last_nseq_q;
     last_valid_d = last_valid_q;
     evt_seq_d    = evt_seq_q;
     evt_pend_d   = evt_pend_q;
@@ -390,21 +435,26 @@ module sgpu_host_bridge #(
           e_wstrb_d = ~p_bdis_q;
           e_incr_d  = !p_noinc_q;
           e_state_d = E_HDR;
-          if (p_nak_q != 3'd0 || (!cmd_ping && p_amis_q)) begin
+          // the data word of a PING's ACK or an OUT_OF_ORDER NAK (L);
+          // loaded for every frame (fewer LUTs than only for those two)
+          e_word_d  = cmd_ping ? PING_WORD : {24'd0, ~last_nseq_q};
+          if (p_nak_q != 3'd0 || nak_addr || (cmd_write && seq_ooo)) begin
+            // nothing applied; a WRITE out of order (one before it was lost
+            // or refused) is answered with L
             e_kind_d = KIND_NAK[1:0];
-            e_info_d = (p_nak_q != 3'd0) ? p_nak_q : NAK_ADDR[2:0];
+            e_info_d = (p_nak_q != 3'd0) ? p_nak_q : nak_addr ? NAK_ADDR[2:0] : NAK_OOO[2:0];
+            e_len_d  = {6'd0, p_nak_q == 3'd0 && !nak_addr};
             err_d    = 1'b1;
           end else begin
             ok_d         = 1'b1;
-            last_seq_d   = p_seq_q;
+            last_nseq_d  = ~p_seq_q;
             last_valid_d = 1'b1;
             if (cmd_ping) begin
               e_len_d  = 7'd1;
-              e_word_d = PING_WORD;
             end else if (cmd_read) begin
               e_len_d = p_count_q;
               e_rd_d  = 1'b1;
-            end else if (last_valid_q && last_seq_q == p_seq_q) begin
+            end else if (seq_dup) begin
               e_info_d = ACK_DUP[2:0];   // retransmission: not applied again
             end else begin
               e_len_d   = p_count_q;
@@ -508,6 +558,9 @@ module sgpu_host_bridge #(
       p_nak_q      <= 3'd0;
       g_pre_q      <= {GPW{1'b0}};
       p_gap_q      <= {GTW{1'b0}};
+      p_rx_q       <= 1'b0;
+      rxf_wptr_q   <= {(RXW+1){1'b0}};
+      rxf_rptr_q   <= {(RXW+1){1'b0}};
       e_state_q    <= E_IDLE;
       e_seq_q      <= 8'd0;
       e_kind_q     <= 2'd0;
@@ -522,7 +575,7 @@ module sgpu_host_bridge #(
       e_rd_q       <= 1'b0;
       e_word_q     <= 32'd0;
       e_cstep_q    <= 4'd0;
-      last_seq_q   <= 8'd0;
+      last_nseq_q  <= 8'hFF;
       last_valid_q <= 1'b0;
       evt_seq_q    <= 8'd0;
       evt_pend_q   <= 1'b0;
@@ -547,6 +600,9 @@ module sgpu_host_bridge #(
       p_nak_q      <= p_nak_d;
       g_pre_q      <= g_pre_q + 1'b1;
       p_gap_q      <= p_gap_d;
+      p_rx_q       <= p_pop;
+      rxf_wptr_q   <= rxf_wptr_q + {{RXW{1'b0}}, rxf_push};
+      rxf_rptr_q   <= rxf_rptr_q + {{RXW{1'b0}}, p_pop};
       e_state_q    <= e_state_d;
       e_seq_q      <= e_seq_d;
       e_kind_q     <= e_kind_d;
@@ -561,7 +617,7 @@ module sgpu_host_bridge #(
       e_rd_q       <= e_rd_d;
       e_word_q     <= e_word_d;
       e_cstep_q    <= e_crc_load ? CSTEPS : (e_cstep_q - {3'd0, e_cbusy});
-      last_seq_q   <= last_seq_d;
+      last_nseq_q  <= last_nseq_d;
       last_valid_q <= last_valid_d;
       evt_seq_q    <= evt_seq_d;
       evt_pend_q   <= evt_pend_d;
@@ -585,7 +641,7 @@ module sgpu_host_bridge #(
   // the CRC registers need no reset: they are set to CRC_INIT before use
   always @(posedge clk_i) begin
     if (p_crc_init)      p_crc_q <= CRC_INIT;
-    else if (p_crc_load) p_crc_q <= p_crc_q ^ {rx_data_i, 24'h000000};
+    else if (p_crc_load) p_crc_q <= p_crc_q ^ {p_rxd, 24'h000000};
     else if (p_cbusy)    p_crc_q <= crc_steps(p_crc_q);
     if (e_state_q == E_IDLE) e_crc_q <= CRC_INIT;
     else if (e_crc_load)     e_crc_q <= e_crc_q ^ {tx_byte, 24'h000000};
@@ -613,7 +669,8 @@ module sgpu_host_bridge #(
   /* verilator lint_off UNUSEDSIGNAL */
   // The kinds share [7:2]; the other header constants are all below 8.
   wire unused_ok = &{1'b0, KIND_NAK[7:2], KIND_EVENT[7:2], ACK_DUP[7:3], NAK_CRC[7:3],
-                     NAK_LEN[7:3], NAK_CMD[7:3], NAK_TMO[7:3], NAK_ADDR[7:3], p_addr32[1:0]};
+                     NAK_LEN[7:3], NAK_CMD[7:3], NAK_TMO[7:3], NAK_ADDR[7:3], NAK_OOO[7:3],
+                     p_addr32[1:0]};
   generate if (KW < 31) begin : g_unused_hi
     wire unused_hi = &{1'b0, p_addr32[30:KW]};
   end endgenerate

@@ -9,7 +9,13 @@
 // CRC -> nak and nothing written, retransmitted write acknowledged as a
 // duplicate and applied once (memory and a doorbell register), bad length /
 // bad command / misaligned / truncated frames, EVENT frames when irq rises,
-// and a randomized stop-and-wait run with corrupted and lost frames.
+// a randomized stop-and-wait run with corrupted and lost frames, then
+// several frames in flight (link version 3): back-to-back WRITEs applied
+// once in order, a corrupted one among them (BAD_CRC, then OUT_OF_ORDER
+// NAKs carrying the last executed SEQ, nothing applied), the repeats, a
+// DUPLICATE; and two more bridges (CRC_STEP 1 and 8) fed a byte every
+// cycle, faster than their CRC takes them: the receive FIFO queues the
+// bytes (and drops them once full, from which the bridge recovers).
 `timescale 1ns/1ps
 `include "sgpu_hw.vh"
 
@@ -20,6 +26,8 @@ module tb_sgpu_host_bridge;
   localparam integer MAXW = `SGPU_LINK_MAX_WORDS;
   localparam [31:0] REGS = 32'h8000_0000;
   localparam [31:0] DOORBELL = REGS | 32'h108;
+  localparam integer FIFO_UNITS = `SGPU_LINK_RX_FIFO_BYTES / `SGPU_LINK_RX_FIFO_UNIT;
+  localparam [31:0] PING_WORD = {8'd0, FIFO_UNITS[7:0], 8'd`SGPU_LINK_MAX_WORDS, 8'd`SGPU_LINK_VERSION};
 
   reg clk = 1'b0;
   reg rst_n = 1'b0;
@@ -316,6 +324,18 @@ module tb_sgpu_host_bridge;
     end
   endtask
 
+  // NAK OUT_OF_ORDER for seq, its one data word carrying L
+  task expect_ooo(input [7:0] seq, input [7:0] l);
+    begin
+      recv_frame(ANSWER_WAIT, 1'b0);
+      if (timed_out) $fatal(1, "no nak for seq %0d", seq);
+      if (r_kind != `SGPU_LINK_KIND_NAK || r_info != `SGPU_LINK_NAK_OUT_OF_ORDER || r_seq != seq ||
+          r_len != 1 || rxw[0] !== {24'd0, l})
+        $fatal(1, "expected NAK OUT_OF_ORDER seq %0d L %0d, got kind %h info %0d seq %0d len %0d word %h",
+               seq, l, r_kind, r_info, r_seq, r_len, rxw[0]);
+    end
+  endtask
+
   task expect_silence;
     begin
       recv_frame(TIMEOUT * 3, 1'b0);
@@ -375,8 +395,8 @@ module tb_sgpu_host_bridge;
     build_frame(8'd1, `SGPU_LINK_CMD_PING, 8'h00, 16'd0, 32'h0, 0);
     send_built(fn);
     expect_ack(8'd1, 8'd0, 1);
-    if (rxw[0] !== {16'd0, 8'd`SGPU_LINK_MAX_WORDS, 8'd`SGPU_LINK_VERSION})
-      $fatal(1, "ping info word %h", rxw[0]);
+    if (rxw[0] !== PING_WORD) $fatal(1, "ping info word %h, want %h", rxw[0], PING_WORD);
+    if (`SGPU_LINK_VERSION != 3 || PING_WORD[23:16] != 8'd32) $fatal(1, "link constants changed");
 
     // --- write burst of 16 words
     for (i = 0; i < 16; i = i + 1) txw[i] = tb_random(0);
