@@ -144,7 +144,7 @@ module tb_sgpu_host_bridge;
   // ------------------------------------------------------------ d2h byte receiver
   reg [7:0] rxq [0:4095];
   integer   rxq_wr = 0, rxq_rd = 0;
-  integer   k;
+  integer   rk;
   reg [7:0] rb;
 
   initial begin : receiver
@@ -152,9 +152,9 @@ module tb_sgpu_host_bridge;
       @(negedge line_d2h);
       repeat (CPB / 2) @(posedge clk);
       if (line_d2h !== 1'b0) $fatal(1, "bad start bit from the device");
-      for (k = 0; k < 8; k = k + 1) begin
+      for (rk = 0; rk < 8; rk = rk + 1) begin
         repeat (CPB) @(posedge clk);
-        rb[k] = line_d2h;
+        rb[rk] = line_d2h;
       end
       repeat (CPB) @(posedge clk);
       if (line_d2h !== 1'b1) $fatal(1, "bad stop bit from the device");
@@ -365,12 +365,160 @@ module tb_sgpu_host_bridge;
     end
   endtask
 
+  // ------------------------------------------------------------ two bridges fed a byte a cycle
+  // CRC_STEP 1 (g_fast[0]) and 8 (g_fast[1]), both fed the same stream,
+  // one byte every cycle: faster than either CRC takes them (9 and 2
+  // cycles a byte).  Host port always ready, a read answered the next
+  // cycle; the answers are taken at once and queued in fq.
+  localparam integer FTIMEOUT = 4000;
+  reg         ff_valid = 1'b0;
+  reg  [7:0]  ff_data = 8'h00;
+  reg  [31:0] fmem [0:511];         // 256 words each
+  reg  [7:0]  fq [0:8191];          // answer bytes, 4096 each
+
+  genvar gk;
+  generate for (gk = 0; gk < 2; gk = gk + 1) begin : g_fast
+    wire        tx_v, rq_v, rq_w, f_ok, f_err;
+    wire [7:0]  tx_d;
+    wire [31:0] rq_a, rq_d;
+    wire [3:0]  rq_s;
+    reg         rs_v = 1'b0;
+    reg  [31:0] rs_d = 32'h0;
+    integer     qwr = 0;              // answer bytes queued
+    integer     writes = 0;           // words written
+
+    sgpu_host_bridge #(.TIMEOUT_CYCLES(FTIMEOUT), .CRC_STEP(gk == 0 ? 1 : 8)) dut_f (
+      .clk_i(clk), .rst_ni(rst_n),
+      .rx_valid_i(ff_valid), .rx_data_i(ff_data),
+      .tx_valid_o(tx_v), .tx_ready_i(1'b1), .tx_data_o(tx_d),
+      .host_req_valid_o(rq_v), .host_req_ready_i(1'b1), .host_req_write_o(rq_w),
+      .host_req_addr_o(rq_a), .host_req_wdata_o(rq_d), .host_req_wstrb_o(rq_s),
+      .host_rsp_valid_i(rs_v), .host_rsp_rdata_i(rs_d),
+      .irq_i(1'b0), .frame_ok_o(f_ok), .frame_err_o(f_err));
+
+    always @(posedge clk) begin
+      rs_v <= 1'b0;
+      if (rst_n && rq_v) begin
+        if (rq_a[31] || rq_a[30:10] != 0) $fatal(1, "fast bridge %0d: request outside the model %h", gk, rq_a);
+        if (rq_w) begin
+          fmem[gk * 256 + rq_a[9:2]] <= apply_strb(fmem[gk * 256 + rq_a[9:2]], rq_d, rq_s);
+          writes = writes + 1;
+        end else begin
+          rs_v <= 1'b1;
+          rs_d <= fmem[gk * 256 + rq_a[9:2]];
+        end
+      end
+      if (rst_n && tx_v) begin
+        fq[gk * 4096 + qwr % 4096] = tx_d;
+        qwr = qwr + 1;
+      end
+      // the FIFO hands the parser a byte only once the CRC steps of the
+      // one before are done
+      if (rst_n && dut_f.p_rx_q && dut_f.p_cstep_q != 4'd0)
+        $fatal(1, "fast bridge %0d: a byte reached the parser during its CRC steps", gk);
+    end
+  end endgenerate
+
+  reg [7:0]  fs [0:2047];           // the stream fed to both
+  integer    fsn = 0;
+  integer    frd0 = 0, frd1 = 0;    // answer bytes read
+
+  task fs_add;                      // append the built frame
+    integer i;
+    begin
+      for (i = 0; i < fn; i = i + 1) fs[fsn + i] = fb[i];
+      fsn = fsn + fn;
+    end
+  endtask
+
+  task fast_feed;                   // fs, a byte every cycle
+    integer i;
+    begin
+      for (i = 0; i < fsn; i = i + 1) begin
+        @(negedge clk);
+        ff_valid = 1'b1;
+        ff_data  = fs[i];
+      end
+      @(negedge clk);
+      ff_valid = 1'b0;
+      fsn = 0;
+    end
+  endtask
+
+  // Next answer byte of fast bridge k, or timed_out after limit cycles.
+  task fget(input integer k, output [7:0] b, input integer limit);
+    integer t, wr, rd;
+    begin
+      t = 0;
+      timed_out = 1'b0;
+      wr = (k == 0) ? g_fast[0].qwr : g_fast[1].qwr;
+      rd = (k == 0) ? frd0 : frd1;
+      while (rd == wr && t < limit) begin
+        @(posedge clk);
+        t = t + 1;
+        wr = (k == 0) ? g_fast[0].qwr : g_fast[1].qwr;
+      end
+      if (rd == wr) begin
+        timed_out = 1'b1;
+        b = 8'h00;
+      end else begin
+        b = fq[k * 4096 + rd % 4096];
+        if (k == 0) frd0 = frd0 + 1; else frd1 = frd1 + 1;
+      end
+    end
+  endtask
+
+  // One answer of fast bridge k into r_* / rxw (timed_out: none came).
+  task frecv(input integer k, input integer limit);
+    integer i;
+    reg [7:0] b;
+    reg [31:0] c;
+    begin
+      fget(k, b, limit);
+      if (!timed_out) begin
+        if (b !== `SGPU_LINK_SYNC) $fatal(1, "fast bridge %0d: answer without SYNC: %h", k, b);
+        c = `SGPU_LINK_CRC_INIT;
+        fget(k, r_seq, 100); c = crc_byte(c, r_seq);
+        fget(k, r_kind, 100); c = crc_byte(c, r_kind);
+        fget(k, r_info, 100); c = crc_byte(c, r_info);
+        fget(k, b, 100); c = crc_byte(c, b); r_len = b;
+        fget(k, b, 100); c = crc_byte(c, b); r_len = r_len + 256 * b;
+        if (r_len > MAXW) $fatal(1, "fast bridge %0d: answer too long", k);
+        for (i = 0; i < 4 * r_len; i = i + 1) begin
+          fget(k, b, 100); c = crc_byte(c, b);
+          rxw[i / 4][(i % 4) * 8 +: 8] = b;
+        end
+        for (i = 0; i < 4; i = i + 1) begin
+          fget(k, b, 100); c = crc_byte(c, b);
+        end
+        if (timed_out) $fatal(1, "fast bridge %0d: answer truncated", k);
+        if (c !== 32'h0) $fatal(1, "fast bridge %0d: answer CRC wrong", k);
+        timed_out = 1'b0;
+      end
+    end
+  endtask
+
+  task fexpect(input integer k, input [7:0] seq, input [7:0] kind, input [7:0] info, input integer len);
+    begin
+      frecv(k, 20000);
+      if (timed_out) $fatal(1, "fast bridge %0d: no answer to seq %0d", k, seq);
+      if (r_kind != kind || r_seq != seq || r_info != info || r_len != len)
+        $fatal(1, "fast bridge %0d: expected kind %h seq %0d info %0d len %0d, got %h %0d %0d %0d",
+               k, kind, seq, info, len, r_kind, r_seq, r_info, r_len);
+    end
+  endtask
+
   // ------------------------------------------------------------ shadow model for the random run
   reg [31:0] shadow [0:1023];
   integer i, j, n, w0, seqn, tries, n_before;
   reg [31:0] a;
   reg [7:0] fl;
   reg ok, corrupt, drop;
+  integer k, s0, bad;
+  reg [31:0] fexp [0:255];          // the fast bridges' memory as expected
+  reg [31:0] fre [0:127];           // their READ answers as expected (two)
+  reg [31:0] fdat [0:191];          // the data of the three overflowing frames
+  reg [7:0]  fans [0:2];            // their answers: 1 ACK, 2 NAK, 0 none
   integer corrupted = 0, dropped = 0, dups = 0;
 
   initial begin
@@ -380,6 +528,8 @@ module tb_sgpu_host_bridge;
       regs[i] = 32'h0;
       shadow[i] = 32'h0;
     end
+    for (i = 0; i < 512; i = i + 1) fmem[i] = 32'h0;
+    for (i = 0; i < 256; i = i + 1) fexp[i] = 32'h0;
     int_status = 32'h0;
     rd_pend = 1'b0; rd_delay = 0; rsp_valid = 1'b0; rsp_rdata = 32'h0;
     req_ready = 1'b0; prev_stall = 1'b0; ready_bias = 1'b1;
@@ -608,6 +758,159 @@ module tb_sgpu_host_bridge;
     end
     for (i = 0; i < 1024; i = i + 1)
       if (mem[i] !== shadow[i]) $fatal(1, "memory word %0d = %h, want %h", i, mem[i], shadow[i]);
+
+    // --- several frames in flight (link version 3).  The last frame
+    // executed was the random run's READ seqn - 1.  Five WRITEs back to
+    // back, the answers read after the last was sent, with a slow host
+    // port (the parser waits for the executor, bytes queue in the FIFO);
+    // overlapping words: the later frame must win.
+    ready_bias = 1'b0;
+    set_int(32'h0);
+    n_before = mem_writes;
+    s0 = seqn;
+    for (k = 0; k < 5; k = k + 1) begin
+      n  = (k == 0) ? MAXW : (k == 1) ? 4 : (k == 2) ? 1 : (k == 3) ? 16 : 2;
+      w0 = (k == 0) ? 256 : (k == 1) ? 256 : (k == 2) ? 600 : (k == 3) ? 700 : 258;
+      for (i = 0; i < n; i = i + 1) begin
+        txw[i] = tb_random(0);
+        shadow[w0 + i] = txw[i];
+      end
+      do_write(s0[7:0] + k[7:0], w0 * 4, n, 8'h00);
+    end
+    for (k = 0; k < 5; k = k + 1) expect_ack(s0[7:0] + k[7:0], 8'd0, 0);
+    if (mem_writes != n_before + MAXW + 4 + 1 + 16 + 2)
+      $fatal(1, "pipelined writes applied %0d words", mem_writes - n_before);
+    for (i = 0; i < 1024; i = i + 1)
+      if (mem[i] !== shadow[i]) $fatal(1, "pipelined: word %0d = %h, want %h", i, mem[i], shadow[i]);
+
+    // a corrupted frame in the middle: BAD_CRC, then OUT_OF_ORDER for the
+    // ones behind it, each carrying L (the last one applied); none applied
+    s0 = s0 + 5;
+    n_before = mem_writes;
+    for (k = 0; k < 5; k = k + 1) begin
+      for (i = 0; i < 4; i = i + 1) txw[i] = 32'hC0DE_0000 + k * 16 + i;
+      if (k < 2) for (i = 0; i < 4; i = i + 1) shadow[800 + 8 * k + i] = txw[i];
+      build_frame(s0[7:0] + k[7:0], `SGPU_LINK_CMD_WRITE, 8'h00, 16'd4, (800 + 8 * k) * 4, 4);
+      if (k == 2) fb[13] = fb[13] ^ 8'h04;
+      send_built(fn);
+    end
+    expect_ack(s0[7:0], 8'd0, 0);
+    expect_ack(s0[7:0] + 8'd1, 8'd0, 0);
+    expect_nak(`SGPU_LINK_NAK_BAD_CRC);
+    if (r_seq != s0[7:0] + 8'd2) $fatal(1, "BAD_CRC nak for seq %0d", r_seq);
+    expect_ooo(s0[7:0] + 8'd3, s0[7:0] + 8'd1);
+    expect_ooo(s0[7:0] + 8'd4, s0[7:0] + 8'd1);
+    if (mem_writes != n_before + 8) $fatal(1, "frames after a refused one applied (%0d words)", mem_writes - n_before);
+    for (i = 0; i < 1024; i = i + 1)
+      if (mem[i] !== shadow[i]) $fatal(1, "after OUT_OF_ORDER: word %0d = %h, want %h", i, mem[i], shadow[i]);
+    // the host resends from L + 1, again without waiting
+    for (k = 2; k < 5; k = k + 1) begin
+      for (i = 0; i < 4; i = i + 1) begin
+        txw[i] = 32'hC0DE_0000 + k * 16 + i;
+        shadow[800 + 8 * k + i] = txw[i];
+      end
+      do_write(s0[7:0] + k[7:0], (800 + 8 * k) * 4, 4, 8'h00);
+    end
+    for (k = 2; k < 5; k = k + 1) expect_ack(s0[7:0] + k[7:0], 8'd0, 0);
+    // a repeat of the last: DUPLICATE; of an older one: OUT_OF_ORDER
+    do_write(s0[7:0] + 8'd4, (800 + 8 * 4) * 4, 4, 8'h00);
+    expect_ack(s0[7:0] + 8'd4, `SGPU_LINK_ACK_DUPLICATE, 0);
+    do_write(s0[7:0] + 8'd2, (800 + 8 * 2) * 4, 4, 8'h00);
+    expect_ooo(s0[7:0] + 8'd2, s0[7:0] + 8'd4);
+    if (mem_writes != n_before + 20) $fatal(1, "resent frames applied %0d words", mem_writes - n_before);
+    for (i = 0; i < 1024; i = i + 1)
+      if (mem[i] !== shadow[i]) $fatal(1, "after the repeats: word %0d = %h, want %h", i, mem[i], shadow[i]);
+    // a READ right behind a WRITE sees it
+    txw[0] = 32'h600D_F00D;
+    shadow[900] = txw[0];
+    do_write(s0[7:0] + 8'd5, 900 * 4, 1, 8'h00);
+    do_read(s0[7:0] + 8'd6, 900 * 4, 1, 8'h00);
+    expect_ack(s0[7:0] + 8'd5, 8'd0, 0);
+    expect_ack(s0[7:0] + 8'd6, 8'd0, 1);
+    if (rxw[0] !== 32'h600D_F00D) $fatal(1, "pipelined read gave %h", rxw[0]);
+    ready_bias = 1'b1;
+
+    // --- the fast bridges: PING, WRITEs and READs, 486 bytes back to back
+    // at a byte a cycle (the FIFO holds them while the parser catches up)
+    build_frame(8'd1, `SGPU_LINK_CMD_PING, 8'h00, 16'd0, 32'h0, 0);
+    fs_add;
+    for (i = 0; i < MAXW; i = i + 1) begin txw[i] = tb_random(0); fexp[i] = txw[i]; end
+    build_frame(8'd2, `SGPU_LINK_CMD_WRITE, 8'h00, MAXW, 32'h0, MAXW);
+    fs_add;
+    for (i = 0; i < 16; i = i + 1) begin txw[i] = tb_random(0); fexp[64 + i] = txw[i]; end
+    build_frame(8'd3, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd16, 32'd256, 16);
+    fs_add;
+    for (i = 0; i < 16; i = i + 1) fre[i] = fexp[i];
+    build_frame(8'd4, `SGPU_LINK_CMD_READ, 8'h00, 16'd16, 32'h0, 0);
+    fs_add;
+    txw[0] = 32'h1234_5678; fexp[100] = txw[0];
+    build_frame(8'd5, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd1, 32'd400, 1);
+    fs_add;
+    for (i = 0; i < 16; i = i + 1) begin txw[i] = tb_random(0); fexp[i] = txw[i]; end
+    build_frame(8'd6, `SGPU_LINK_CMD_WRITE, 8'h00, 16'd16, 32'h0, 16);
+    fs_add;
+    for (i = 0; i < 8; i = i + 1) fre[64 + i] = fexp[64 + i];
+    build_frame(8'd7, `SGPU_LINK_CMD_READ, 8'h00, 16'd8, 32'd256, 0);
+    fs_add;
+    if (fsn != 486) $fatal(1, "fast stream of %0d bytes", fsn);
+    fast_feed;
+    for (k = 0; k < 2; k = k + 1) begin
+      fexpect(k, 8'd1, `SGPU_LINK_KIND_ACK, 8'd0, 1);
+      if (rxw[0] !== PING_WORD) $fatal(1, "fast bridge %0d: ping word %h", k, rxw[0]);
+      fexpect(k, 8'd2, `SGPU_LINK_KIND_ACK, 8'd0, 0);
+      fexpect(k, 8'd3, `SGPU_LINK_KIND_ACK, 8'd0, 0);
+      fexpect(k, 8'd4, `SGPU_LINK_KIND_ACK, 8'd0, 16);
+      for (i = 0; i < 16; i = i + 1)
+        if (rxw[i] !== fre[i]) $fatal(1, "fast bridge %0d: read word %0d = %h, want %h", k, i, rxw[i], fre[i]);
+      fexpect(k, 8'd5, `SGPU_LINK_KIND_ACK, 8'd0, 0);
+      fexpect(k, 8'd6, `SGPU_LINK_KIND_ACK, 8'd0, 0);
+      fexpect(k, 8'd7, `SGPU_LINK_KIND_ACK, 8'd0, 8);
+      for (i = 0; i < 8; i = i + 1)
+        if (rxw[i] !== fre[64 + i]) $fatal(1, "fast bridge %0d: read word %0d = %h, want %h", k, i, rxw[i], fre[64 + i]);
+      for (i = 0; i < 256; i = i + 1)
+        if (fmem[k * 256 + i] !== fexp[i]) $fatal(1, "fast bridge %0d: word %0d = %h, want %h", k, i, fmem[k * 256 + i], fexp[i]);
+    end
+    if (g_fast[0].writes != 64 + 16 + 1 + 16 || g_fast[1].writes != 64 + 16 + 1 + 16)
+      $fatal(1, "fast bridges wrote %0d and %0d words", g_fast[0].writes, g_fast[1].writes);
+
+    // --- overflow: three 64-word WRITEs (810 bytes) at a byte a cycle.  The
+    // bit-serial bridge drops what finds its FIFO full; whatever each
+    // bridge answers, a frame is applied whole if ACKed and not at all
+    // otherwise, and after a quiet line a PING is answered again.
+    for (k = 0; k < 3; k = k + 1) begin
+      for (i = 0; i < MAXW; i = i + 1) begin txw[i] = tb_random(0); fdat[64 * k + i] = txw[i]; end
+      build_frame(8'd8 + k[7:0], `SGPU_LINK_CMD_WRITE, 8'h00, MAXW, ((k == 2) ? 0 : 128 + 64 * k) * 4, MAXW);
+      fs_add;
+    end
+    fast_feed;
+    for (k = 0; k < 2; k = k + 1) begin
+      fans[0] = 0; fans[1] = 0; fans[2] = 0;
+      frecv(k, 3 * FTIMEOUT + 20000);
+      while (!timed_out) begin
+        if (r_seq >= 8 && r_seq <= 10 && fans[r_seq - 8] == 0)
+          fans[r_seq - 8] = (r_kind == `SGPU_LINK_KIND_ACK) ? 8'd1 : 8'd2;
+        frecv(k, 3 * FTIMEOUT);
+      end
+      bad = 0;
+      for (j = 0; j < 3; j = j + 1) begin
+        w0 = (j == 2) ? 0 : 128 + 64 * j;
+        for (i = 0; i < MAXW; i = i + 1)
+          if (fmem[k * 256 + w0 + i] !== ((fans[j] == 1) ? fdat[64 * j + i] : fexp[w0 + i]))
+            $fatal(1, "fast bridge %0d: frame %0d (answer %0d) word %0d = %h", k, j, fans[j], i, fmem[k * 256 + w0 + i]);
+        if (fans[j] != 1) bad = bad + 1;
+      end
+      if (k == 0 && bad == 0) $fatal(1, "the bit-serial bridge took 810 bytes at a byte a cycle");
+      $display("fast bridge CRC_STEP %0d: overflow answers %0d %0d %0d (1 ACK, 2 NAK, 0 none)",
+               (k == 0) ? 1 : 8, fans[0], fans[1], fans[2]);
+    end
+    build_frame(8'd11, `SGPU_LINK_CMD_PING, 8'h00, 16'd0, 32'h0, 0);
+    fs_add;
+    fast_feed;
+    for (k = 0; k < 2; k = k + 1) begin
+      fexpect(k, 8'd11, `SGPU_LINK_KIND_ACK, 8'd0, 1);
+      if (rxw[0] !== PING_WORD) $fatal(1, "fast bridge %0d: ping word %h after the overflow", k, rxw[0]);
+    end
+
     if (rx_ferr) $fatal(1, "framing error");
     $display("tb_sgpu_host_bridge: PASS (%0d corrupted, %0d answers lost, %0d duplicates, %0d events)",
              corrupted, dropped, dups, events);
