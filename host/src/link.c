@@ -88,6 +88,9 @@ typedef struct sgpu_link {
   double srtt_ms, rttvar_ms; /* answer time estimate (first transmissions only) */
   double ms_per_byte;     /* the same per byte of request and answer: a long frame's share */
   int have_rtt;
+  uint32_t backoff;       /* doublings of the answer timeout kept from frame to frame until the
+                             next round trip is measured (Karn): an other end slower than the
+                             floor is otherwise never measured, every frame repeated once */
   uint64_t t0_ns;         /* open time */
   uint64_t last_evt_ns;   /* last EVENT or quiet poll */
   sgpu_link_decoder dec;
@@ -218,6 +221,7 @@ static uint32_t ack_timeout_ms(const sgpu_link *L, size_t req_bytes, size_t rsp_
 
 static void note_rtt(sgpu_link *L, double ms, size_t bytes) {
   double per_byte = ms / (double)(bytes ? bytes : 1);
+  L->backoff = 0;
   if (!L->have_rtt) {
     L->srtt_ms = ms;
     L->rttvar_ms = ms / 2;
@@ -521,10 +525,13 @@ static int win_step(sgpu_link *L) {
    * with a bad header NAKs only after the line has been quiet for the gap
    * timeout (5 ms, a quarter of the shortest wait), and a device slower
    * than its answers so far gets time; more would leave too few repeats
-   * before the give-up time on a line that loses answers too.  The wait
-   * runs from when the frame was sent or became the oldest. */
+   * before the give-up time on a line that loses answers too.  Until a
+   * round trip is measured again the doublings carry over to the next
+   * frames.  The wait runs from when the frame was sent or became the
+   * oldest. */
+  uint32_t doublings = L->o_quiet > L->backoff ? L->o_quiet : L->backoff;
   uint64_t wait_ms = (uint64_t)ack_timeout_ms(L, h->n, rsp_bytes_of(h))
-                     << (L->o_quiet < LINK_TIMEOUT_DOUBLINGS ? L->o_quiet : LINK_TIMEOUT_DOUBLINGS);
+                     << (doublings < LINK_TIMEOUT_DOUBLINGS ? doublings : LINK_TIMEOUT_DOUBLINGS);
   if (wait_ms > L->opt.giveup_ms / 2) wait_ms = L->opt.giveup_ms / 2;
   uint64_t ref = h->sent_ns > L->o_start ? h->sent_ns : L->o_start;
   uint64_t deadline = ref + wait_ms * 1000000u;
@@ -558,6 +565,7 @@ static int win_step(sgpu_link *L) {
   if (!nak) {
     L->st.timeouts++;
     L->o_quiet++;
+    if (L->backoff < LINK_TIMEOUT_DOUBLINGS) L->backoff++;
   }
   /* a failed try: smaller frames from the next one on (a noisy line) */
   L->good_run = 0;

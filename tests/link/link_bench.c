@@ -97,6 +97,7 @@ int main(int argc, char **argv) {
   printf("upload_answer_bytes %llu\n", (unsigned long long)(s1.bytes_received - s0.bytes_received));
   printf("upload_frames %llu\n", (unsigned long long)(s1.frames_sent - s0.frames_sent));
   printf("upload_repeats %llu\n", (unsigned long long)(s1.retransmissions - s0.retransmissions));
+  printf("upload_in_flight_max %u\n", s1.in_flight_max);
   printf("upload_sim_s %.6f\n", up_sim);
   printf("upload_wall_s %.6f\n", t1 - t0);
   printf("upload_payload_Bps_sim %.0f\n", n / up_sim);

@@ -127,6 +127,11 @@ int main(int argc, char **argv) {
          (unsigned long long)(st2.retransmissions - st1.retransmissions));
   printf("figure readback_payload_Bps_wall %.0f\nfigure readback_payload_Bps_sim %.0f\n",
          n / (t2 - t1r), n / ((double)(uint32_t)(c2 - c1) / SGPU_NOMINAL_CLOCK_HZ));
+  printf("figure upload_in_flight_max %u\n", st1.in_flight_max);
+  printf("window: link version %u, %u request bytes, up to %u frames in flight, %llu out of order, "
+         "%llu renumbered\n",
+         st1.version, st1.window_bytes, st1.in_flight_max, (unsigned long long)st1.out_of_order,
+         (unsigned long long)st1.renumbered);
   uint64_t wire = st1.bytes_sent - st0.bytes_sent;
   if (wire)
     printf("upload: %llu frames (%llu repeated), %llu wire bytes for %u payload bytes: %.3f\n",
