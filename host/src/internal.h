@@ -56,7 +56,7 @@ typedef struct sgpu_open_options {
   int video_set;         /* video= given */
   uint32_t watchdog;     /* watchdog= (cycles) */
   int watchdog_set;
-  int link_one_frame;    /* window=off (link URIs): one frame in flight */
+  int link_window;       /* window=auto|on|off (link URIs): SGPU_LINK_WINDOW_* */
 } sgpu_open_options;
 
 /* Parse the URI and open its transport.  msg gets a one-line reason. */

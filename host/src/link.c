@@ -57,6 +57,9 @@
 /* Pipelined writes are cut so that this many fit in the window: a 64-word
  * frame (270 bytes) alone fills a 512-byte FIFO's budget of 242 */
 #define LINK_WINDOW_FRAMES 3u
+/* window=auto: one frame of the size not chosen is sent (alone) after this
+ * many of the chosen size, so both round trips stay measured */
+#define LINK_PROBE_FRAMES 32u
 
 /* A request frame in the window (sent, or waiting for room to be sent). */
 typedef struct sgpu_link_slot {
@@ -103,6 +106,11 @@ typedef struct sgpu_link {
   sgpu_link_slot win[LINK_WINDOW_SLOTS];
   uint32_t w_head, w_n, w_sent, w_hi, w_bytes;
   uint32_t version;       /* the device's link version */
+  /* window=auto: round trips of WRITE frames sent alone at their first
+   * try, of the pipelined size and of the full burst (0: none yet) */
+  double rtt_pipe_ms, rtt_full_ms;
+  uint32_t probe;         /* frames since the other size was last sent */
+  int pipe_on;            /* the size chosen: pipelined (1) or full (0) */
   uint32_t fifo_bytes;    /* its receive FIFO (version 3), 0: one frame in flight */
   /* the oldest frame's tries, for the give-up rules: since when it is the
    * oldest, its last sign of life */
@@ -256,6 +264,8 @@ static void oldest_reset(sgpu_link *L) {
   L->o_quiet = L->o_rejects = 0;
 }
 
+static void note_size_rtt(sgpu_link *L, uint32_t words, double ms);
+
 /* The device has done the k oldest frames (ans: the answer to the last of
  * them, or NULL when an OUT_OF_ORDER NAK told so). */
 static void win_retire(sgpu_link *L, uint32_t k, const sgpu_link_frame *ans) {
@@ -269,7 +279,11 @@ static void win_retire(sgpu_link *L, uint32_t k, const sgpu_link_frame *ans) {
     }
     if (!s->again) { /* answered at its first try */
       /* a frame that waited behind others says nothing about the round trip */
-      if (s->alone && s->wire) note_rtt(L, (double)(now - s->sent_ns) / 1e6, s->n + rsp_bytes_of(s));
+      if (s->alone && s->wire) {
+        double ms = (double)(now - s->sent_ns) / 1e6;
+        note_rtt(L, ms, s->n + rsp_bytes_of(s));
+        if (s->cmd == SGPU_LINK_CMD_WRITE) note_size_rtt(L, s->count, ms);
+      }
       if (++L->good_run >= 32 && L->burst < L->max_words) {
         L->burst = L->burst * 2 > L->max_words ? L->max_words : L->burst * 2;
         L->good_run = 0;
@@ -423,6 +437,41 @@ static void drop_stale(sgpu_link *L) {
 static uint32_t win_budget(const sgpu_link *L) {
   uint32_t largest = SGPU_LINK_REQ_HDR_BYTES + 4u * L->max_words + SGPU_LINK_CRC_BYTES;
   return L->fifo_bytes > largest ? L->fifo_bytes - largest : 0;
+}
+
+/* Words of a pipelined WRITE frame: LINK_WINDOW_FRAMES of them fit in the
+ * window's budget; 0 when there is no window. */
+static uint32_t pipe_words(const sgpu_link *L) {
+  uint32_t fit = win_budget(L) / LINK_WINDOW_FRAMES, hdr = SGPU_LINK_REQ_HDR_BYTES + SGPU_LINK_CRC_BYTES;
+  return fit >= hdr + 4u ? (fit - hdr) / 4u : 0u;
+}
+
+static uint32_t write_frame_bytes(uint32_t words) {
+  return SGPU_LINK_REQ_HDR_BYTES + 4u * words + SGPU_LINK_CRC_BYTES;
+}
+
+static void note_size_rtt(sgpu_link *L, uint32_t words, double ms) {
+  double *r = words == pipe_words(L) ? &L->rtt_pipe_ms : words == L->max_words ? &L->rtt_full_ms : NULL;
+  if (r) *r = *r ? *r + (ms - *r) / 8 : ms;
+}
+
+/* window=auto: payload per unit of time of pipelined frames over that of
+ * one full frame at a time.  A full frame carries 4 * max_words bytes a
+ * round trip; the window's frames 4 * pw each, as many as fit, a round
+ * trip of one of them apart, or the wire time of them all when that is
+ * longer (no latency to hide).  The wire time a byte is what the full
+ * frame's longer round trip says.  With a 512-byte FIFO at 3 Mbaud the
+ * window wins while an answer's fixed delay is between about 0.15 and
+ * 1.7 ms (an FT2232H's 1 ms latency timer); below, the full frame's
+ * smaller overhead wins, above, its 256 bytes a round trip against the
+ * window's 192. */
+static double pipe_gain(const sgpu_link *L, uint32_t pw) {
+  uint32_t pb = write_frame_bytes(pw), fb = write_frame_bytes(L->max_words);
+  uint32_t k = win_budget(L) / pb;
+  double per_byte = (L->rtt_full_ms - L->rtt_pipe_ms) / (double)(fb - pb);
+  double cycle = (double)(k * pb) * (per_byte > 0 ? per_byte : 0);
+  if (cycle < L->rtt_pipe_ms) cycle = L->rtt_pipe_ms;
+  return (double)(k * 4u * pw) / cycle / ((double)(4u * L->max_words) / L->rtt_full_ms);
 }
 
 /* Send the frames of the window not sent in this pass, as far as the
@@ -659,16 +708,26 @@ static int sgpu_tr_link_reg_write(sgpu_transport *t, uint32_t offset, uint32_t v
   return r;
 }
 
-/* Words per WRITE frame now: the burst; with several frames in flight no
- * more than LINK_WINDOW_FRAMES of them fill the window's budget. */
-static uint32_t write_words(const sgpu_link *L) {
-  uint32_t budget = win_budget(L), w = L->burst;
-  if (!budget || noisy(L)) return w;
-  uint32_t fit = budget / LINK_WINDOW_FRAMES;
-  fit = fit > SGPU_LINK_REQ_HDR_BYTES + SGPU_LINK_CRC_BYTES + 4u
-            ? (fit - SGPU_LINK_REQ_HDR_BYTES - SGPU_LINK_CRC_BYTES) / 4u
-            : 1u;
-  return fit < w ? fit : w;
+/* Words per WRITE frame now.  One frame in flight (version 2, a noisy
+ * line, window=off): the burst.  With the window, frames that fit
+ * LINK_WINDOW_FRAMES times in its budget; window=auto chooses between the
+ * two by the round trips measured (pipe_gain), and changes its choice only
+ * for a gain of a tenth: the round trips of a simulation behind tcp: are
+ * wall time and move with the machine's load. */
+static uint32_t write_words(sgpu_link *L) {
+  uint32_t pw = pipe_words(L), w = L->burst;
+  if (!pw || noisy(L) || pw >= w) return w;
+  if (L->opt.window == SGPU_LINK_WINDOW_ON || !L->rtt_pipe_ms) return pw;
+  if (!L->rtt_full_ms) return w;
+  double g = pipe_gain(L, pw);
+  if (g > 1.1) L->pipe_on = 1;
+  if (g < 1 / 1.1) L->pipe_on = 0;
+  int pipe = L->pipe_on;
+  if (++L->probe >= LINK_PROBE_FRAMES) { /* keep the other size measured */
+    L->probe = 0;
+    pipe = !pipe;
+  }
+  return pipe ? pw : w;
 }
 
 static int mem_read_locked(sgpu_link *L, uint32_t address, void *data, uint32_t size) {
@@ -1076,7 +1135,7 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   L->max_words = mw == 0 || mw > SGPU_LINK_MAX_WORDS ? 1 : mw;
   L->burst = L->max_words;
   L->version = ver;
-  if (ver >= LINK_VERSION_WINDOW && !L->opt.one_frame) L->fifo_bytes = ((info >> 16) & 0xFFu) * SGPU_LINK_RX_FIFO_UNIT;
+  if (ver >= LINK_VERSION_WINDOW && L->opt.window != SGPU_LINK_WINDOW_OFF) L->fifo_bytes = ((info >> 16) & 0xFFu) * SGPU_LINK_RX_FIFO_UNIT;
   L->irq_pending = 1; /* look at INT_STATUS once */
   *tr = &L->base;
   return 0;

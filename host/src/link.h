@@ -30,6 +30,8 @@ typedef struct sgpu_link_chan {
   void (*close)(void *ctx);
 } sgpu_link_chan;
 
+enum { SGPU_LINK_WINDOW_AUTO = 0, SGPU_LINK_WINDOW_ON = 1, SGPU_LINK_WINDOW_OFF = 2 };
+
 typedef struct sgpu_link_options {
   uint32_t giveup_ms;     /* no valid answer to a frame for this long: link lost (default 1500) */
   uint32_t ack_min_ms;    /* floor of the adaptive answer timeout (default 20, the protocol's) */
@@ -44,7 +46,8 @@ typedef struct sgpu_link_options {
                              over tcp:): while it answers fast, an answer found broken
                              once the bytes that came are decoded is repeated without
                              waiting for the gap */
-  int one_frame;          /* one frame in flight even on a version-3 device (window=off) */
+  int window;             /* a version-3 device's window: SGPU_LINK_WINDOW_AUTO (pipeline when
+                             that is measured to carry more), _ON (always), _OFF (one frame) */
   /* Time source, monotonic nanoseconds (NULL: CLOCK_MONOTONIC).  Tests and
    * fuzz targets run the link on a virtual clock their channel advances
    * (a recv that waits with nothing to give moves it by the wait). */

@@ -200,15 +200,18 @@ static int link_options(const char *uri, const char *opts, sgpu_open_options *o,
     if (!eq) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': option '%.*s' is not KEY=VALUE", uri, (int)len, p);
     size_t klen = (size_t)(eq - p), vlen = len - klen - 1;
     if (klen == 6 && memcmp(p, "window", 6) == 0) {
-      /* window=off: one frame in flight even on a version-3 device (to
-       * compare; the link's own choice is on) */
-      if (vlen == 3 && memcmp(eq + 1, "off", 3) == 0)
-        o->link_one_frame = 1;
+      /* a version-3 device's window: auto (pipeline when the measured round
+       * trips say it carries more), on (always), off (one frame in flight);
+       * on and off are there to compare */
+      if (vlen == 4 && memcmp(eq + 1, "auto", 4) == 0)
+        o->link_window = SGPU_LINK_WINDOW_AUTO;
       else if (vlen == 2 && memcmp(eq + 1, "on", 2) == 0)
-        o->link_one_frame = 0;
+        o->link_window = SGPU_LINK_WINDOW_ON;
+      else if (vlen == 3 && memcmp(eq + 1, "off", 3) == 0)
+        o->link_window = SGPU_LINK_WINDOW_OFF;
       else
-        FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': window='%.*s' is not on or off", uri, (int)vlen,
-                eq + 1);
+        FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': window='%.*s' is not auto, on or off", uri,
+                (int)vlen, eq + 1);
     } else {
       int e = open_option(p, klen, eq + 1, vlen, o, "option", msg, msg_size);
       if (e) return e;
@@ -339,7 +342,7 @@ static int open_usb(const char *uri, sgpu_transport **tr, const sgpu_open_option
   sgpu_link_options lo;
   memset(&lo, 0, sizeof lo);
   lo.bytes_per_sec = baud / 10;
-  lo.one_frame = o->link_one_frame;
+  lo.window = o->link_window;
   return sgpu_link_open("usb", &ch, &lo, tr, msg, msg_size);
 }
 
@@ -398,7 +401,7 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     lo.ack_noisy_ms = LINK_TCP_ACK_NOISY_MS;
     lo.gap_ms = LINK_TCP_GAP_MS;
     lo.whole_answers = 1; /* sgpu-sim writes each answer in one piece */
-    lo.one_frame = o->link_one_frame;
+    lo.window = o->link_window;
     return sgpu_link_open("tcp", &ch, &lo, tr, msg, msg_size);
   }
   if (strncmp(uri, "serial:", 7) == 0) {
@@ -421,13 +424,13 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     sgpu_link_options lo;
     memset(&lo, 0, sizeof lo);
     lo.bytes_per_sec = baud / 10;
-    lo.one_frame = o->link_one_frame;
+    lo.window = o->link_window;
     return sgpu_link_open("serial", &ch, &lo, tr, msg, msg_size);
   }
   if (strncmp(uri, "usb", 3) == 0 && (uri[3] == 0 || uri[3] == ':' || uri[3] == '@'))
     return open_usb(uri, tr, o, msg, msg_size);
   FAILMSG(SGPU_ERROR_INVALID_URI,
           "unknown device URI '%s' (sim[:OPTS], tcp:HOST:PORT, serial:/dev/X[@BAUD], "
-          "usb[:VID:PID[:SERIAL]][@BAUD]; link URIs take ,video=tiny|vga,watchdog=N,window=on|off)",
+          "usb[:VID:PID[:SERIAL]][@BAUD]; link URIs take ,video=tiny|vga,watchdog=N,window=auto|on|off)",
           uri);
 }

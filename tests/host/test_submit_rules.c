@@ -402,7 +402,7 @@ static void test_uris(void **state) {
       {"serial:/dev/ttyUSB1@3000000,watchdog=x", SGPU_ERROR_INVALID_URI, "watchdog='x'"},
       {"usb:1d50:00ff,video", SGPU_ERROR_INVALID_URI, "'video' is not KEY=VALUE"},
       {"tcp:127.0.0.1:1,video=tiny,watchdog=5000", SGPU_ERROR_NO_DEVICE, "cannot connect"},
-      {"tcp:127.0.0.1:1,window=2", SGPU_ERROR_INVALID_URI, "window='2' is not on or off"},
+      {"tcp:127.0.0.1:1,window=2", SGPU_ERROR_INVALID_URI, "window='2' is not auto, on or off"},
       {"tcp:127.0.0.1:1,window=off", SGPU_ERROR_NO_DEVICE, "cannot connect"},
       {"pcie:0", SGPU_ERROR_INVALID_URI, "unknown device URI"},
   };

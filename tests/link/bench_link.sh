@@ -8,8 +8,8 @@
 # chip's clock (simulated time: what the link itself costs) and on the wall
 # clock (what this machine's simulation costs); and through tcp: at 3 Mbaud
 # with an FT2232H's 1 ms latency timer on the answers (--latency-us 1000),
-# once with one frame in flight (the URI's ,window=off) and once with the
-# window of link version 3.  A measurement for `make bench` (make
+# with one frame in flight (the URI's ,window=off), the window of link
+# version 3 (,window=on) and the client's choice (window=auto).  A measurement for `make bench` (make
 # link-bench), not a test: nothing here depends on the wall clock passing
 # or failing.
 #
@@ -45,8 +45,9 @@ run() {  # KEY URI
 run tcp3m "$(start tcp3m --listen tcp:127.0.0.1:0 --baud $BAUD)"
 run pty3m "$(start pty3m --pty --baud $BAUD)"
 run tcp "$(start tcp --listen tcp:127.0.0.1:0)"
-run lat1ms_one "$(start lat1ms_one --listen tcp:127.0.0.1:0 --baud $BAUD --latency-us 1000),window=off"
-run lat1ms "$(start lat1ms --listen tcp:127.0.0.1:0 --baud $BAUD --latency-us 1000)"
+run lat1ms_off "$(start lat1ms_off --listen tcp:127.0.0.1:0 --baud $BAUD --latency-us 1000),window=off"
+run lat1ms_on "$(start lat1ms_on --listen tcp:127.0.0.1:0 --baud $BAUD --latency-us 1000),window=on"
+run lat1ms_auto "$(start lat1ms_auto --listen tcp:127.0.0.1:0 --baud $BAUD --latency-us 1000)"
 
 wire=$((BAUD / 10))
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f %%", 100 * a / b }'; }
@@ -67,8 +68,9 @@ table() {
   row tcp3m "tcp: at 3 Mbaud" $wire
   row pty3m "serial: (--pty) at 3 Mbaud" $wire
   row tcp "tcp: unpaced (2 cycles a byte)" $((25175000 / 2))
-  row lat1ms_one "tcp: at 3 Mbaud, 1 ms latency timer, one frame in flight" $wire
-  row lat1ms "tcp: at 3 Mbaud, 1 ms latency timer, window" $wire
+  row lat1ms_off "tcp: at 3 Mbaud, 1 ms latency timer, window=off (one frame)" $wire
+  row lat1ms_on "tcp: at 3 Mbaud, 1 ms latency timer, window=on" $wire
+  row lat1ms_auto "tcp: at 3 Mbaud, 1 ms latency timer, window=auto" $wire
 }
 table
 if [ -n "$OUT" ]; then table >"$OUT"; fi
