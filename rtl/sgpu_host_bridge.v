@@ -234,8 +234,10 @@ module sgpu_host_bridge #(
     buf_we    = 1'b0;
 
     // the gap counts from the parser's last byte (a byte waiting in the
-    // FIFO comes within 8 / CRC_STEP + 1 cycles), not while it waits
-    if (p_rx || p_state_q == P_HUNT || p_wait) begin
+    // FIFO comes within 8 / CRC_STEP + 1 cycles), not while the executor
+    // keeps it waiting in a frame; it only matters from a SYNC on, which
+    // zeroes it (it may wrap in P_HUNT and P_HOLD)
+    if (p_rx || e_wr) begin
       p_gap_d = {GTW{1'b0}};
     end else begin
       p_gap_d = p_gap_q + {{(GTW-1){1'b0}}, g_tick};
