@@ -434,20 +434,20 @@ static void drop_stale(sgpu_link *L) {
 /* Request bytes the window may hold unanswered (the frames and their pads):
  * a version-3 device's receive FIFO less one largest frame.  0: one frame
  * at a time (version 2, or a FIFO no larger than a frame). */
+static uint32_t write_frame_bytes(uint32_t words) {
+  return SGPU_LINK_REQ_HDR_BYTES + 4u * words + SGPU_LINK_CRC_BYTES;
+}
+
 static uint32_t win_budget(const sgpu_link *L) {
-  uint32_t largest = SGPU_LINK_REQ_HDR_BYTES + 4u * L->max_words + SGPU_LINK_CRC_BYTES;
+  uint32_t largest = write_frame_bytes(L->max_words);
   return L->fifo_bytes > largest ? L->fifo_bytes - largest : 0;
 }
 
 /* Words of a pipelined WRITE frame: LINK_WINDOW_FRAMES of them fit in the
  * window's budget; 0 when there is no window. */
 static uint32_t pipe_words(const sgpu_link *L) {
-  uint32_t fit = win_budget(L) / LINK_WINDOW_FRAMES, hdr = SGPU_LINK_REQ_HDR_BYTES + SGPU_LINK_CRC_BYTES;
+  uint32_t fit = win_budget(L) / LINK_WINDOW_FRAMES, hdr = write_frame_bytes(0);
   return fit >= hdr + 4u ? (fit - hdr) / 4u : 0u;
-}
-
-static uint32_t write_frame_bytes(uint32_t words) {
-  return SGPU_LINK_REQ_HDR_BYTES + 4u * words + SGPU_LINK_CRC_BYTES;
 }
 
 static void note_size_rtt(sgpu_link *L, uint32_t words, double ms) {

@@ -57,7 +57,9 @@ static const uint8_t v_read[] = {0xA5, 0x03, 0x02, 0x10, 0x04, 0x00, 0x08, 0x01,
     0x23, 0x5E};
 static const uint8_t v_write_masked[] = {0xA5, 0x0B, 0x01, 0x15, 0x02, 0x00, 0xA0, 0x00, 0x00, 0x00, 0xDD, 0xCC,
     0xBB, 0xAA, 0x88, 0x77, 0x66, 0x55, 0xE6, 0xE4, 0x79, 0x12};
+/* a version-2 device's PING answer (its info word 0x4002: V_ACK_PING_INFO) */
 static const uint8_t v_ack_ping[] = {0xA5, 0x01, 0x81, 0x00, 0x01, 0x00, 0x02, 0x40, 0x00, 0x00, 0x8B, 0x6F, 0x48, 0x66};
+#define V_ACK_PING_INFO (2u | SGPU_LINK_MAX_WORDS << 8)
 static const uint8_t v_ack_dup[] = {0xA5, 0x07, 0x81, 0x01, 0x00, 0x00, 0xC7, 0xA0, 0x9B, 0xA5};
 static const uint8_t v_ack_read[] = {0xA5, 0x03, 0x81, 0x00, 0x04, 0x00, 0x44, 0x33, 0x22, 0x11, 0xA5, 0xA5,
     0xA5, 0xA5, 0x00, 0x00, 0x00, 0x00, 0xFF, 0xFF, 0xFF, 0xFF, 0xE0, 0x14,
@@ -270,7 +272,7 @@ static void test_decode_vectors(void **state) {
   assert_int_equal(f.seq, 1);
   assert_int_equal(f.info, 0);
   assert_int_equal(f.count, 1);
-  assert_int_equal(f.data[0], SGPU_LINK_VERSION | SGPU_LINK_MAX_WORDS << 8);
+  assert_int_equal(f.data[0], V_ACK_PING_INFO);
 
   assert_int_equal(decode_one(v_ack_dup, sizeof v_ack_dup, &f), SGPU_LINK_FRAME);
   assert_int_equal(f.kind, SGPU_LINK_KIND_ACK);
@@ -328,7 +330,7 @@ static void test_decode_vectors(void **state) {
     feed_all(&d, stream, n, chunk, &seed, &res);
     assert_int_equal(res.n, 5);
     assert_int_equal(res.nframes, 5);
-    assert_int_equal(res.frame[0].data[0], SGPU_LINK_VERSION | SGPU_LINK_MAX_WORDS << 8);
+    assert_int_equal(res.frame[0].data[0], V_ACK_PING_INFO);
     assert_memory_equal(res.frame[1].data, want, sizeof want);
     assert_int_equal(res.frame[2].kind, SGPU_LINK_KIND_EVENT);
     assert_int_equal(res.frame[3].kind, SGPU_LINK_KIND_NAK);
@@ -636,7 +638,7 @@ static void test_reject_truncated(void **state) {
   assert_int_equal(sgpu_link_decoder_gap(&d), SGPU_LINK_ERR_TRUNCATED);
   assert_int_equal(sgpu_link_decode(&d, NULL, 0, &used, &f), SGPU_LINK_FRAME);
   assert_int_equal(f.seq, 1);
-  assert_int_equal(f.data[0], SGPU_LINK_VERSION | SGPU_LINK_MAX_WORDS << 8);
+  assert_int_equal(f.data[0], V_ACK_PING_INFO);
   assert_int_equal(sgpu_link_decode(&d, NULL, 0, &used, &f), SGPU_LINK_NEED_MORE);
   assert_int_equal(sgpu_link_decoder_pending(&d), 0);
 }
