@@ -830,6 +830,20 @@ static void test_window_out_of_order(void **state) {
    * on tcp: is 1 ms, which a loaded machine may exceed) */
   assert_int_equal(st.renumbered, 0);
   assert_true(st.retransmissions >= 1);
+  /* an ACK lost and the next frame lost: the OUT_OF_ORDER NAKs behind
+   * carry the SEQ of the frame whose ACK was lost, which retires it (it
+   * must not be sent again as a new frame: renumbering it would apply it
+   * twice) */
+  pthread_mutex_lock(&h->mu);
+  h->drop_at = h->frames_in + 40;
+  h->lose_at = h->frames_in + 41;
+  pthread_mutex_unlock(&h->mu);
+  sgpu_link_stats s0;
+  assert_int_equal(sgpu_get_link_stats(dev, &s0), 0);
+  upload_once(h, dev, (uint32_t)a, WINDOW_BYTES, 10);
+  assert_int_equal(sgpu_get_link_stats(dev, &st), 0);
+  assert_true(st.out_of_order > s0.out_of_order);
+  assert_int_equal(st.renumbered, 0);
   sgpu_close(dev);
   hostile_stop(h);
 }
