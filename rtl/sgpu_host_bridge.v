@@ -310,6 +310,9 @@ module sgpu_host_bridge #(
             if (p_idx_q[1:0] == 2'b11) p_state_d = P_HOLD;
           end
         end else if (p_gap_q == GAP_LAST) begin
+          // (a byte that reached the FIFO in the cycle before is read now
+          // and lost in P_HOLD, like a byte dropped on the line; testing
+          // rxf_empty here cost 5 cells)
           p_state_d = P_HOLD;
           p_nak_d   = NAK_TMO[2:0];
         end
