@@ -28,7 +28,12 @@ module sgpu_host_bridge #(
   // boards; bytes must come at least 9 cycles apart) or 2, 4, 8 (8: a byte
   // in one cycle, bytes at least 2 cycles apart: sgpu-sim's chip, whose
   // simulated wire is as fast as the bridge takes it)
-  parameter integer CRC_STEP = 1
+  parameter integer CRC_STEP = 1,
+  // Receive FIFO bytes (a power of two, at most 4080 / 16 units: the PING
+  // info word's field), or 0: none, the parser takes the bytes as they
+  // come and drops those that arrive while it waits, so a host keeps one
+  // frame in flight (the iCEBreaker: the FIFO's logic does not fit there).
+  parameter integer RX_FIFO_BYTES = `SGPU_LINK_RX_FIFO_BYTES
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -94,30 +99,55 @@ module sgpu_host_bridge #(
   localparam [7:0] NAK_TMO    = `SGPU_LINK_NAK_TIMEOUT;
   localparam [7:0] NAK_ADDR   = `SGPU_LINK_NAK_BAD_ADDR;
   localparam [7:0] NAK_OOO    = `SGPU_LINK_NAK_OUT_OF_ORDER;
-  localparam integer RXB  = `SGPU_LINK_RX_FIFO_BYTES;
-  localparam integer RXW  = $clog2(RXB);            // FIFO address width
+  localparam integer RXB  = RX_FIFO_BYTES;
+  localparam integer RXW  = (RXB > 1) ? $clog2(RXB) : 1;   // FIFO address width
   localparam [31:0] RXB_UNITS = RXB / `SGPU_LINK_RX_FIFO_UNIT;
   localparam [31:0] PING_WORD = {8'd0, RXB_UNITS[7:0], 8'd`SGPU_LINK_MAX_WORDS, 8'd`SGPU_LINK_VERSION};
 
   // ------------------------------------------------------------ receive FIFO
-  // Pointers one bit wider than the address: equal = empty, equal but for
-  // the top bit = full.  A byte is read when the parser can take it (p_pop)
-  // and reaches it a cycle later (p_rx_q, rxf_data_q).
-  // no_rw_check: the read address equals the write address only when the
-  // FIFO is empty (no read) or full (no write).
-  (* no_rw_check *)
-  reg [7:0]   rxf_q [0:RXB-1];
-  reg [7:0]   rxf_data_q;
-  reg [RXW:0] rxf_wptr_q, rxf_rptr_q;
-  wire        rxf_lo_eq = (rxf_wptr_q[RXW-1:0] == rxf_rptr_q[RXW-1:0]);
-  wire        rxf_empty = rxf_lo_eq && (rxf_wptr_q[RXW] == rxf_rptr_q[RXW]);
-  wire        rxf_push  = rx_valid_i && !(rxf_lo_eq && !rxf_empty);
-  wire        p_pop;
-
-  always @(posedge clk_i) begin
-    if (rxf_push) rxf_q[rxf_wptr_q[RXW-1:0]] <= rx_data_i;
-    if (p_pop)    rxf_data_q <= rxf_q[rxf_rptr_q[RXW-1:0]];
-  end
+  // The parser's bytes: p_rx strobes p_rxd.  With a FIFO, pointers one bit
+  // wider than the address: equal = empty, equal but for the top bit =
+  // full.  A byte is read when the parser can take it (p_pop) and reaches
+  // it a cycle later (p_rx, p_rxd).  no_rw_check: the read address equals
+  // the write address only when the FIFO is empty (no read) or full (no
+  // write).  Without one, a byte that comes while the parser waits is lost.
+  wire        p_rx;
+  wire [7:0]  p_rxd;
+  wire        p_can_pop;              // the parser can take a byte now
+  wire        p_wait;                 // the parser waits for the executor
+  generate if (RXB > 0) begin : g_rxf
+    (* no_rw_check *)
+    reg [7:0]   rxf_q [0:RXB-1];
+    reg [7:0]   rxf_data_q;
+    reg [RXW:0] rxf_wptr_q, rxf_rptr_q;
+    reg         p_rx_q;
+    wire        rxf_lo_eq = (rxf_wptr_q[RXW-1:0] == rxf_rptr_q[RXW-1:0]);
+    wire        rxf_empty = rxf_lo_eq && (rxf_wptr_q[RXW] == rxf_rptr_q[RXW]);
+    wire        rxf_push  = rx_valid_i && !(rxf_lo_eq && !rxf_empty);
+    wire        p_pop     = !rxf_empty && !p_rx_q && p_can_pop;
+    always @(posedge clk_i) begin
+      if (rxf_push) rxf_q[rxf_wptr_q[RXW-1:0]] <= rx_data_i;
+      if (p_pop)    rxf_data_q <= rxf_q[rxf_rptr_q[RXW-1:0]];
+    end
+    always @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        rxf_wptr_q <= {(RXW+1){1'b0}};
+        rxf_rptr_q <= {(RXW+1){1'b0}};
+        p_rx_q     <= 1'b0;
+      end else begin
+        rxf_wptr_q <= rxf_wptr_q + {{RXW{1'b0}}, rxf_push};
+        rxf_rptr_q <= rxf_rptr_q + {{RXW{1'b0}}, p_pop};
+        p_rx_q     <= p_pop;
+      end
+    end
+    assign p_rx  = p_rx_q;
+    assign p_rxd = rxf_data_q;
+  end else begin : g_direct
+    // the UART spaces bytes by more than the CRC steps (10 bit times)
+    assign p_rx  = rx_valid_i && !p_wait;
+    assign p_rxd = rx_data_i;
+    wire unused_direct = &{1'b0, p_can_pop};
+  end endgenerate
 
   // ------------------------------------------------------------ write buffer
   // written one byte lane at a time as the data arrives (block RAM with
@@ -136,10 +166,10 @@ module sgpu_host_bridge #(
   always @(posedge clk_i) begin
     if (buf_we) begin
       case (buf_lane)
-        2'd0: buf_q[buf_waddr][7:0]   <= rxf_data_q;
-        2'd1: buf_q[buf_waddr][15:8]  <= rxf_data_q;
-        2'd2: buf_q[buf_waddr][23:16] <= rxf_data_q;
-        default: buf_q[buf_waddr][31:24] <= rxf_data_q;
+        2'd0: buf_q[buf_waddr][7:0]   <= p_rxd;
+        2'd1: buf_q[buf_waddr][15:8]  <= p_rxd;
+        2'd2: buf_q[buf_waddr][23:16] <= p_rxd;
+        default: buf_q[buf_waddr][31:24] <= p_rxd;
       endcase
     end
     buf_rdata_q <= buf_q[buf_raddr];
@@ -168,9 +198,6 @@ module sgpu_host_bridge #(
   reg [GPW-1:0] g_pre_q;                // gap prescaler
   wire          g_tick = &g_pre_q;
   reg [GTW-1:0] p_gap_q, p_gap_d;       // prescaler ticks since the last byte
-  reg           p_rx_q;                 // a byte from the FIFO in rxf_data_q
-  wire          p_rx = p_rx_q;
-  wire [7:0]    p_rxd = rxf_data_q;
 
   // The CRCs run CRC_STEP bits per cycle: a byte is XORed into the top of
   // the register, then eight shift steps follow, CRC_STEP a cycle
@@ -187,8 +214,8 @@ module sgpu_host_bridge #(
   // the parser waits while it holds a frame and while the executor reads
   // the write buffer (the next frame's data would overwrite it)
   wire       e_wr;
-  wire       p_wait = p_frame_valid || e_wr;
-  assign p_pop = !rxf_empty && !p_rx_q && (p_cstep_q[3:1] == 3'd0) && !p_wait;
+  assign p_wait    = p_frame_valid || e_wr;
+  assign p_can_pop = (p_cstep_q[3:1] == 3'd0) && !p_wait;
 
   // header checks, on the complete header (the last byte is ADDR[31:24],
   // which no check looks at)
@@ -563,9 +590,6 @@ module sgpu_host_bridge #(
       p_nak_q      <= 3'd0;
       g_pre_q      <= {GPW{1'b0}};
       p_gap_q      <= {GTW{1'b0}};
-      p_rx_q       <= 1'b0;
-      rxf_wptr_q   <= {(RXW+1){1'b0}};
-      rxf_rptr_q   <= {(RXW+1){1'b0}};
       e_state_q    <= E_IDLE;
       e_seq_q      <= 8'd0;
       e_kind_q     <= 2'd0;
@@ -605,9 +629,6 @@ module sgpu_host_bridge #(
       p_nak_q      <= p_nak_d;
       g_pre_q      <= g_pre_q + 1'b1;
       p_gap_q      <= p_gap_d;
-      p_rx_q       <= p_pop;
-      rxf_wptr_q   <= rxf_wptr_q + {{RXW{1'b0}}, rxf_push};
-      rxf_rptr_q   <= rxf_rptr_q + {{RXW{1'b0}}, p_pop};
       e_state_q    <= e_state_d;
       e_seq_q      <= e_seq_d;
       e_kind_q     <= e_kind_d;

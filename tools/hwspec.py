@@ -555,9 +555,11 @@ LINK_FLAGS_RESERVED_MASK = 0xE0
 LINK_ACK_DUPLICATE = 0x01    # a retransmitted WRITE: acknowledged, not applied again
 # The device queues received bytes in a FIFO of this many bytes while it
 # executes a frame, so a host may have this many request bytes unanswered
-# (several WRITE frames in flight).  LINK_RX_FIFO_UNIT: its unit in the PING
-# info word.
-LINK_RX_FIFO_BYTES = 512
+# (several WRITE frames in flight: seven of the largest).  The bridge's
+# default, used by sgpu-sim's chip and the ULX3S; the iCEBreaker's bridge
+# has none (its logic does not fit in the UP5K's 80 %), and says 0 in its
+# PING.  LINK_RX_FIFO_UNIT: the unit of the PING info word's field.
+LINK_RX_FIFO_BYTES = 2048
 LINK_RX_FIFO_UNIT = 16
 # PING ACK info word: [7:0] LINK_VERSION, [15:8] LINK_MAX_WORDS,
 # [23:16] LINK_RX_FIFO_BYTES / LINK_RX_FIFO_UNIT (0: no FIFO, one frame in
