@@ -102,7 +102,12 @@ module sgpu_host_bridge #(
   localparam integer RXB  = RX_FIFO_BYTES;
   localparam integer RXW  = (RXB > 1) ? $clog2(RXB) : 1;   // FIFO address width
   localparam [31:0] RXB_UNITS = RXB / `SGPU_LINK_RX_FIFO_UNIT;
-  localparam [31:0] PING_WORD = {8'd0, RXB_UNITS[7:0], 8'd`SGPU_LINK_MAX_WORDS, 8'd`SGPU_LINK_VERSION};
+  // Without a FIFO a host keeps one frame in flight, which version 2's
+  // rules serve (any new SEQ executes); they take fewer cells than version
+  // 3's sequence rule, so such a bridge speaks version 2.
+  localparam        V3 = (RXB > 0);
+  localparam [7:0]  VERSION = V3 ? `SGPU_LINK_VERSION : `SGPU_LINK_VERSION_SINGLE;
+  localparam [31:0] PING_WORD = {8'd0, RXB_UNITS[7:0], 8'd`SGPU_LINK_MAX_WORDS, VERSION};
 
   // ------------------------------------------------------------ receive FIFO
   // The parser's bytes: p_rx strobes p_rxd.  With a FIFO, pointers one bit
@@ -144,7 +149,7 @@ module sgpu_host_bridge #(
     assign p_rxd = rxf_data_q;
   end else begin : g_direct
     // the UART spaces bytes by more than the CRC steps (10 bit times)
-    assign p_rx  = rx_valid_i && !p_wait;
+    assign p_rx  = rx_valid_i;        // ignored while the parser holds a frame
     assign p_rxd = rx_data_i;
     wire unused_direct = &{1'b0, p_can_pop};
   end endgenerate
@@ -264,7 +269,7 @@ module sgpu_host_bridge #(
     // FIFO comes within 8 / CRC_STEP + 1 cycles), not while the executor
     // keeps it waiting in a frame; it only matters from a SYNC on, which
     // zeroes it (it may wrap in P_HUNT and P_HOLD)
-    if (p_rx || e_wr) begin
+    if (p_rx || (V3 ? e_wr : (p_state_q == P_HUNT || p_state_q == P_HOLD))) begin
       p_gap_d = {GTW{1'b0}};
     end else begin
       p_gap_d = p_gap_q + {{(GTW-1){1'b0}}, g_tick};
@@ -469,13 +474,13 @@ module sgpu_host_bridge #(
           e_state_d = E_HDR;
           // the data word of a PING's ACK or an OUT_OF_ORDER NAK (L);
           // loaded for every frame (fewer LUTs than only for those two)
-          e_word_d  = cmd_ping ? PING_WORD : {24'd0, ~last_nseq_q};
-          if (p_nak_q != 3'd0 || nak_addr || (cmd_write && seq_ooo)) begin
+          if (V3) e_word_d = cmd_ping ? PING_WORD : {24'd0, ~last_nseq_q};
+          if (p_nak_q != 3'd0 || nak_addr || (V3 && cmd_write && seq_ooo)) begin
             // nothing applied; a WRITE out of order (one before it was lost
             // or refused) is answered with L
             e_kind_d = KIND_NAK[1:0];
-            e_info_d = (p_nak_q != 3'd0) ? p_nak_q : nak_addr ? NAK_ADDR[2:0] : NAK_OOO[2:0];
-            e_len_d  = {6'd0, p_nak_q == 3'd0 && !nak_addr};
+            e_info_d = (p_nak_q != 3'd0) ? p_nak_q : (!V3 || nak_addr) ? NAK_ADDR[2:0] : NAK_OOO[2:0];
+            e_len_d  = {6'd0, V3 && p_nak_q == 3'd0 && !nak_addr};
             err_d    = 1'b1;
           end else begin
             ok_d         = 1'b1;
@@ -483,10 +488,11 @@ module sgpu_host_bridge #(
             last_valid_d = 1'b1;
             if (cmd_ping) begin
               e_len_d  = 7'd1;
+              if (!V3) e_word_d = PING_WORD;
             end else if (cmd_read) begin
               e_len_d = p_count_q;
               e_rd_d  = 1'b1;
-            end else if (seq_dup) begin
+            end else if (V3 ? seq_dup : (last_valid_q && last_nseq_q == ~p_seq_q)) begin
               e_info_d = ACK_DUP[2:0];   // retransmission: not applied again
             end else begin
               e_len_d   = p_count_q;

@@ -550,7 +550,7 @@ def link_c():
     """Host link framing (docs/link-protocol.md)."""
     o = ["", "/* host link framing (docs/link-protocol.md) */"]
     d = o.append
-    for n in ("VERSION", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
+    for n in ("VERSION", "VERSION_SINGLE", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
               "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S",
               "RX_FIFO_BYTES", "RX_FIFO_UNIT"):
         d(f"#define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}u")
@@ -587,7 +587,7 @@ def identity_c():
 def link_v():
     o = ["// host link framing (docs/link-protocol.md)"]
     d = o.append
-    for n in ("VERSION", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
+    for n in ("VERSION", "VERSION_SINGLE", "MAX_WORDS", "REQ_HDR_BYTES", "RSP_HDR_BYTES", "CRC_BYTES",
               "GAP_TIMEOUT_US", "ACK_TIMEOUT_US", "BAUD_ICEBREAKER", "BAUD_ULX3S",
               "RX_FIFO_BYTES", "RX_FIFO_UNIT"):
         d(f"`define SGPU_LINK_{n} {getattr(S, 'LINK_' + n)}")

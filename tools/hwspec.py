@@ -507,6 +507,7 @@ NOMINAL_CLOCK_HZ = 25175000
 # sgpu-sim).  docs/link-protocol.md describes the frames; all multi-byte
 # fields are little-endian except the CRC, which is sent high byte first.
 LINK_VERSION = 3             # 3: receive FIFO, frames in flight; 2: CRC-32; 1: CRC-16
+LINK_VERSION_SINGLE = 2      # a bridge without a receive FIFO: version 2's rules, one frame in flight
 LINK_SYNC = 0xA5
 LINK_MAX_WORDS = 64          # most data words in one write or read burst
 LINK_REQ_HDR_BYTES = 10      # SYNC SEQ CMD FLAGS COUNT[2] ADDR[4]

@@ -122,7 +122,10 @@ uint64_t bl_wait_boot(board_link *l) {
   int tries = 0;
   while (request(l, SGPU_LINK_CMD_PING, 0, NULL, 0, &info, 50000, tries > 0) != 0)
     BL_CHECK(++tries < 100, "no answer to PING within 100 tries (5M cycles) after reset");
-  BL_EQ(info & 0xFFu, SGPU_LINK_VERSION, "PING version");
+  /* version 3 with a receive FIFO (its size in [23:16]), version 2's rules without one */
+  BL_CHECK((info & 0xFFu) == (((info >> 16) & 0xFFu) ? SGPU_LINK_VERSION : SGPU_LINK_VERSION_SINGLE),
+           "PING version %u with a %u-byte receive FIFO", info & 0xFFu,
+           ((info >> 16) & 0xFFu) * SGPU_LINK_RX_FIFO_UNIT);
   uint32_t done = 0;
   for (int i = 0;; i++) {
     bl_read(l, SGPU_IDENTITY_ADDR + 4u * SGPU_IDW_DONE, &done, 1);

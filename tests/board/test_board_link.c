@@ -97,7 +97,7 @@ int main(void) {
   uint64_t c0 = board_sim_cycle(b);
   uint32_t info = bl_ping(&l);
   uint64_t ping_cycles = board_sim_cycle(b) - c0;
-  BL_EQ(info & 0xFFu, SGPU_LINK_VERSION, "PING version");
+  BL_EQ(info & 0xFFu, SGPU_LINK_VERSION_SINGLE, "PING version (no receive FIFO: version 2)");
   BL_EQ((info >> 8) & 0xFFu, SGPU_LINK_MAX_WORDS, "PING max words");
   /* no receive FIFO on the UP5K (rtl/boards/icebreaker_top.v): one frame in flight */
   BL_EQ((info >> 16) & 0xFFu, 0, "PING receive FIFO");
