@@ -383,7 +383,7 @@ module sgpu_host_bridge #(
   reg         e_crc_load;
   wire        e_cbusy = (e_cstep_q != 4'd0);
   wire        e_go = tx_ready_i && !e_cbusy;   // a byte leaves
-  reg [7:0]   last_nseq_q, last_nseq_d; // ~L: the SEQ of the last executed frame, inverted
+  reg [7:0]   last_seq_q, last_seq_d;   // L: the SEQ of the last executed frame
   reg         last_valid_q, last_valid_d;
   reg [7:0]   evt_seq_q, evt_seq_d;
   reg         evt_pend_q, evt_pend_d;
@@ -403,9 +403,8 @@ module sgpu_host_bridge #(
   assign p_frame_ready = (e_state_q == E_IDLE);
   assign e_wr = (e_state_q == E_WR_ADDR) || (e_state_q == E_WR_REQ);
   // SEQ - L is 0 (a retransmission) or 1 (the next frame); anything else
-  // is out of order (one subtraction for both tests; L is kept inverted,
-  // so the carry chain needs no inverters)
-  wire [7:0] seq_diff = p_seq_q + last_nseq_q + 8'd1;
+  // is out of order (one subtraction for both tests)
+  wire [7:0] seq_diff = p_seq_q - last_seq_q;
   wire       seq_hi0  = (seq_diff[7:1] == 7'd0);
   wire       seq_dup  = last_valid_q && seq_hi0 && !seq_diff[0];
   wire       seq_ooo  = last_valid_q && !seq_hi0;
@@ -449,7 +448,7 @@ module sgpu_host_bridge #(
     e_rd_d       = e_rd_q;
     e_word_d     = e_word_q;
     e_crc_load   = 1'b0;
-    last_nseq_d  = last_nseq_q;
+    last_seq_d   = last_seq_q;
     last_valid_d = last_valid_q;
     evt_seq_d    = evt_seq_q;
     evt_pend_d   = evt_pend_q;
@@ -474,7 +473,7 @@ module sgpu_host_bridge #(
           e_state_d = E_HDR;
           // the data word of a PING's ACK or an OUT_OF_ORDER NAK (L);
           // loaded for every frame (fewer LUTs than only for those two)
-          if (V3) e_word_d = cmd_ping ? PING_WORD : {24'd0, ~last_nseq_q};
+          if (V3) e_word_d = cmd_ping ? PING_WORD : {24'd0, last_seq_q};
           if (p_nak_q != 3'd0 || nak_addr || (V3 && cmd_write && seq_ooo)) begin
             // nothing applied; a WRITE out of order (one before it was lost
             // or refused) is answered with L
@@ -484,7 +483,7 @@ module sgpu_host_bridge #(
             err_d    = 1'b1;
           end else begin
             ok_d         = 1'b1;
-            last_nseq_d  = ~p_seq_q;
+            last_seq_d   = p_seq_q;
             last_valid_d = 1'b1;
             if (cmd_ping) begin
               e_len_d  = 7'd1;
@@ -492,7 +491,7 @@ module sgpu_host_bridge #(
             end else if (cmd_read) begin
               e_len_d = p_count_q;
               e_rd_d  = 1'b1;
-            end else if (V3 ? seq_dup : (last_valid_q && last_nseq_q == ~p_seq_q)) begin
+            end else if (V3 ? seq_dup : (last_valid_q && last_seq_q == p_seq_q)) begin
               e_info_d = ACK_DUP[2:0];   // retransmission: not applied again
             end else begin
               e_len_d   = p_count_q;
@@ -610,7 +609,7 @@ module sgpu_host_bridge #(
       e_rd_q       <= 1'b0;
       e_word_q     <= 32'd0;
       e_cstep_q    <= 4'd0;
-      last_nseq_q  <= 8'hFF;
+      last_seq_q   <= 8'd0;
       last_valid_q <= 1'b0;
       evt_seq_q    <= 8'd0;
       evt_pend_q   <= 1'b0;
@@ -649,7 +648,7 @@ module sgpu_host_bridge #(
       e_rd_q       <= e_rd_d;
       e_word_q     <= e_word_d;
       e_cstep_q    <= e_crc_load ? CSTEPS : (e_cstep_q - {3'd0, e_cbusy});
-      last_nseq_q  <= last_nseq_d;
+      last_seq_q   <= last_seq_d;
       last_valid_q <= last_valid_d;
       evt_seq_q    <= evt_seq_d;
       evt_pend_q   <= evt_pend_d;
