@@ -755,7 +755,9 @@ static void window_mixed(uint32_t seed) {
   h->p_truncate = 2;
   h->p_wrong = 2;
   h->p_dup = 10;
-  h->p_req = 6;
+  /* per chunk of request bytes: with a 2048-byte FIFO the window holds six
+   * full frames, and a chunk is several of them */
+  h->p_req = 20;
   sgpu_device *dev = open_ok(h);
   uint64_t a = 0;
   assert_int_equal(sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, WINDOW_BYTES, 16, &a), 0);
