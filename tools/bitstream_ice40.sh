@@ -52,7 +52,7 @@ seeds=${SEEDS:-1 2 3}
 synth_opts=${SYNTH_OPTS--dsp -abc2}
 pnr_opts=${PNR_OPTS-}
 srcs=$(echo rtl/*.v)
-orders=${SYNTH_ORDERS:-1}
+orders=${SYNTH_ORDERS:-11 2}
 # order_srcs K: rtl/*.v in synthesis order K
 order_srcs() {
   if [ "$1" = 0 ]; then echo rtl/*.v; return; fi
