@@ -362,18 +362,24 @@ static uint32_t dev_word(hostile *h, uint32_t addr) {
 }
 
 /* ---------------------------------------------------------------- recoverable */
+/* M_MIXED's answer faults, each in 1/1000 */
+static void answer_faults(hostile *h, unsigned noise, unsigned forge, unsigned drop, unsigned corrupt,
+                          unsigned truncate, unsigned wrong, unsigned dup) {
+  h->p_noise = noise;
+  h->p_forge = forge;
+  h->p_drop = drop;
+  h->p_corrupt = corrupt;
+  h->p_truncate = truncate;
+  h->p_wrong = wrong;
+  h->p_dup = dup;
+}
+
 /* Every recoverable hostility at once, plus an endless EVENT stream: every
  * call succeeds, and returns what the device holds. */
 static void mixed_run(uint32_t seed, int flood) {
   hostile *h = hostile_start(M_MIXED, seed);
   /* one answer in six is lost or unusable, one in ten has noise before it */
-  h->p_noise = 100;
-  h->p_forge = 100;
-  h->p_drop = 30;
-  h->p_corrupt = 50;
-  h->p_truncate = 40;
-  h->p_wrong = 40;
-  h->p_dup = 60;
+  answer_faults(h, 100, 100, 30, 50, 40, 40, 60);
   atomic_store(&h->flood, flood);
   char uri[64], msg[256];
   uri_of(h, uri, sizeof uri);
@@ -748,13 +754,7 @@ static void window_mixed(uint32_t seed) {
   hostile *h = v3_start(M_MIXED, seed);
   /* rare enough that the line is clean (32 good frames) often, so the
    * window opens again between faults */
-  h->p_noise = 10;
-  h->p_forge = 10;
-  h->p_drop = 2;
-  h->p_corrupt = 2;
-  h->p_truncate = 2;
-  h->p_wrong = 2;
-  h->p_dup = 10;
+  answer_faults(h, 10, 10, 2, 2, 2, 2, 10);
   /* per chunk of request bytes: with a 2048-byte FIFO the window holds six
    * full frames, and a chunk is several of them */
   h->p_req = 20;
