@@ -49,10 +49,12 @@
 #define LINK_PAD_BYTES (SGPU_LINK_REQ_HDR_BYTES - 1u)
 /* round trip a byte under which a whole-answer other end needs no gap */
 #define LINK_WHOLE_MS_PER_BYTE 0.02
-#define LINK_VERSION_MIN 2u    /* CRC-32 frames, one frame in flight */
-#define LINK_VERSION_WINDOW 3u /* several WRITE frames in flight (a receive FIFO) */
+/* Link versions taken: SGPU_LINK_VERSION_SINGLE (CRC-32 frames, one frame
+ * in flight) and SGPU_LINK_VERSION (several WRITE frames in flight, a
+ * receive FIFO). */
 /* Frames in the window at most: far below half the SEQ space, so a SEQ's
- * place in it is never ambiguous (a 512-byte FIFO holds 13 one-word frames) */
+ * place in it is never ambiguous (with one-word frames a 2048-byte FIFO's
+ * budget would hold 98: the slots bound them) */
 #define LINK_WINDOW_SLOTS 32u
 /* Pipelined writes are cut so that this many fit in the window: a 64-word
  * frame (270 bytes) alone fills a 512-byte FIFO's budget of 242 */
@@ -298,6 +300,9 @@ static void win_retire(sgpu_link *L, uint32_t k, const sgpu_link_frame *ans) {
   oldest_reset(L);
 }
 
+/* The window emptied without answers (a failure, or a single-try PING). */
+static void win_clear(sgpu_link *L) { L->w_n = L->w_sent = L->w_hi = L->w_bytes = 0; }
+
 /* Send the window again from its oldest frame (go-back-N). */
 static void win_back(sgpu_link *L) {
   for (uint32_t i = 0; i < L->w_sent; i++) {
@@ -431,13 +436,14 @@ static void drop_stale(sgpu_link *L) {
   }
 }
 
-/* Request bytes the window may hold unanswered (the frames and their pads):
- * a version-3 device's receive FIFO less one largest frame.  0: one frame
- * at a time (version 2, or a FIFO no larger than a frame). */
+/* Bytes of a WRITE frame of `words` data words. */
 static uint32_t write_frame_bytes(uint32_t words) {
   return SGPU_LINK_REQ_HDR_BYTES + 4u * words + SGPU_LINK_CRC_BYTES;
 }
 
+/* Request bytes the window may hold unanswered (the frames and their pads):
+ * a version-3 device's receive FIFO less one largest frame.  0: one frame
+ * at a time (version 2, or a FIFO no larger than a frame). */
 static uint32_t win_budget(const sgpu_link *L) {
   uint32_t largest = write_frame_bytes(L->max_words);
   return L->fifo_bytes > largest ? L->fifo_bytes - largest : 0;
@@ -542,6 +548,14 @@ static int await_answer(sgpu_link *L, uint64_t deadline, uint64_t gap_ms, int *n
   }
 }
 
+/* When the oldest frame is given up: giveup_ms after its last sign of
+ * life, LINK_GIVEUP_CAP times that after it became the oldest at most. */
+static uint64_t giveup_time(const sgpu_link *L) {
+  const uint64_t giveup_ns = (uint64_t)L->opt.giveup_ms * 1000000u;
+  uint64_t cap_at = L->o_start + LINK_GIVEUP_CAP * giveup_ns;
+  return L->o_life + giveup_ns < cap_at ? L->o_life + giveup_ns : cap_at;
+}
+
 /* One round of the window: send what it allows, wait for the oldest
  * frame's answer, and on a NAK, a timeout or a broken answer send it again
  * from the oldest frame (with the same SEQs: the device answers a WRITE it
@@ -553,9 +567,7 @@ static int win_step(sgpu_link *L) {
    * that in all.  A noisy line NAKs often and keeps the frame going; a
    * device that is gone or silent is given up after giveup_ms; one that
    * NAKs everything after the cap. */
-  const uint64_t giveup_ns = (uint64_t)L->opt.giveup_ms * 1000000u;
-  uint64_t cap_at = L->o_start + LINK_GIVEUP_CAP * giveup_ns;
-  uint64_t giveup_at = L->o_life + giveup_ns < cap_at ? L->o_life + giveup_ns : cap_at;
+  uint64_t giveup_at = giveup_time(L);
   uint64_t now = mono_ns(L);
   if (!L->w_sent && L->o_tries >= LINK_TRIES_MIN && now >= giveup_at) {
     char what[128];
@@ -626,7 +638,7 @@ static int win_step(sgpu_link *L) {
    * with frames until the give-up time. */
   if (nak) {
     L->o_life = mono_ns(L);
-    giveup_at = L->o_life + giveup_ns < cap_at ? L->o_life + giveup_ns : cap_at;
+    giveup_at = giveup_time(L);
     L->o_rejects++;
     if (L->o_rejects > LINK_REJECTS_FREE) {
       uint32_t k = L->o_rejects - LINK_REJECTS_FREE - 1;
@@ -643,7 +655,7 @@ static int win_step(sgpu_link *L) {
 static int win_drain(sgpu_link *L, uint32_t keep) {
   int r = 0;
   while (!r && L->w_n > keep) r = L->dead ? SGPU_ERROR_IO : win_step(L);
-  if (r) L->w_n = L->w_sent = L->w_hi = L->w_bytes = 0;
+  if (r) win_clear(L);
   return r;
 }
 
@@ -1015,7 +1027,7 @@ static int ping_locked(sgpu_link *L, uint32_t timeout_ms, uint64_t *rtt_ns) {
   int got = await_answer(L, deadline, timeout_ms, &nak);
   /* sent once: answered or not, it leaves the window (if the device did
    * not take it, the next WRITE's OUT_OF_ORDER NAK renumbers the window) */
-  L->w_n = L->w_sent = L->w_hi = L->w_bytes = 0;
+  win_clear(L);
   if (got < 0) return SGPU_ERROR_IO;
   if (got) {
     *rtt_ns = mono_ns(L) - sent;
@@ -1115,14 +1127,14 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
       snprintf(msg, msg_size,
                "%s: the device speaks link version 1 (CRC-16 frames), this library %u or %u "
                "(CRC-32): the device's bitstream or sgpu-sim is older than this library",
-               name, LINK_VERSION_MIN, LINK_VERSION_WINDOW);
+               name, SGPU_LINK_VERSION_SINGLE, SGPU_LINK_VERSION);
     sgpu_tr_link_close(&L->base);
     return SGPU_ERROR_NO_DEVICE;
   }
   uint32_t ver = info & 0xFFu;
-  if (r == 0 && (ver < LINK_VERSION_MIN || ver > LINK_VERSION_WINDOW)) {
+  if (r == 0 && (ver < SGPU_LINK_VERSION_SINGLE || ver > SGPU_LINK_VERSION)) {
     if (msg) snprintf(msg, msg_size, "%s: the device speaks link version %u, this library %u or %u",
-                      name, ver, LINK_VERSION_MIN, LINK_VERSION_WINDOW);
+                      name, ver, SGPU_LINK_VERSION_SINGLE, SGPU_LINK_VERSION);
     sgpu_tr_link_close(&L->base);
     return SGPU_ERROR_NO_DEVICE;
   }
@@ -1135,7 +1147,7 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   L->max_words = mw == 0 || mw > SGPU_LINK_MAX_WORDS ? 1 : mw;
   L->burst = L->max_words;
   L->version = ver;
-  if (ver >= LINK_VERSION_WINDOW && L->opt.window != SGPU_LINK_WINDOW_OFF) L->fifo_bytes = ((info >> 16) & 0xFFu) * SGPU_LINK_RX_FIFO_UNIT;
+  if (ver >= SGPU_LINK_VERSION && L->opt.window != SGPU_LINK_WINDOW_OFF) L->fifo_bytes = ((info >> 16) & 0xFFu) * SGPU_LINK_RX_FIFO_UNIT;
   L->irq_pending = 1; /* look at INT_STATUS once */
   *tr = &L->base;
   return 0;
