@@ -185,7 +185,8 @@ static int open_option(const char *key, size_t klen, const char *val, size_t vle
     o->watchdog_set = 1;
     return 0;
   }
-  FAILMSG(SGPU_ERROR_INVALID_URI, "unknown %s '%.*s' (video, watchdog)", what, (int)klen, key);
+  /* the callers pass only the keys above */
+  FAILMSG(SGPU_ERROR_INVALID_URI, "unknown %s '%.*s'", what, (int)klen, key);
 }
 
 /* ",OPT=V,OPT=V" after a link URI (tcp:, serial:, usb): open options only. */
@@ -212,9 +213,13 @@ static int link_options(const char *uri, const char *opts, sgpu_open_options *o,
       else
         FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': window='%.*s' is not auto, on or off", uri,
                 (int)vlen, eq + 1);
-    } else {
+    } else if ((klen == 5 && memcmp(p, "video", 5) == 0) ||
+               (klen == 8 && memcmp(p, "watchdog", 8) == 0)) {
       int e = open_option(p, klen, eq + 1, vlen, o, "option", msg, msg_size);
       if (e) return e;
+    } else {
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': unknown option '%.*s' (video, watchdog, window)",
+              uri, (int)klen, p);
     }
     p = comma ? comma + 1 : NULL;
     if (comma && !*p) FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': empty option after ','", uri);
