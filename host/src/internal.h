@@ -57,6 +57,7 @@ typedef struct sgpu_open_options {
   uint32_t watchdog;     /* watchdog= (cycles) */
   int watchdog_set;
   int link_window;       /* window=auto|on|off (link URIs): SGPU_LINK_WINDOW_* */
+  uint32_t link_giveup_ms; /* giveup=MS (link URIs); 0: the link's default */
 } sgpu_open_options;
 
 /* Parse the URI and open its transport.  msg gets a one-line reason. */

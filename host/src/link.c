@@ -1103,7 +1103,7 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
   pthread_mutex_init(&L->mu, NULL);
   L->chan = *chan;
   if (opts) L->opt = *opts;
-  if (!L->opt.giveup_ms) L->opt.giveup_ms = 1500;
+  if (!L->opt.giveup_ms) L->opt.giveup_ms = SGPU_LINK_GIVEUP_DEFAULT_MS;
   if (!L->opt.ack_min_ms) L->opt.ack_min_ms = SGPU_LINK_ACK_TIMEOUT_US / 1000u;
   if (!L->opt.gap_ms) L->opt.gap_ms = SGPU_LINK_GAP_TIMEOUT_US / 1000u;
   if (!L->opt.ack_noisy_ms) L->opt.ack_noisy_ms = L->opt.ack_min_ms;

@@ -32,8 +32,17 @@ typedef struct sgpu_link_chan {
 
 enum { SGPU_LINK_WINDOW_AUTO = 0, SGPU_LINK_WINDOW_ON = 1, SGPU_LINK_WINDOW_OFF = 2 };
 
+/* The give-up time (sgpu_link_options.giveup_ms, a link URI's giveup=MS):
+ * its default, and the range a URI may ask for (below 100 ms a frame's own
+ * answer timeouts, a quarter of it at most, would be shorter than the
+ * protocol's 20 ms floor allows for). */
+#define SGPU_LINK_GIVEUP_DEFAULT_MS 1500u
+#define SGPU_LINK_GIVEUP_MIN_MS 100u
+#define SGPU_LINK_GIVEUP_MAX_MS 600000u
+
 typedef struct sgpu_link_options {
-  uint32_t giveup_ms;     /* no valid answer to a frame for this long: link lost (default 1500) */
+  uint32_t giveup_ms;     /* no valid answer to a frame for this long: link lost
+                             (default SGPU_LINK_GIVEUP_DEFAULT_MS) */
   uint32_t ack_min_ms;    /* floor of the adaptive answer timeout (default 20, the protocol's) */
   uint32_t bytes_per_sec; /* wire rate for transfer-time allowances; 0 = fast (tcp) */
   /* On a noisy line (the burst below the device's maximum, after failed

@@ -213,12 +213,21 @@ static int link_options(const char *uri, const char *opts, sgpu_open_options *o,
       else
         FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': window='%.*s' is not auto, on or off", uri,
                 (int)vlen, eq + 1);
+    } else if (klen == 6 && memcmp(p, "giveup", 6) == 0) {
+      /* how long a frame may go without any sign of the device before the
+       * link counts as lost: a slow device (a model on a loaded machine)
+       * wants more than the default, SGPU_LINK_GIVEUP_DEFAULT_MS */
+      uint32_t ms = 0;
+      if (parse_u32(eq + 1, vlen, &ms, SGPU_LINK_GIVEUP_MAX_MS) || ms < SGPU_LINK_GIVEUP_MIN_MS)
+        FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': giveup='%.*s' is not %u..%u milliseconds", uri,
+                (int)vlen, eq + 1, SGPU_LINK_GIVEUP_MIN_MS, SGPU_LINK_GIVEUP_MAX_MS);
+      o->link_giveup_ms = ms;
     } else if ((klen == 5 && memcmp(p, "video", 5) == 0) ||
                (klen == 8 && memcmp(p, "watchdog", 8) == 0)) {
       int e = open_option(p, klen, eq + 1, vlen, o, "option", msg, msg_size);
       if (e) return e;
     } else {
-      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': unknown option '%.*s' (video, watchdog, window)",
+      FAILMSG(SGPU_ERROR_INVALID_URI, "URI '%s': unknown option '%.*s' (giveup, video, watchdog, window)",
               uri, (int)klen, p);
     }
     p = comma ? comma + 1 : NULL;
@@ -303,6 +312,14 @@ static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o,
 }
 
 /* usb[:VID:PID[:SERIAL]][@BAUD] */
+/* What the URI's options set in every link's options; the rest stays 0
+ * (the link's defaults) for each transport to fill. */
+static void link_open_options(const sgpu_open_options *o, sgpu_link_options *lo) {
+  memset(lo, 0, sizeof *lo);
+  lo->window = o->link_window;
+  lo->giveup_ms = o->link_giveup_ms;
+}
+
 static int open_usb(const char *uri, sgpu_transport **tr, const sgpu_open_options *o, char *msg,
                     size_t msg_size) {
   const char *at = strchr(uri, '@');
@@ -345,9 +362,8 @@ static int open_usb(const char *uri, sgpu_transport **tr, const sgpu_open_option
                              msg, msg_size);
   if (r) return r;
   sgpu_link_options lo;
-  memset(&lo, 0, sizeof lo);
+  link_open_options(o, &lo);
   lo.bytes_per_sec = baud / 10;
-  lo.window = o->link_window;
   return sgpu_link_open("usb", &ch, &lo, tr, msg, msg_size);
 }
 
@@ -399,14 +415,13 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     int r = sgpu_link_chan_tcp(host, port, &ch, msg, msg_size);
     if (r) return r;
     sgpu_link_options lo;
-    memset(&lo, 0, sizeof lo);
+    link_open_options(o, &lo);
     /* no wire and no USB latency timer: the answer time measured is the
      * other end's (sgpu-sim: its model), so on a noisy line a short floor
      * and gap */
     lo.ack_noisy_ms = LINK_TCP_ACK_NOISY_MS;
     lo.gap_ms = LINK_TCP_GAP_MS;
     lo.whole_answers = 1; /* sgpu-sim writes each answer in one piece */
-    lo.window = o->link_window;
     return sgpu_link_open("tcp", &ch, &lo, tr, msg, msg_size);
   }
   if (strncmp(uri, "serial:", 7) == 0) {
@@ -427,15 +442,14 @@ int sgpu_transport_open(const char *uri, sgpu_transport **tr, sgpu_open_options 
     int r = sgpu_link_chan_serial(dev, baud, &ch, msg, msg_size);
     if (r) return r;
     sgpu_link_options lo;
-    memset(&lo, 0, sizeof lo);
+    link_open_options(o, &lo);
     lo.bytes_per_sec = baud / 10;
-    lo.window = o->link_window;
     return sgpu_link_open("serial", &ch, &lo, tr, msg, msg_size);
   }
   if (strncmp(uri, "usb", 3) == 0 && (uri[3] == 0 || uri[3] == ':' || uri[3] == '@'))
     return open_usb(uri, tr, o, msg, msg_size);
   FAILMSG(SGPU_ERROR_INVALID_URI,
           "unknown device URI '%s' (sim[:OPTS], tcp:HOST:PORT, serial:/dev/X[@BAUD], "
-          "usb[:VID:PID[:SERIAL]][@BAUD]; link URIs take ,video=tiny|vga,watchdog=N,window=auto|on|off)",
+          "usb[:VID:PID[:SERIAL]][@BAUD]; link URIs take ,giveup=MS,video=tiny|vga,watchdog=N,window=auto|on|off)",
           uri);
 }

@@ -404,6 +404,10 @@ static void test_uris(void **state) {
       {"tcp:127.0.0.1:1,video=tiny,watchdog=5000", SGPU_ERROR_NO_DEVICE, "cannot connect"},
       {"tcp:127.0.0.1:1,window=2", SGPU_ERROR_INVALID_URI, "window='2' is not auto, on or off"},
       {"tcp:127.0.0.1:1,window=off", SGPU_ERROR_NO_DEVICE, "cannot connect"},
+      {"tcp:127.0.0.1:1,giveup=50", SGPU_ERROR_INVALID_URI, "giveup='50' is not 100..600000 milliseconds"},
+      {"serial:/dev/ttyUSB1,giveup=1s", SGPU_ERROR_INVALID_URI, "giveup='1s' is not 100..600000"},
+      {"tcp:127.0.0.1:1,giveup=600001", SGPU_ERROR_INVALID_URI, "giveup='600001'"},
+      {"tcp:127.0.0.1:1,giveup=20000,window=on", SGPU_ERROR_NO_DEVICE, "cannot connect"},
       {"pcie:0", SGPU_ERROR_INVALID_URI, "unknown device URI"},
   };
   const int usb_absent = sgpu_list_boards(NULL, 0, NULL, 0) == SGPU_ERROR_NOT_SUPPORTED

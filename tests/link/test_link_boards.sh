@@ -53,44 +53,26 @@ echo "FIGURE link_boards_sim_wall_s $(secs "$t0" "$t1")"
 echo "FIGURE link_boards_sim_cycles $(gone_cycle "$T/srv-bsim.err")"
 
 # --- each board, its frames on the pins written to a folder
-# The client's limits are wall time (an answer waited for 375 ms at most,
-# 750 after a timeout; a frame given up after 1.5 s without one:
-# docs/link-protocol.md) and a
-# board model under a heavy load can fall below them: the ULX3S model,
-# 0.25 to 0.4 M cycles a second alone, needs 28,000 cycles for a 64-word
-# READ and its answer.  A run the client gave up ("link lost?") is run
-# once more on a fresh server, and said so; any other failure, and any
-# difference in what a run prints, fails.
+# The client's limits are wall time (a frame given up after 1.5 s without
+# an answer by default: docs/link-protocol.md) and a board model under a
+# heavy load can fall below them: the ULX3S model, 0.25 to 0.4 M cycles a
+# second alone, needs 28,000 cycles for a 64-word READ and its answer.  So
+# the clients here give up only after a minute (,giveup=60000): a slow
+# machine makes the run slower, never wrong.
+GIVEUP=,giveup=60000
 for b in icebreaker ulx3s; do
-  for attempt in 1 2; do
-    rm -rf "$T/frames-$b"; mkdir -p "$T/frames-$b"
-    start_server "srv-$b" --board "$b" --listen tcp:127.0.0.1:0 --frames-dir "$T/frames-$b" || { bad "$b server"; continue 2; }
-    t0=$(now)
-    if "${W[@]}" "$SRV_URI" "$T/$b.png" >"$T/$b.txt" 2>"$T/$b.err"; then ok "workload on --board $b ($SRV_URI)"; break; fi
-    t1=$(now)
-    if [ $attempt = 1 ] && grep -q "(link lost?)" "$T/$b.err"; then
-      echo "# $b: the client gave the link up after $(secs "$t0" "$t1") s under load $(cut -d' ' -f1 /proc/loadavg): $(cat "$T/$b.err"); once more"
-      echo "FIGURE link_boards_${b}_link_lost 1"
-      kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
-      continue
-    fi
-    bad "workload on --board $b: $(cat "$T/$b.err")"
-    break
-  done
+  rm -rf "$T/frames-$b"; mkdir -p "$T/frames-$b"
+  start_server "srv-$b" --board "$b" --listen tcp:127.0.0.1:0 --frames-dir "$T/frames-$b" || { bad "$b server"; continue; }
+  t0=$(now)
+  if "${W[@]}" "$SRV_URI$GIVEUP" "$T/$b.png" >"$T/$b.txt" 2>"$T/$b.err"; then ok "workload on --board $b ($SRV_URI$GIVEUP)"
+  else bad "workload on --board $b: $(cat "$T/$b.err")"; fi
   t1=$(now)
   # a second connection finds the display the workload left (fb1 shown)
-  # (given up by the client under load, as above: once more, said so)
-  clients=2
-  if ! "$SGPU_BIN/sgpu" --device "$SRV_URI" info >"$T/$b-info.txt" 2>&1 && grep -q "(link lost?)" "$T/$b-info.txt"; then
-    echo "# $b: sgpu info: the client gave the link up under load $(cut -d' ' -f1 /proc/loadavg): $(cat "$T/$b-info.txt"); once more"
-    echo "FIGURE link_boards_${b}_info_link_lost 1"
-    clients=3
-    "$SGPU_BIN/sgpu" --device "$SRV_URI" info >"$T/$b-info.txt" 2>&1
-  fi
+  "$SGPU_BIN/sgpu" --device "$SRV_URI$GIVEUP" info >"$T/$b-info.txt" 2>&1
   if grep -q "^display 0: *160x120 RGB565 pitch 320 .*replication 4x4" "$T/$b-info.txt"; then
     ok "$b: the device persists: $(grep '^display 0' "$T/$b-info.txt")"
   else bad "$b: second connection: $(cat "$T/$b-info.txt")"; fi
-  wait_gone "$T/srv-$b.err" $clients || bad "$b: the server did not see the clients go"
+  wait_gone "$T/srv-$b.err" 2 || bad "$b: the server did not see the clients go"
   kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
   boot=$(booted_cycle "$T/srv-$b.err"); end=$(gone_cycle "$T/srv-$b.err")
   echo "FIGURE link_boards_${b}_wall_s $(secs "$t0" "$t1")"
@@ -109,7 +91,7 @@ done
 
 # --- the iCEBreaker through a pseudo-terminal
 start_server srv-pty --board icebreaker --pty
-if "${W[@]}" "$SRV_URI@3000000" >"$T/pty.txt" 2>"$T/pty.err"; then ok "workload on --board icebreaker --pty ($SRV_URI@3000000)"
+if "${W[@]}" "$SRV_URI@3000000$GIVEUP" >"$T/pty.txt" 2>"$T/pty.err"; then ok "workload on --board icebreaker --pty ($SRV_URI@3000000$GIVEUP)"
 else bad "workload on --board icebreaker --pty: $(cat "$T/pty.err")"; fi
 kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
 
@@ -123,7 +105,7 @@ if [ "${SGPU_LINK_BOARDS_FULL:-0}" = 1 ]; then
   "$SGPU_LINK_BIN/link_workload" sim >"$T/full-sim.txt" 2>&1
   start_server srv-full --board ulx3s --listen tcp:127.0.0.1:0
   t0=$(now)
-  "$SGPU_LINK_BIN/link_workload" "$SRV_URI" >"$T/full-ulx3s.txt" 2>&1
+  "$SGPU_LINK_BIN/link_workload" "$SRV_URI$GIVEUP" >"$T/full-ulx3s.txt" 2>&1
   t1=$(now); wait_gone "$T/srv-full.err"; kill "$SRV_PID"
   echo "FIGURE link_boards_full_ulx3s_wall_s $(secs "$t0" "$t1")"
   echo "FIGURE link_boards_full_ulx3s_cycles $(( $(gone_cycle "$T/srv-full.err") - $(booted_cycle "$T/srv-full.err") ))"
