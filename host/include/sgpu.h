@@ -32,7 +32,11 @@
  *                            URI.  Refused with SGPU_ERROR_NOT_SUPPORTED by a
  *                            libsgpu built without libftdi1/libusb-1.0.
  *   A link URI (tcp:, serial:, usb) may end in ",video=tiny|vga,watchdog=N":
- *   the open options sim: takes too (what the library programs at open).
+ *   the open options sim: takes too (what the library programs at open);
+ *   and in the link's own: ",window=auto|on|off" (several WRITE frames in
+ *   flight on a version-3 device: auto measures whether that is faster),
+ *   ",giveup=MS" (100..600000, default 1500: how long a frame may go
+ *   without any sign of the device before the link counts as lost).
  */
 #ifndef SGPU_H
 #define SGPU_H
