@@ -122,8 +122,9 @@ void track_in(sgpu_lsim *s, uint8_t b) {
 // so no host silence needs keeping.  Keeping them (a chunk that followed a
 // complete frame waited, up to the silence before it, for the bridge to
 // begin that frame's answer) turned harmful once the host repeated after
-// 1 ms: when the follower lost step with the bridge (bytes the bridge drops
-// while a frame waits for its executor), every chunk waited up to 6 ms of
+// 1 ms: when the follower lost step with the bridge (a bridge without a
+// receive FIFO, link version 2, drops the bytes that come while a frame
+// waits for its executor; version 3's FIFO keeps them), every chunk waited up to 6 ms of
 // simulated time while the host's repeats queued up behind it, and a read
 // was given up after 4.5 s of them (seen once in eight 256 KiB uploads
 // through 1 % faults).  sgpu_lsim_send_after keeps its interface (sgpu-sim
