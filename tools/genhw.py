@@ -579,8 +579,10 @@ def identity_c():
     d(f"#define SGPU_IDENTITY_NAME_BYTES {S.IDENTITY_NAME_BYTES}u")
     for name, idx, doc in S.IDENTITY_WORDS:
         d(f"#define SGPU_IDW_{name} {idx}u  /* {doc} */")
-    for name, val, doc in S.BOARDS:
+    for name, val, hz, doc in S.BOARDS:
         d(f"#define SGPU_BOARD_{name} {val}u  /* {doc} */")
+    for name, val, hz, doc in S.BOARDS:
+        d(f"#define SGPU_BOARD_{name}_CLOCK_HZ {hz}u  /* its system clock */")
     return o
 
 
@@ -717,10 +719,10 @@ def markdown():
     for name, idx, doc in S.IDENTITY_WORDS:
         d(f"| {idx} | +0x{4 * idx:02X} | {name} | {doc} |")
     d("")
-    d("| board id | name | board |")
-    d("|---|---|---|")
-    for name, val, doc in S.BOARDS:
-        d(f"| {val} | {name} | {doc} |")
+    d("| board id | name | system clock | board |")
+    d("|---|---|---|---|")
+    for name, val, hz, doc in S.BOARDS:
+        d(f"| {val} | {name} | {hz} Hz | {doc} |")
     d("")
     d("## Display timings\n")
     d("| name | horizontal (active, front porch, sync, back porch) | vertical | sync polarity | pixel clock |")

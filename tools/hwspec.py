@@ -596,9 +596,11 @@ IDENTITY_WORDS = [
     ("CHECK", 14, "XOR of words 0..13"),
     ("DONE", 15, "IDENTITY_DONE ('DONE'), written last by the boot FENCE"),
 ]
-# Boards the firmware is built for: name, id, what it is.
+# Boards the firmware is built for: name, id, system clock in Hz (what the
+# CYCLE counter counts: the simulation's nominal clock, the iCEBreaker's
+# 12 MHz oscillator, the ULX3S PLL's 30 MHz; docs/boards.md), what it is.
 BOARDS = [
-    ("NONE", 0, "no board: simulation"),
-    ("ICEBREAKER", 1, "iCEBreaker (iCE40UP5K, 128 KiB SPRAM)"),
-    ("ULX3S", 2, "ULX3S (ECP5)"),
+    ("NONE", 0, NOMINAL_CLOCK_HZ, "no board: simulation"),
+    ("ICEBREAKER", 1, 12000000, "iCEBreaker (iCE40UP5K, 128 KiB SPRAM)"),
+    ("ULX3S", 2, 30000000, "ULX3S (ECP5)"),
 ]

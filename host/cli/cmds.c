@@ -146,7 +146,9 @@ int cmd_info(cli *c, int argc, char **argv) {
             m->timing_height, m->replication_x, m->replication_y, m->refresh_mhz / 1000,
             m->refresh_mhz % 1000);
   }
-  fprintf(f, "clock:       %u Hz (nominal)\n", in.clock_hz);
+  fprintf(f, "clock:       %u Hz (%s)\n", in.clock_hz,
+          in.clock_hz == SGPU_NOMINAL_CLOCK_HZ ? "nominal: no board named by the firmware"
+                                               : "the board's system clock, named by its firmware");
   cli_link_info(c, NULL);
   return 0;
 }

@@ -129,7 +129,9 @@ typedef struct sgpu_info {
   uint32_t mem_size;                 /* bytes of GPU memory */
   sgpu_segment_info segment[SGPU_SEGMENT_COUNT];
   sgpu_display_mode display_mode[SGPU_MAX_SOURCES]; /* current mode per source */
-  uint32_t clock_hz;                 /* nominal clock (SGPU_NOMINAL_CLOCK_HZ) */
+  uint32_t clock_hz;                 /* the system clock the CYCLE counter counts: the board's
+                                        (SGPU_BOARD_*_CLOCK_HZ) when the boot identity block
+                                        names one, else SGPU_NOMINAL_CLOCK_HZ (simulation) */
 } sgpu_info;
 
 int sgpu_query_info(sgpu_device *dev, sgpu_info *info);

@@ -324,6 +324,7 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   r = sgpu__identity_probe(dev, &boot_id);
   if (r && r != SGPU_ERROR_NO_FIRMWARE) return r;
   dev->fw_version = r ? 0 : boot_id.fw_version;
+  dev->clock_hz = sgpu__board_clock_hz(r ? SGPU_BOARD_NONE : boot_id.board);
   dev->err[0] = 0;   /* no firmware is not an error of the open */
 
   uint32_t stage = SGPU_STAGE_BYTES;
@@ -418,7 +419,7 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   info->has_perf_counters = SGPU_FIELD_GET(CAPS_PERF, dev->caps);
   info->ib_depth = sgpu__ib_depth(SGPU_FIELD_GET(CAPS_IB_DEPTH, dev->caps));
   info->mem_size = dev->mem_size;
-  info->clock_hz = SGPU_NOMINAL_CLOCK_HZ;
+  info->clock_hz = dev->clock_hz;
   sgpu__lock(dev);
   for (uint32_t s = 0; s < SGPU_SEGMENT_COUNT; s++) {
     info->segment[s].base = dev->seg[s].base;

@@ -33,6 +33,14 @@ int sgpu_identity_decode(const uint32_t words[SGPU_IDENTITY_BYTES / 4], sgpu_ide
   return 0;
 }
 
+uint32_t sgpu__board_clock_hz(uint32_t board) {
+  switch (board) {
+    case SGPU_BOARD_ICEBREAKER: return SGPU_BOARD_ICEBREAKER_CLOCK_HZ;
+    case SGPU_BOARD_ULX3S: return SGPU_BOARD_ULX3S_CLOCK_HZ;
+    default: return SGPU_NOMINAL_CLOCK_HZ; /* no board, or one this library does not know */
+  }
+}
+
 /* Keep [SGPU_IDENTITY_ADDR, +SGPU_IDENTITY_BYTES) out of the allocator: an
  * internal block (sgpu_free refuses it) in the segment that holds it, unless
  * it is reserved already or something else was allocated there. */
@@ -69,7 +77,10 @@ int sgpu_read_identity(sgpu_device *dev, sgpu_identity *id) {
   if (!dev || !id) return SGPU_ERROR_INVALID_PARAM;
   sgpu__lock(dev);
   int r = sgpu__identity_probe(dev, id);
-  if (r == 0) dev->fw_version = id->fw_version;   /* what sgpu_query_info reports */
+  if (r == 0) { /* what sgpu_query_info reports */
+    dev->fw_version = id->fw_version;
+    dev->clock_hz = sgpu__board_clock_hz(id->board);
+  }
   sgpu__unlock(dev);
   return r;
 }

@@ -126,6 +126,9 @@ typedef struct sgpu_capture_state {
 /* identity.c: read and check the boot identity block, keep its range out of
  * the allocator; SGPU_ERROR_NO_FIRMWARE when there is none (id may be NULL). */
 int sgpu__identity_probe(sgpu_device *dev, sgpu_identity *id);
+/* The system clock of a board named in an identity block (SGPU_BOARD_*):
+ * the rate its CYCLE counter counts at; SGPU_NOMINAL_CLOCK_HZ for none. */
+uint32_t sgpu__board_clock_hz(uint32_t board);
 
 /* shadow.c: the library's write-through copy of GPU memory. */
 typedef struct sgpu_shadow {
@@ -139,6 +142,8 @@ struct sgpu_device {
   char err[512];
   uint32_t nodes, sources, mem_size, caps, version;
   uint32_t fw_version; /* the boot identity block's, read at open (0: none) */
+  uint32_t clock_hz;   /* what the CYCLE counter counts: the board's system clock
+                          named by the boot identity block, else SGPU_NOMINAL_CLOCK_HZ */
   uint32_t watchdog;
   int video_tiny;
   sgpu_segment seg[SGPU_SEGMENT_COUNT];

@@ -72,6 +72,11 @@ for b in icebreaker ulx3s; do
   if grep -q "^display 0: *160x120 RGB565 pitch 320 .*replication 4x4" "$T/$b-info.txt"; then
     ok "$b: the device persists: $(grep '^display 0' "$T/$b-info.txt")"
   else bad "$b: second connection: $(cat "$T/$b-info.txt")"; fi
+  # its CYCLE counter's rate, from the board its firmware names (docs/boards.md:
+  # the iCEBreaker's 12 MHz oscillator, the ULX3S PLL's 30 MHz)
+  hz=12000000; [ $b = ulx3s ] && hz=30000000
+  if grep -q "^clock: *$hz Hz (the board's system clock" "$T/$b-info.txt"; then ok "$b: $(grep '^clock' "$T/$b-info.txt")"
+  else bad "$b: clock: $(grep '^clock' "$T/$b-info.txt")"; fi
   wait_gone "$T/srv-$b.err" 2 || bad "$b: the server did not see the clients go"
   kill "$SRV_PID"; wait "$SRV_PID" 2>/dev/null
   boot=$(booted_cycle "$T/srv-$b.err"); end=$(gone_cycle "$T/srv-$b.err")
