@@ -32,14 +32,22 @@ $(BOARD_DIR)/vl.stamp: $(BOARD_SRCS) $(HW_VH) tests/board/board.vlt tests/board/
 	$(call SIM_STAMP_CHECK,$$t); \
 	rm -rf $(BOARD_VL_DIR); mv $$t $(BOARD_VL_DIR); touch $@
 
-$(BOARD_DIR)/board_sim.o: tests/board/board_sim.cpp tests/board/board_sim.h $(HW_H) $(BOARD_DIR)/vl.stamp
+$(BOARD_DIR)/board_sim.o: tests/board/board_sim.cpp tests/board/board_sim.h tests/board/board_pins.h $(HW_H) \
+    $(BOARD_DIR)/vl.stamp
+	$(CXX) $(BOARD_CXXFLAGS) -c -o $@ $<
+
+# The UART and frame capture on the pins, for this harness and the ULX3S's
+# (tests/ulx3s/ulx3s.mk puts it in that archive as well).
+BOARD_PINS_OBJ := $(BOARD_DIR)/board_pins.o
+$(BOARD_PINS_OBJ): tests/board/board_pins.cpp tests/board/board_pins.h $(HW_H)
+	@mkdir -p $(dir $@)
 	$(CXX) $(BOARD_CXXFLAGS) -c -o $@ $<
 
 # Model archive unpacked into one library with the harness and the runtime.
-$(BOARD_VL_LIB): $(BOARD_DIR)/board_sim.o $(BOARD_DIR)/vl.stamp
+$(BOARD_VL_LIB): $(BOARD_DIR)/board_sim.o $(BOARD_PINS_OBJ) $(BOARD_DIR)/vl.stamp
 	@set -e; t=$(BOARD_DIR)/ar.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
 	cd $$t && ar x $(abspath $(BOARD_VL_DIR)/Vicebreaker_top__ALL.a) && cd - >/dev/null; \
-	rm -f $@.tmp; ar rcs $@.tmp $(BOARD_DIR)/board_sim.o $$t/*.o $(BOARD_VL_DIR)/verilated.o \
+	rm -f $@.tmp; ar rcs $@.tmp $(BOARD_DIR)/board_sim.o $(BOARD_PINS_OBJ) $$t/*.o $(BOARD_VL_DIR)/verilated.o \
 	  $(BOARD_VL_DIR)/verilated_threads.o; rm -rf $$t; mv $@.tmp $@
 	@echo "AR $@"
 

@@ -32,8 +32,8 @@ $(ULX3S_DIR)/vl.stamp: $(ULX3S_SRCS) $(HW_VH) tests/ulx3s/ulx3s.vlt tests/rtl/sg
 	$(call SIM_STAMP_CHECK,$$t); \
 	rm -rf $(ULX3S_VL_DIR); mv $$t $(ULX3S_VL_DIR); touch $@
 
-$(ULX3S_DIR)/ulx3s_sim.o: tests/ulx3s/ulx3s_sim.cpp tests/ulx3s/ulx3s_sim.h tests/board/board_sim.h $(HW_H) \
-    $(ULX3S_DIR)/vl.stamp
+$(ULX3S_DIR)/ulx3s_sim.o: tests/ulx3s/ulx3s_sim.cpp tests/ulx3s/ulx3s_sim.h tests/board/board_sim.h \
+    tests/board/board_pins.h $(HW_H) $(ULX3S_DIR)/vl.stamp
 	$(CXX) $(ULX3S_CXXFLAGS) -c -o $@ $<
 
 # board_link.c's board_sim_* calls on this board: a member of its own (see
@@ -43,10 +43,10 @@ $(ULX3S_DIR)/ulx3s_board_shim.o: tests/ulx3s/ulx3s_board_shim.cpp tests/ulx3s/ul
 	$(CXX) $(ULX3S_CXXFLAGS) -c -o $@ $<
 
 # Model archive unpacked into one library with the harness and the runtime.
-$(ULX3S_VL_LIB): $(ULX3S_DIR)/ulx3s_sim.o $(ULX3S_DIR)/ulx3s_board_shim.o $(ULX3S_DIR)/vl.stamp
+$(ULX3S_VL_LIB): $(ULX3S_DIR)/ulx3s_sim.o $(ULX3S_DIR)/ulx3s_board_shim.o $(BOARD_PINS_OBJ) $(ULX3S_DIR)/vl.stamp
 	@set -e; t=$(ULX3S_DIR)/ar.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
 	cd $$t && ar x $(abspath $(ULX3S_VL_DIR)/Vulx3s_board__ALL.a) && cd - >/dev/null; \
-	rm -f $@.tmp; ar rcs $@.tmp $(ULX3S_DIR)/ulx3s_sim.o $(ULX3S_DIR)/ulx3s_board_shim.o $$t/*.o $(ULX3S_VL_DIR)/verilated.o \
+	rm -f $@.tmp; ar rcs $@.tmp $(ULX3S_DIR)/ulx3s_sim.o $(ULX3S_DIR)/ulx3s_board_shim.o $(BOARD_PINS_OBJ) $$t/*.o $(ULX3S_VL_DIR)/verilated.o \
 	  $(ULX3S_VL_DIR)/verilated_threads.o; rm -rf $$t; mv $@.tmp $@
 	@echo "AR $@"
 

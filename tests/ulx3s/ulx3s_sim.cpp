@@ -3,7 +3,8 @@
 // (tests/ulx3s/ulx3s_board.v) verilated (Vulx3s_board) behind the C ABI of
 // ulx3s_sim.h, with a TMDS receiver that turns the four GPDI lanes back
 // into pixels and syncs, a UART on the FT231X pins, and counters of the
-// SDRAM commands on its pins.
+// SDRAM commands on its pins.  The UART and the frame capture are
+// tests/board/board_pins.h's, shared with the iCEBreaker harness.
 //
 // Time unit: 1/6 of the PLL's VCO period (1/4.5 GHz, 222 ps).  Serial
 // clock (VCO / 6, 125 MHz) edges every 18 units, pixel clock (VCO / 30,
@@ -17,12 +18,11 @@
 
 #include <cstdio>
 #include <cstring>
-#include <deque>
 #include <memory>
-#include <vector>
 
 #include "Vulx3s_board.h"
 #include "Vulx3s_board___024root.h"
+#include "board_pins.h"
 #include "board_sim.h"
 #include "sgpu_hw.h"
 #include "verilated.h"
@@ -35,15 +35,8 @@ constexpr uint32_t kSysHz = 30000000u;
 constexpr uint32_t kCyclesPerBit = (kSysHz + SGPU_LINK_BAUD_ULX3S / 2) / SGPU_LINK_BAUD_ULX3S;
 static_assert(kCyclesPerBit == 10, "3 Mbaud at 30 MHz");
 
-constexpr uint32_t HA = SGPU_TIMING_VGA_H_ACTIVE, HFP = SGPU_TIMING_VGA_H_FP,
-                   HS = SGPU_TIMING_VGA_H_SYNC, HT = SGPU_TIMING_VGA_H_TOTAL;
-constexpr uint32_t VA = SGPU_TIMING_VGA_V_ACTIVE, VFP = SGPU_TIMING_VGA_V_FP,
-                   VS = SGPU_TIMING_VGA_V_SYNC, VT = SGPU_TIMING_VGA_V_TOTAL;
-static_assert(HA == 640 && HFP == 16 && HS == 96 && HT == 800, "VESA 640x480 horizontal");
-static_assert(VA == 480 && VFP == 10 && VS == 2 && VT == 525, "VESA 640x480 vertical");
-static_assert(SGPU_TIMING_VGA_SYNC_POSITIVE == 0, "VESA 640x480 syncs are active low");
-
-enum : uint8_t { F_HS = 1, F_VS = 2, F_DE = 4 };  // sync flags = active
+// The first timing mismatch of a frame, as vesa::check_timing reports it.
+constexpr char kMismatch[] = "pixel clock %llu (line %u, x %u): hsync %d vsync %d de %d, expected %d %d %d";
 
 // The DVI control symbols, bit 0 first on the wire, for {C1, C0} = 0..3.
 constexpr uint16_t kCtl[4] = {0x354, 0x0AB, 0x154, 0x2AB};
@@ -92,24 +85,11 @@ struct ulx3s_sim {
   char err[160] = "";
   int disp[3] = {0, 0, 0};
   bool hs_lvl = true, vs_lvl = true;  // the last syncs sent in blanking (levels)
-  // frames
-  bool seen_vsync = false, prev_vs = false;
-  uint64_t vs_start_cycle = 0;
-  std::vector<uint8_t> flags;
-  std::vector<uint32_t> px, last_px;
-  ulx3s_frame last{};
-  uint64_t frames = 0, bad_frames = 0;
-  // UART: bytes to the chip's RX pin (8N1, back to back), bytes decoded
-  // from its TX pin
-  std::deque<uint8_t> rx_q;
-  bool rx_busy = false;
-  uint16_t rx_frame = 0;
-  uint32_t rx_bit = 0, rx_left = 0;
-  std::vector<uint8_t> tx_bytes;
-  int tx_state = -1;
-  bool tx_prev = true;
-  uint32_t tx_shift = 0;
-  uint64_t tx_errors = 0;
+  // frames: the receiver's syncs start inactive; a line that vsync cuts
+  // short is not counted
+  board_video<ulx3s_frame, uint32_t> video{false, false, kMismatch};
+  // UART on the FT231X pins
+  board_uart uart{kCyclesPerBit};
   // the bridge's strobes (tests/ulx3s/ulx3s.vlt makes them visible)
   uint64_t frames_ok = 0, frames_err = 0;
   // SDRAM commands seen on the pins (at the SDRAM's clock edge)
@@ -174,89 +154,7 @@ struct ulx3s_sim {
       }
       rgb = (uint32_t)tmds_byte(win[2]) << 16 | (uint32_t)tmds_byte(win[1]) << 8 | tmds_byte(win[0]);
     }
-    pixel(!hs_lvl, !vs_lvl, de, rgb);
-  }
-
-  void pixel(bool hs, bool vs, bool de, uint32_t rgb) {
-    if (vs && !prev_vs) {
-      if (seen_vsync) finish_frame();
-      seen_vsync = true;
-      vs_start_cycle = cycle;
-      flags.clear();
-      px.clear();
-    }
-    prev_vs = vs;
-    if (seen_vsync) {
-      flags.push_back((uint8_t)((hs ? F_HS : 0) | (vs ? F_VS : 0) | (de ? F_DE : 0)));
-      if (de) px.push_back(rgb);
-    }
-  }
-
-  // Every pixel clock of the frame against VESA 640x480@60; the frame
-  // starts where vsync does, in line VA + VFP of the timing, and vsync
-  // lasts VS lines from there.
-  bool check_timing(char *e, size_t en) {
-    const uint64_t n = flags.size();
-    if (n != (uint64_t)HT * VT) {
-      std::snprintf(e, en, "frame is %llu pixel clocks, not %u", (unsigned long long)n, HT * VT);
-      return false;
-    }
-    uint64_t de0 = n;
-    for (uint64_t i = 0; i < n; i++)
-      if (flags[i] & F_DE) {
-        de0 = i;
-        break;
-      }
-    if (de0 == n) {
-      std::snprintf(e, en, "no DE in the frame");
-      return false;
-    }
-    const uint64_t start = (uint64_t)HT * VT - de0;  // position of the vsync start
-    if (start / HT != VA + VFP) {
-      std::snprintf(e, en, "vsync starts in line %llu after the first active one, not %u",
-                    (unsigned long long)(start / HT), VA + VFP);
-      return false;
-    }
-    for (uint64_t i = 0; i < n; i++) {
-      const uint64_t q = (start + i) % ((uint64_t)HT * VT);
-      const uint32_t line = (uint32_t)(q / HT), x = (uint32_t)(q % HT);
-      const bool de = line < VA && x < HA;
-      const bool hs = x >= HA + HFP && x < HA + HFP + HS;
-      const bool vs = i < (uint64_t)VS * HT;
-      const uint8_t want = (uint8_t)((hs ? F_HS : 0) | (vs ? F_VS : 0) | (de ? F_DE : 0));
-      if (flags[i] != want) {
-        std::snprintf(e, en, "pixel clock %llu (line %u, x %u): hsync %d vsync %d de %d, expected %d %d %d",
-                      (unsigned long long)i, line, x, !!(flags[i] & F_HS), !!(flags[i] & F_VS),
-                      !!(flags[i] & F_DE), hs, vs, de);
-        return false;
-      }
-    }
-    return true;
-  }
-
-  void finish_frame() {
-    ulx3s_frame &f = last;
-    std::memset(&f, 0, sizeof f);
-    f.number = ++frames;
-    f.start_cycle = vs_start_cycle;
-    uint32_t lines = 0, w = 0, r = 0;
-    bool pde = false;
-    for (uint8_t fl : flags) {
-      const bool de = fl & F_DE;
-      if (de) r++;
-      if (!de && pde) {
-        lines++;
-        if (r > w) w = r;
-        r = 0;
-      }
-      pde = de;
-    }
-    f.width = w;
-    f.height = lines;
-    f.timing_ok = check_timing(f.timing_error, sizeof f.timing_error) ? 1 : 0;
-    if (!f.timing_ok) bad_frames++;
-    last_px = px;
-    f.pixels = last_px.data();
+    video.pixel(!hs_lvl, !vs_lvl, de, rgb, cycle, [this] { video.finish_frame(); });
   }
 
   void step() {
@@ -278,7 +176,7 @@ struct ulx3s_sim {
       next_sys += kSysHalf;
       m->clk_sys_sim_i = (uint8_t)sys_clk;
     }
-    if (sys && !sys_clk) uart_drive();
+    if (sys && !sys_clk) m->uart_rx_i = uart.rx_pin();  // for the coming rising edge
     m->eval();
     // after a serial edge the lanes show the bit of this half cycle
     if (ser) take_bits(m->gpdi_dp_o);
@@ -287,52 +185,9 @@ struct ulx3s_sim {
       if (!reset_release && (m->rootp->ulx3s_board__DOT__u_top__DOT__por_q >> 16) & 1u) reset_release = cycle;
       if (m->rootp->ulx3s_board__DOT__u_top__DOT__frame_ok & 1u) frames_ok++;
       if (m->rootp->ulx3s_board__DOT__u_top__DOT__frame_err & 1u) frames_err++;
-      uart_sample();
+      uart.sample_tx(m->uart_tx_o != 0, cycle);
       cycle++;
     }
-  }
-
-  // Drive the RX pin for the coming rising edge (called at the falling one).
-  void uart_drive() {
-    if (!rx_busy && !rx_q.empty()) {
-      rx_frame = (uint16_t)(0x200u | ((uint32_t)rx_q.front() << 1));
-      rx_q.pop_front();
-      rx_busy = true;
-      rx_bit = 0;
-      rx_left = kCyclesPerBit;
-    }
-    m->uart_rx_i = rx_busy ? ((rx_frame >> rx_bit) & 1u) : 1u;
-    if (rx_busy && --rx_left == 0) {
-      rx_left = kCyclesPerBit;
-      if (++rx_bit == 10) rx_busy = false;
-    }
-  }
-
-  // Decode the TX pin: start bit, then the middle of each bit, stop bit checked.
-  void uart_sample() {
-    const bool tx = m->uart_tx_o != 0;
-    if (tx_state < 0) {
-      if (tx_prev && !tx) tx_state = 0;
-    } else {
-      tx_state++;
-    }
-    if (tx_state >= 0) {
-      const uint32_t half = kCyclesPerBit / 2;
-      if ((uint32_t)tx_state >= half && ((uint32_t)tx_state - half) % kCyclesPerBit == 0) {
-        const uint32_t bit = ((uint32_t)tx_state - half) / kCyclesPerBit;
-        if (bit == 0) {
-          if (tx) tx_state = -1;  // a glitch, not a start bit
-        } else if (bit <= 8) {
-          tx_shift |= (uint32_t)tx << (bit - 1);
-        } else {
-          if (!tx) tx_errors++;
-          tx_bytes.push_back((uint8_t)tx_shift);
-          tx_shift = 0;
-          tx_state = -1;
-        }
-      }
-    }
-    tx_prev = tx;
   }
 
   // One SDRAM command: ACTIVATE opens a row, READ/WRITE (BURST 2: one
@@ -404,40 +259,20 @@ int ulx3s_sim_run_to_reset_release(ulx3s_sim *s, uint64_t max_cycles) {
 
 uint32_t ulx3s_sim_leds(const ulx3s_sim *s) { return s->m->led_o; }
 
-void ulx3s_sim_last_frame(ulx3s_sim *s, ulx3s_frame *f) {
-  if (!s->frames) {
-    std::memset(f, 0, sizeof *f);
-    return;
-  }
-  *f = s->last;
-  f->pixels = s->last_px.data();
-}
-
-uint64_t ulx3s_sim_frames(const ulx3s_sim *s) { return s->frames; }
-uint64_t ulx3s_sim_bad_frames(const ulx3s_sim *s) { return s->bad_frames; }
+void ulx3s_sim_last_frame(ulx3s_sim *s, ulx3s_frame *f) { s->video.last_frame(f); }
+uint64_t ulx3s_sim_frames(const ulx3s_sim *s) { return s->video.frames; }
+uint64_t ulx3s_sim_bad_frames(const ulx3s_sim *s) { return s->video.bad_frames; }
 
 uint64_t ulx3s_sim_run_until_frame(ulx3s_sim *s, uint64_t max_cycles) {
-  const uint64_t start = s->cycle, frames = s->frames;
-  while (s->cycle - start < max_cycles && s->frames == frames) s->step();
+  const uint64_t start = s->cycle, frames = s->video.frames;
+  while (s->cycle - start < max_cycles && s->video.frames == frames) s->step();
   return s->cycle - start;
 }
 
-void ulx3s_sim_uart_send(ulx3s_sim *s, const void *data, size_t n) {
-  const uint8_t *p = static_cast<const uint8_t *>(data);
-  s->rx_q.insert(s->rx_q.end(), p, p + n);
-}
-
-size_t ulx3s_sim_uart_recv(ulx3s_sim *s, uint8_t *data, size_t max) {
-  const size_t n = s->tx_bytes.size() < max ? s->tx_bytes.size() : max;
-  if (n) {
-    std::memcpy(data, s->tx_bytes.data(), n);
-    s->tx_bytes.erase(s->tx_bytes.begin(), s->tx_bytes.begin() + (std::ptrdiff_t)n);
-  }
-  return n;
-}
-
-uint64_t ulx3s_sim_uart_errors(const ulx3s_sim *s) { return s->tx_errors; }
-size_t ulx3s_sim_uart_sending(const ulx3s_sim *s) { return s->rx_q.size() + (s->rx_busy ? 1 : 0); }
+void ulx3s_sim_uart_send(ulx3s_sim *s, const void *data, size_t n) { s->uart.send(data, n); }
+size_t ulx3s_sim_uart_recv(ulx3s_sim *s, uint8_t *data, size_t max) { return s->uart.recv(data, max); }
+uint64_t ulx3s_sim_uart_errors(const ulx3s_sim *s) { return s->uart.tx_errors; }
+size_t ulx3s_sim_uart_sending(const ulx3s_sim *s) { return s->uart.sending(); }
 
 void ulx3s_sim_sdram_window(ulx3s_sim *s, int w, uint32_t lo, uint32_t hi) {
   s->win_lo[w & 1] = lo;
