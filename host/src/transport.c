@@ -311,7 +311,6 @@ static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o,
 #endif
 }
 
-/* usb[:VID:PID[:SERIAL]][@BAUD] */
 /* What the URI's options set in every link's options; the rest stays 0
  * (the link's defaults) for each transport to fill. */
 static void link_open_options(const sgpu_open_options *o, sgpu_link_options *lo) {
@@ -320,6 +319,7 @@ static void link_open_options(const sgpu_open_options *o, sgpu_link_options *lo)
   lo->giveup_ms = o->link_giveup_ms;
 }
 
+/* usb[:VID:PID[:SERIAL]][@BAUD] */
 static int open_usb(const char *uri, sgpu_transport **tr, const sgpu_open_options *o, char *msg,
                     size_t msg_size) {
   const char *at = strchr(uri, '@');
