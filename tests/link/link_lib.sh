@@ -15,6 +15,13 @@ ok() { echo "ok - $*"; PASS=$((PASS + 1)); }
 bad() { echo "not ok - $*"; FAIL=$((FAIL + 1)); }
 finish() { echo "$PASS passed, $FAIL failed"; [ "$FAIL" -eq 0 ]; }
 
+# Appended to a link URI by the tests whose device is a model behind
+# sgpu-sim (a board, a slowed line, a faulty one): the client's give-up
+# time is wall time (1.5 s by default: docs/link-protocol.md) and a loaded
+# machine slows the model, so a minute here; a slow machine makes such a
+# run slower, never wrong.
+GIVEUP=,giveup=60000
+
 # start_server NAME ARGS... : runs sgpu-sim ARGS in the background, waits for
 # its first line; sets SRV_PID and SRV_URI (tcp:127.0.0.1:PORT or serial:PTY).
 start_server() {

@@ -53,13 +53,9 @@ echo "FIGURE link_boards_sim_wall_s $(secs "$t0" "$t1")"
 echo "FIGURE link_boards_sim_cycles $(gone_cycle "$T/srv-bsim.err")"
 
 # --- each board, its frames on the pins written to a folder
-# The client's limits are wall time (a frame given up after 1.5 s without
-# an answer by default: docs/link-protocol.md) and a board model under a
-# heavy load can fall below them: the ULX3S model, 0.25 to 0.4 M cycles a
-# second alone, needs 28,000 cycles for a 64-word READ and its answer.  So
-# the clients here give up only after a minute (,giveup=60000): a slow
-# machine makes the run slower, never wrong.
-GIVEUP=,giveup=60000
+# The clients take $GIVEUP (link_lib.sh): the ULX3S model, 0.25 to 0.4 M
+# cycles a second alone, needs 28,000 cycles for a 64-word READ and its
+# answer, which a loaded machine can stretch past the default give-up.
 for b in icebreaker ulx3s; do
   rm -rf "$T/frames-$b"; mkdir -p "$T/frames-$b"
   start_server "srv-$b" --board "$b" --listen tcp:127.0.0.1:0 --frames-dir "$T/frames-$b" || { bad "$b server"; continue; }
