@@ -71,6 +71,9 @@ typedef struct cli {
 int cli_fail(cli *c, int code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 /* Map a library error to an exit code and report it. */
 int cli_lib_fail(cli *c, int rc, const char *what);
+/* "unknown option" and "bad number" usage errors (exit 1). */
+int cli_usage_unknown(cli *c, const char *arg);
+int cli_bad_number(cli *c, const char *opt, const char *value);
 
 /* Parsing helpers. */
 bool cli_parse_u32(const char *s, uint32_t *v);
@@ -78,6 +81,11 @@ bool cli_parse_u64(const char *s, uint64_t *v);
 /* Match `--name` or `--name=value`; for options with a value, takes the next
  * argument when needed.  Returns 1 matched, 0 not this option, -1 error. */
 int cli_opt(cli *c, int argc, char **argv, int *i, const char *name, const char **value);
+/* The positional arguments of a command (those that are not options). */
+typedef struct positional {
+  const char *arg[64];
+  int n;
+} positional;
 
 /* File helpers. */
 int cli_read_file(cli *c, const char *path, uint8_t **data, size_t *size);
@@ -92,6 +100,10 @@ int cli_open(cli *c);
 void cli_close(cli *c);
 /* Handle --run/--mode/--source for a device command (after cli_open). */
 int cli_setup(cli *c, bool wait_runs);
+/* Start a device command: open the device and run the set-up options; with
+ * default_mode, set a 320x240 mode first when neither --mode nor a display
+ * mode is there. */
+int cli_start_device(cli *c, bool default_mode, bool wait_runs);
 int cli_common_opt(cli *c, int argc, char **argv, int *i, int *rc);
 const char *cli_common_help(void);
 
@@ -118,30 +130,24 @@ int cli_submit_words(cli *c, const char *name, const uint32_t *words, size_t cou
 int cli_drain_events(cli *c, json *j, const char *key, uint32_t timeout_ms, int max, int *n);
 uint32_t cli_crc32(const uint8_t *data, size_t size);
 
-/* Commands. */
-int cmd_info(cli *c, int argc, char **argv);
-int cmd_submit(cli *c, int argc, char **argv);
-int cmd_asm(cli *c, int argc, char **argv);
-int cmd_disasm(cli *c, int argc, char **argv);
-int cmd_flip(cli *c, int argc, char **argv);
+/* Commands, one file per family. */
+int cmd_info(cli *c, int argc, char **argv);       /* cmd_info.c */
+int cmd_submit(cli *c, int argc, char **argv);     /* cmd_submit.c */
 int cmd_fence(cli *c, int argc, char **argv);
 int cmd_events(cli *c, int argc, char **argv);
+int cmd_asm(cli *c, int argc, char **argv);        /* cmd_asm.c */
+int cmd_disasm(cli *c, int argc, char **argv);
+int cmd_flip(cli *c, int argc, char **argv);       /* cmd_display.c */
 int cmd_screenshot(cli *c, int argc, char **argv);
-int cmd_ring(cli *c, int argc, char **argv);
-int cmd_peek(cli *c, int argc, char **argv);
+int cmd_ring(cli *c, int argc, char **argv);       /* cmd_ring.c */
+int cmd_peek(cli *c, int argc, char **argv);       /* cmd_mem.c */
 int cmd_poke(cli *c, int argc, char **argv);
-int cmd_top(cli *c, int argc, char **argv);
-int cmd_flash(cli *c, int argc, char **argv);
-int cmd_list(cli *c, int argc, char **argv);
-int cmd_ping(cli *c, int argc, char **argv);
+int cmd_top(cli *c, int argc, char **argv);        /* top.c */
+int cmd_flash(cli *c, int argc, char **argv);      /* flash.c */
+int cmd_list(cli *c, int argc, char **argv);       /* list.c */
+int cmd_ping(cli *c, int argc, char **argv);       /* linkcmd.c */
 /* The link statistics of `info` (linkcmd.c): a "link" object in j, or text
  * lines on c->out when j is NULL; nothing when the device has no link. */
 void cli_link_info(cli *c, json *j);
-
-/* Shared by the commands (cmds.c). */
-int cli_usage_unknown(cli *c, const char *arg);
-int cli_bad_number(cli *c, const char *opt, const char *value);
-/* Open the device and run the set-up options (--mode, --run ...). */
-int cli_start_device(cli *c, bool default_mode, bool wait_runs);
 
 #endif

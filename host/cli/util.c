@@ -122,6 +122,14 @@ int cli_lib_fail(cli *c, int rc, const char *what) {
   return cli_fail(c, code, "%s: %s (%d)", what, sgpu_strerror(rc), rc);
 }
 
+int cli_usage_unknown(cli *c, const char *a) {
+  return cli_fail(c, EXIT_USAGE, "unknown option '%s' (see %s %s --help)", a, c->prog, c->cmd);
+}
+
+int cli_bad_number(cli *c, const char *opt, const char *v) {
+  return cli_fail(c, EXIT_USAGE, "bad number '%s' for %s", v, opt);
+}
+
 /* ---------------------------------------------------------------- parsing */
 
 bool cli_parse_u64(const char *s, uint64_t *v) {
@@ -440,6 +448,17 @@ int cli_setup(cli *c, bool wait_runs) {
     }
   }
   return 0;
+}
+
+/* Start a device command: open the device and run the set-up. */
+int cli_start_device(cli *c, bool default_mode, bool wait_runs) {
+  int rc = cli_open(c);
+  if (rc) return rc;
+  if (default_mode && !c->mode) {
+    sgpu_display_mode m;
+    if (sgpu_get_display_mode(c->dev, c->source, &m) != 0 || !m.enabled) c->mode = "320x240";
+  }
+  return cli_setup(c, wait_runs);
 }
 
 /* ---------------------------------------------------------------- submit */

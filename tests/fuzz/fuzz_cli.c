@@ -3,7 +3,7 @@
  * The CLI reads command streams (assembly text or binary little-endian
  * words; `submit FILE`, `--run FILE`, `asm IN`, `disasm IN`) through
  * cli_load_stream() (host/cli/util.c), and `asm` / `disasm` through
- * cmd_asm() / cmd_disasm() (host/cli/cmds.c).  Those are the public entry
+ * cmd_asm() / cmd_disasm() (host/cli/cmd_asm.c).  Those are the public entry
  * points of the parsing; the input is written to a file in a private
  * temporary folder (named .s, .bin or neither, which changes the format
  * detection) and given to them, as the command line would.  Properties:

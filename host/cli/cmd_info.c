@@ -1,0 +1,124 @@
+/* cmd_info.c — `sgpu info`: the device's versions, capabilities, memory
+ * segments and display modes (the link's counters come from linkcmd.c). */
+#include "cli.h"
+
+static const char *format_name(uint32_t f) {
+  return f == SGPU_FORMAT_RGB332 ? "RGB332" : f == SGPU_FORMAT_RGB565 ? "RGB565" : "?";
+}
+
+int cmd_info(cli *c, int argc, char **argv) {
+  int rc = 0;
+  for (int i = 1; i < argc; i++) {
+    if (cli_common_opt(c, argc, argv, &i, &rc)) {
+      if (rc) return rc;
+      continue;
+    }
+    return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
+                             : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+  }
+  if ((rc = cli_start_device(c, false, true))) return rc;
+  sgpu_info in;
+  if ((rc = sgpu_query_info(c->dev, &in))) return cli_lib_fail(c, rc, "querying the device");
+  static const char *const seg_names[] = {"system", "local", "aperture"};
+  sgpu_identity id;
+  int have_id = sgpu_read_identity(c->dev, &id) == 0;
+  if (c->json) {
+    json j;
+    json_begin(&j, c->out);
+    json_obj(&j, NULL);
+    json_str(&j, "transport", in.transport);
+    json_str(&j, "device", c->uri ? c->uri : "sim");
+    json_u64(&j, "hw_version_major", in.hw_version_major);
+    json_u64(&j, "hw_version_minor", in.hw_version_minor);
+    json_u64(&j, "firmware_version", in.firmware_version);
+    if (have_id) {
+      json_obj(&j, "firmware");
+      json_u64(&j, "version_major", id.fw_version >> 16);
+      json_u64(&j, "version_minor", id.fw_version & 0xFFFFu);
+      json_u64(&j, "board_id", id.board);
+      json_str(&j, "board", id.board_name);
+      json_u64(&j, "hw_version", id.hw_version);
+      json_u64(&j, "caps", id.caps);
+      json_u64(&j, "mem_size", id.mem_size);
+      json_u64(&j, "screen_address", id.fb_base);
+      json_u64(&j, "screen_width", id.fb_width);
+      json_u64(&j, "screen_height", id.fb_height);
+      json_end_obj(&j);
+    }
+    json_u64(&j, "caps", in.caps);
+    json_u64(&j, "node_count", in.node_count);
+    json_u64(&j, "source_count", in.source_count);
+    json_bool(&j, "has_2d", in.has_2d);
+    json_bool(&j, "has_display", in.has_display);
+    json_bool(&j, "has_preemption", in.has_preemption);
+    json_u64(&j, "mem_size", in.mem_size);
+    json_u64(&j, "clock_hz", in.clock_hz);
+    json_arr(&j, "segments");
+    for (unsigned s = 0; s < SGPU_SEGMENT_COUNT; s++) {
+      json_obj(&j, NULL);
+      json_u64(&j, "id", s);
+      json_str(&j, "name", seg_names[s]);
+      json_u64(&j, "base", in.segment[s].base);
+      json_u64(&j, "size", in.segment[s].size);
+      json_u64(&j, "free", in.segment[s].free);
+      json_end_obj(&j);
+    }
+    json_end_arr(&j);
+    json_arr(&j, "display_modes");
+    for (unsigned s = 0; s < in.source_count && s < SGPU_MAX_SOURCES; s++) {
+      const sgpu_display_mode *m = &in.display_mode[s];
+      json_obj(&j, NULL);
+      json_u64(&j, "source", s);
+      json_bool(&j, "enabled", m->enabled);
+      json_u64(&j, "width", m->width);
+      json_u64(&j, "height", m->height);
+      json_u64(&j, "pitch", m->pitch);
+      json_str(&j, "format", format_name(m->format));
+      json_u64(&j, "address", m->address);
+      json_u64(&j, "timing_width", m->timing_width);
+      json_u64(&j, "timing_height", m->timing_height);
+      json_u64(&j, "refresh_mhz", m->refresh_mhz);
+      json_end_obj(&j);
+    }
+    json_end_arr(&j);
+    cli_link_info(c, &j);
+    json_end_obj(&j);
+    json_finish(&j);
+    return 0;
+  }
+  FILE *f = c->out;
+  fprintf(f, "device:      %s (transport %s)\n", c->uri ? c->uri : "sim", in.transport);
+  fprintf(f, "hardware:    version %u.%u, caps 0x%08x\n", in.hw_version_major, in.hw_version_minor,
+          in.caps);
+  if (have_id)
+    fprintf(f, "firmware:    sgpu boot %u.%u, board %s, built for hardware %u.%u, caps 0x%08x, %u KiB, "
+               "screen %ux%u at 0x%x\n",
+            id.fw_version >> 16, id.fw_version & 0xFFFFu, id.board_name[0] ? id.board_name : "?",
+            id.hw_version >> 16, id.hw_version & 0xFFFFu, id.caps, id.mem_size / 1024, id.fb_width,
+            id.fb_height, id.fb_base);
+  else fprintf(f, "firmware:    none (no boot firmware on this device)\n");
+  fprintf(f, "nodes:       %u\nsources:     %u\n", in.node_count, in.source_count);
+  fprintf(f, "engines:     2D %s, display %s, preemption %s\n", in.has_2d ? "yes" : "no",
+          in.has_display ? "yes" : "no", in.has_preemption ? "yes" : "no");
+  fprintf(f, "memory:      %u bytes\n", in.mem_size);
+  for (unsigned s = 0; s < SGPU_SEGMENT_COUNT; s++)
+    fprintf(f, "segment %u:   %-8s base 0x%llx size %llu free %llu\n", s, seg_names[s],
+            (unsigned long long)in.segment[s].base, (unsigned long long)in.segment[s].size,
+            (unsigned long long)in.segment[s].free);
+  for (unsigned s = 0; s < in.source_count && s < SGPU_MAX_SOURCES; s++) {
+    const sgpu_display_mode *m = &in.display_mode[s];
+    if (!m->enabled) {
+      fprintf(f, "display %u:   off\n", s);
+      continue;
+    }
+    fprintf(f, "display %u:   %ux%u %s pitch %u at 0x%08x, timing %ux%u, replication %ux%u, %u.%03u Hz\n",
+            s, m->width, m->height, format_name(m->format), m->pitch, m->address, m->timing_width,
+            m->timing_height, m->replication_x, m->replication_y, m->refresh_mhz / 1000,
+            m->refresh_mhz % 1000);
+  }
+  fprintf(f, "clock:       %u Hz (%s)\n", in.clock_hz,
+          in.clock_hz == SGPU_NOMINAL_CLOCK_HZ ? "nominal: no board named by the firmware"
+                                               : "the board's system clock, named by its firmware");
+  cli_link_info(c, NULL);
+  return 0;
+}
