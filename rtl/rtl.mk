@@ -1,5 +1,6 @@
-# RTL sources: every rtl/*.v is part of the chip; board tops live in rtl/boards/.
-RTL_SRCS   := $(sort $(wildcard rtl/*.v))
+# RTL sources: every rtl/<subsystem>/*.v is part of the chip (tools/rtl_srcs.sh
+# lists them); board tops live in rtl/boards/.
+RTL_SRCS   := $(shell bash tools/rtl_srcs.sh)
 RTL_TOP    := sgpu_top
 RTL_INC    := -I$(GEN) -Irtl
 

@@ -1,5 +1,5 @@
 # link fragment: the Verilator model of the chip behind its host bridge
-# (rtl/sgpu_link_top.v) as $(LSIM_LIB), used by sgpu-sim's link server
+# (rtl/link/sgpu_link_top.v) as $(LSIM_LIB), used by sgpu-sim's link server
 # (--listen tcp:..., --pty).  The verilated runtime (verilated.o) is the one
 # in $(SIM_LIB), which every program linking $(LSIM_LIB) links after it.
 

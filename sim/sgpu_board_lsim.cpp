@@ -40,7 +40,7 @@ constexpr uint64_t kIceHz = 12000000u, kUlxHz = 30000000u;
 #endif
 
 // The boards' boot ROMs are filled by $readmemh from a path relative to the
-// working folder (ROM_FILE of rtl/sgpu_boot.v: build/firmware/boot_*.hex),
+// working folder (ROM_FILE of rtl/top/sgpu_boot.v: build/firmware/boot_*.hex),
 // read in the model's first evaluation, which *_sim_create makes.  From
 // another folder the model is made in the source tree the program was
 // built from (SGPU_BOARD_ROOT), then the working folder is restored.

@@ -1,4 +1,4 @@
-// sgpu_link_sim.cpp — the Verilator model of rtl/sgpu_link_top.v behind
+// sgpu_link_sim.cpp — the Verilator model of rtl/link/sgpu_link_top.v behind
 // sgpu_link_sim.h: clock, reset, and the two byte streams paced at
 // cycles_per_byte.  The memory is the RTL's own (sgpu_sram) inside the top.
 //

@@ -1,5 +1,5 @@
 /* sgpu_link_sim.h — C ABI of the Verilator model of the chip behind its
- * host bridge (rtl/sgpu_link_top.v: sgpu_host_bridge + sgpu_top + memory).
+ * host bridge (rtl/link/sgpu_link_top.v: sgpu_host_bridge + sgpu_top + memory).
  *
  * The model takes and gives the bytes of docs/link-protocol.md: what a
  * host sends is delivered to the bridge's receiver one byte every
@@ -21,7 +21,7 @@ extern "C" {
 typedef struct sgpu_lsim sgpu_lsim;
 
 /* The fewest cycles from one byte to the next the model's bridge takes: its
- * CRC is a byte wide in rtl/sgpu_link_top.v (CRC_STEP 8), one cycle of CRC
+ * CRC is a byte wide in rtl/link/sgpu_link_top.v (CRC_STEP 8), one cycle of CRC
  * steps per byte.  (The boards' bit-serial bridge needs 9.) */
 #define SGPU_LSIM_MIN_CPB 2u
 

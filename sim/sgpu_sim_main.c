@@ -9,7 +9,7 @@
  * the chip's host port, so the display shows something on its own.
  *
  * With --listen tcp:HOST:PORT or --pty it is a link server instead: the
- * chip behind its host bridge (rtl/sgpu_link_top.v, sim/sgpu_link_sim.h)
+ * chip behind its host bridge (rtl/link/sgpu_link_top.v, sim/sgpu_link_sim.h)
  * takes the bytes of docs/link-protocol.md from a TCP client or a
  * pseudo-terminal, paced at the wire rate in simulated time (--baud), with
  * optional byte faults both ways (--link-errors).  The chip persists across

@@ -4,10 +4,10 @@
 # too), and each board top.
 set -eu
 cd "$(dirname "$0")/.."
-srcs=$(ls rtl/*.v)
+srcs=$(bash tools/rtl_srcs.sh)
 verilator --lint-only -Wall -Ibuild/gen -Irtl --top-module sgpu_top $srcs
 echo "lint clean: sgpu_top"
-for f in rtl/*.v; do
+for f in $srcs; do
   m=$(basename "$f" .v)
   [ "$m" = sgpu_top ] && continue
   verilator --lint-only -Wall -Ibuild/gen -Irtl --top-module "$m" $srcs

@@ -9,7 +9,7 @@ set -eu
 cd "$(dirname "$0")/.."
 out=build/synth
 mkdir -p "$out"
-srcs=$(echo rtl/*.v)
+srcs=$(bash tools/rtl_srcs.sh | tr '\n' ' ')
 
 # Latch check on the generic netlist: after `proc` a latch is a $dlatch cell.
 yosys -q -l "$out/latch.log" -p "read_verilog -Ibuild/gen -Irtl $srcs; \

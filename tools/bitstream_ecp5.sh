@@ -74,7 +74,7 @@ margin=${MARGIN:-1.15}
 seeds=${SEEDS:-1 2 3}
 synth_opts=${SYNTH_OPTS-}
 pnr_opts=${PNR_OPTS-}
-srcs=$(echo rtl/*.v)
+srcs=$(bash tools/rtl_srcs.sh | tr '\n' ' ')
 
 # Clock constraints at margin x frequency, in a second LPF.
 clk_lpf=$out/clocks-$device.lpf

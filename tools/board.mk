@@ -15,7 +15,7 @@ BAUD ?=
 .PHONY: bitstream bitstream-sweep flash
 
 # each board's family script and the boot ROM images it reads
-# (firmware/firmware.mk; rtl/sgpu_boot.v reads them)
+# (firmware/firmware.mk; rtl/top/sgpu_boot.v reads them)
 BOARD_SCRIPT_icebreaker := tools/bitstream_ice40.sh
 BOARD_SCRIPT_ulx3s      := tools/bitstream_ecp5.sh
 BOARD_FW_icebreaker     := $(FW_DIR)/boot_icebreaker.hex

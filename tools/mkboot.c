@@ -12,7 +12,7 @@
  *   RING_SIZE; WRITE CONTROL = ENABLE; WRITE RING_WPTR (the doorbell).
  *
  * The ROM holds each frame behind one length byte (so the feeder,
- * rtl/sgpu_boot.v, knows where a frame ends and waits for the bridge's answer
+ * rtl/top/sgpu_boot.v, knows where a frame ends and waits for the bridge's answer
  * before the next), then a 0 length that ends the boot.  Outputs:
  *   --hex FILE   for $readmemh: one byte per line, padded to --rom-bytes
  *   --list FILE  a readable listing: symbols, the expanded source, the
@@ -474,7 +474,7 @@ int main(int argc, char **argv) {
          r.frames, (size_t)r.payload, b.rom_bytes, (b.rom_bytes + 511) / 512);
   if (r.len > b.rom_bytes)
     die("the boot image is %zu bytes, more than --rom-bytes %u (raise it here and ROM_BYTES in "
-        "rtl/sgpu_boot.v)", r.len, b.rom_bytes);
+        "rtl/top/sgpu_boot.v)", r.len, b.rom_bytes);
 
   if (hex) {
     text_buf h = {0};

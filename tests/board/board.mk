@@ -1,5 +1,5 @@
 # board fragment: board-level simulation of the iCEBreaker image
-# (docs/boards.md).  rtl/boards/icebreaker_top.v and every rtl/*.v are
+# (docs/boards.md).  rtl/boards/icebreaker_top.v and every chip module (tools/rtl_srcs.sh) are
 # verilated whole (Vicebreaker_top, no tracing, C++ at -O1 like the chip
 # model) into $(BOARD_VL_LIB); tests/board/board_sim.cpp drives its pins
 # with both clocks at their real ratio.  The tests (tests/board/test_*.c)
@@ -59,7 +59,7 @@ $(BOARD_DIR)/board_link.o: tests/board/board_link.c tests/board/board_link.h tes
 BOARD_TEST_SRCS := $(sort $(wildcard tests/board/test_*.c))
 BOARD_ALL_TESTS := $(patsubst tests/board/%.c,$(BOARD_DIR)/%,$(BOARD_TEST_SRCS))
 # The power-on screen test runs once the board top instantiates the boot ROM
-# feeder (rtl/sgpu_boot.v); it replays the ROM image through the reference
+# feeder (rtl/top/sgpu_boot.v); it replays the ROM image through the reference
 # model, so it needs the image built.
 BOARD_FW_BIN    := $(BUILD)/firmware/boot_icebreaker.bin
 BOARD_HAS_BOOT  := $(shell grep -l 'sgpu_boot' rtl/boards/icebreaker_top.v 2>/dev/null)

@@ -45,7 +45,7 @@ void bl_init(board_link *l, board_sim *b);
  * ACK with the request's SEQ. */
 void bl_request(board_link *l, uint8_t cmd, uint32_t addr, const uint32_t *wdata, uint16_t count,
                 uint32_t *rdata);
-/* After reset the boot ROM feeder (rtl/sgpu_boot.v) owns the host bridge
+/* After reset the boot ROM feeder (rtl/top/sgpu_boot.v) owns the host bridge
  * and ignores the UART: PING (repeating it with the same SEQ after 50000
  * quiet cycles) until answered, then READ until the boot's identity block
  * has its DONE word; clears INT_ENABLE and INT_STATUS.  Returns the system

@@ -67,7 +67,7 @@ uint64_t board_sim_uart_errors(const board_sim *b);
 /* ---------------------------------------------------------------- link */
 /* The host bridge's own counts since power-on (its frame_ok and frame_err
  * strobes: frames executed, NAKs sent; the boot ROM's frames included),
- * the chip's interrupt line, and 1 while the boot ROM feeder (rtl/sgpu_boot.v)
+ * the chip's interrupt line, and 1 while the boot ROM feeder (rtl/top/sgpu_boot.v)
  * owns the bridge.  sgpu-sim --board icebreaker (sim/sgpu_board_lsim.cpp)
  * reports them. */
 uint64_t board_sim_frames_ok(const board_sim *b);

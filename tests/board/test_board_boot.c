@@ -1,6 +1,6 @@
 /* test_board_boot — the power-on screen of the iCEBreaker image.
  *
- * After power-on and the 2^11-cycle reset, the boot ROM (rtl/sgpu_boot.v,
+ * After power-on and the 2^11-cycle reset, the boot ROM (rtl/top/sgpu_boot.v,
  * build/firmware/boot_icebreaker.hex from tools/mkboot) plays its link frames
  * into the host bridge; the command processor draws the screen and writes the
  * identity block.  The test replays the same ROM image

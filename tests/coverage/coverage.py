@@ -62,11 +62,13 @@ def spans(text):
 
 
 def module_of(fname, rtl_dir):
-    """rtl/<module>.v -> module; None for files outside rtl/ (testbenches)."""
+    """rtl/<subsystem>/<module>.v -> module; None for files outside the
+    subsystem folders (testbenches, the board tops of rtl/boards/)."""
     norm = os.path.normpath(fname)
-    if os.path.dirname(norm) != os.path.normpath(rtl_dir) or not norm.endswith(".v"):
+    parts = os.path.relpath(norm, os.path.normpath(rtl_dir)).split(os.sep)
+    if len(parts) != 2 or parts[0] in ("..", "boards") or not norm.endswith(".v"):
         return None
-    return os.path.basename(norm)[:-2]
+    return parts[1][:-2]
 
 
 def summarize(points, rtl_dir):
@@ -167,7 +169,8 @@ def main():
 
     waivers, errs = read_waivers(args.waivers)
     problems += errs
-    modules = sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(args.rtl, "*.v")))
+    modules = sorted(os.path.basename(p)[:-2] for p in glob.glob(os.path.join(args.rtl, "*", "*.v"))
+                     if module_of(p, args.rtl))
     for w in sorted(set(waivers) - set(modules)):
         problems.append(f"waiver for {w}, which is not a module in {args.rtl}/")
 

@@ -24,7 +24,7 @@ cells="$datdir/ice40/cells_sim.v"
 iverilog -g2005 -Wall -Wno-timescale -Wno-implicit-dimensions \
   -DNO_ICE40_DEFAULT_ASSIGNMENTS -DSYNTHESIS -DSGPU_ICE40_DSP -Irtl -Itests/rtl \
   -s tb_sgpu_dsp_add -o "$out/tb_sgpu_dsp_add_mac16" \
-  tests/rtl/tb_sgpu_dsp_add.v rtl/sgpu_dsp_add.v "$cells" 2>"$out/iverilog.log" \
+  tests/rtl/tb_sgpu_dsp_add.v rtl/prim/sgpu_dsp_add.v "$cells" 2>"$out/iverilog.log" \
   || { cat "$out/iverilog.log" >&2; exit 1; }
 # The SB_MAC16 path, not the plain one, must be what was compiled.
 n=$(grep -c '"u_mac" "SB_MAC16"' "$out/tb_sgpu_dsp_add_mac16" || true)
@@ -33,7 +33,7 @@ vvp -n "$out/tb_sgpu_dsp_add_mac16" | tee "$out/sim.log"
 grep -q '^PASS tb_sgpu_dsp_add' "$out/sim.log"
 
 for top in sgpu_dsp_add sgpu_dsp_counter sgpu_dsp_ge_held sgpu_dsp_counter_held; do
-  yosys -q -l "$out/$top.log" -p "read_verilog -DSYNTHESIS -DSGPU_ICE40_DSP rtl/sgpu_dsp_add.v; \
+  yosys -q -l "$out/$top.log" -p "read_verilog -DSYNTHESIS -DSGPU_ICE40_DSP rtl/prim/sgpu_dsp_add.v; \
     synth_ice40 -device u -top $top; tee -o $out/$top.stat stat" >/dev/null
   count() { awk -v c="$1" '$1 == c { n += $2 } END { print n + 0 }' "$out/$top.stat"; }
   mac=$(count SB_MAC16); lut=$(count SB_LUT4); carry=$(count SB_CARRY)

@@ -1,9 +1,9 @@
 /* test_firmware_boot — the boot ROM image on the chip behind its real host
- * bridge (sim/sgpu_link_sim.h: rtl/sgpu_link_top.v), without a board top.
+ * bridge (sim/sgpu_link_sim.h: rtl/link/sgpu_link_top.v), without a board top.
  *
  *  1. The ROM's frames (build/firmware/boot_icebreaker.bin: each behind a
  *     length byte, a 0 length ends it) enter the bridge as the feeder
- *     (rtl/sgpu_boot.v) sends them: one byte every 16 cycles, the next frame
+ *     (rtl/top/sgpu_boot.v) sends them: one byte every 16 cycles, the next frame
  *     once the bridge's answer to the previous one has started.  Every
  *     answer must be an ACK of its frame.
  *  2. A host then connects through the library's link client (its own PING

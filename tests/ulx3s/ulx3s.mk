@@ -1,5 +1,5 @@
 # ulx3s fragment: board-level simulation of the ULX3S image (docs/boards.md).
-# rtl/boards/ulx3s_top.v and every rtl/*.v, with the SDRAM model of the
+# rtl/boards/ulx3s_top.v and every chip module (tools/rtl_srcs.sh), with the SDRAM model of the
 # controller's benches on the SDRAM pins (tests/ulx3s/ulx3s_board.v), are
 # verilated whole (Vulx3s_board, no tracing, C++ at -O1 like the chip model)
 # into $(ULX3S_VL_LIB); tests/ulx3s/ulx3s_sim.cpp drives it with the three
