@@ -1,274 +1,28 @@
-/* device.c — open/close, errors, info, memory, registers, contexts. */
-#include <stdarg.h>
+/* device.c — the top of the library: open and close, info, contexts, and
+ * the device's link (statistics, ping).  It calls everything below it and
+ * nothing below calls it (docs/architecture.md, "The host library's
+ * layers"). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "alloc.h"
+#include "evq.h"
+#include "identity.h"
+#include "link.h"
 #include "packet_check.h"
-
-/* ------------------------------------------------------------ errors */
-/* Provided by asm.c (the assembler) when it is linked in. */
-extern const char *sgpu_asm_strerror(int code) __attribute__((weak));
-
-const char *sgpu_strerror(int code) {
-  const char *m = sgpu__error_message(code);
-  if (m) return m;
-  if (code <= -200 && code > -300) {
-    if (sgpu_asm_strerror) return sgpu_asm_strerror(code);
-    return "assembler error";
-  }
-  return "unknown error code";
-}
-
-int sgpu__fail(sgpu_device *dev, int code, const char *fmt, ...) {
-  if (dev) {
-    va_list ap;
-    va_start(ap, fmt);
-    int n = vsnprintf(dev->err, sizeof dev->err, fmt, ap);
-    va_end(ap);
-    /* A transport failure: say what the transport saw. */
-    const char *why = code == SGPU_ERROR_IO && dev->tr && dev->tr->ops->why ? dev->tr->ops->why(dev->tr) : NULL;
-    if (why && *why && n >= 0 && (size_t)n < sizeof dev->err && !strstr(dev->err, why))
-      snprintf(dev->err + n, sizeof dev->err - (size_t)n, ": %s", why);
-  }
-  return code;
-}
-
-const char *sgpu_last_error(sgpu_device *dev) { return dev ? dev->err : "no device"; }
-
-/* ------------------------------------------------------------ registers */
-int sgpu__reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
-  int r = dev->tr->ops->reg_read(dev->tr, offset, value);
-  if (r) return sgpu__fail(dev, r, "register read of offset 0x%03x got no answer", offset);
-  return 0;
-}
-
-int sgpu__reg_write(sgpu_device *dev, uint32_t offset, uint32_t value) {
-  int r = dev->tr->ops->reg_write(dev->tr, offset, value);
-  if (r) return sgpu__fail(dev, r, "register write of offset 0x%03x got no answer", offset);
-  return 0;
-}
-
-int sgpu_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
-  if (!dev || !value) return SGPU_ERROR_INVALID_PARAM;
-  if (offset & 3 || offset > 0xFFF)
-    return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS, "register offset 0x%x is not a word in 0..0xfff",
-                      offset);
-  sgpu__lock(dev);
-  int r = sgpu__reg_read(dev, offset, value);
-  sgpu__unlock(dev);
-  return r;
-}
-
-int sgpu_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value) {
-  if (!dev) return SGPU_ERROR_INVALID_PARAM;
-  if (offset & 3 || offset > 0xFFF)
-    return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS, "register offset 0x%x is not a word in 0..0xfff",
-                      offset);
-  sgpu__lock(dev);
-  int r = sgpu__reg_write(dev, offset, value);
-  sgpu__unlock(dev);
-  return r;
-}
-
-/* ------------------------------------------------------------ allocator */
-int sgpu__seg_alloc(sgpu_device *dev, uint32_t s, uint32_t size, uint32_t align, int internal,
-                    uint64_t *addr) {
-  sgpu_segment *seg = &dev->seg[s];
-  if (align == 0) align = 4;
-  if (align & (align - 1) || align > (1u << 24))
-    return sgpu__fail(dev, SGPU_ERROR_INVALID_ALIGNMENT,
-                      "alignment %u is not a power of two up to 16 MiB", align);
-  if (size == 0) return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "allocation size is 0");
-  uint64_t rsize = ((uint64_t)size + 3) & ~3ull;
-  uint64_t cur = seg->base, end = seg->base + seg->size;
-  size_t i;
-  uint64_t a = 0;
-  for (i = 0;; i++) {
-    uint64_t limit = i < seg->count ? seg->blocks[i].addr : end;
-    a = (cur + align - 1) & ~((uint64_t)align - 1);
-    if (a + rsize <= limit) break;
-    if (i == seg->count)
-      return sgpu__fail(dev, SGPU_ERROR_OUT_OF_GPU_MEMORY,
-                        "segment %u has no free range of %u bytes aligned to %u (%llu of %llu used)",
-                        s, size, align, (unsigned long long)seg->used,
-                        (unsigned long long)seg->size);
-    cur = seg->blocks[i].addr + ((seg->blocks[i].size + 3ull) & ~3ull);
-  }
-  uint8_t *host = NULL;
-  if (s == SGPU_SEGMENT_SYSTEM) {
-    host = calloc(1, rsize);
-    if (!host)
-      return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for %u bytes", size);
-  }
-  int r = sgpu__seg_insert(dev, seg, i, a, size, internal, host);
-  if (r) {
-    free(host);
-    return r;
-  }
-  *addr = a;
-  return 0;
-}
-
-int sgpu__seg_insert(sgpu_device *dev, sgpu_segment *seg, size_t i, uint64_t addr, uint32_t size,
-                     int internal, uint8_t *host) {
-  if (seg->count == seg->cap) {
-    size_t ncap = seg->cap ? seg->cap * 2 : 16;
-    sgpu_block *nb = realloc(seg->blocks, ncap * sizeof *nb);
-    if (!nb) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for the allocator");
-    seg->blocks = nb;
-    seg->cap = ncap;
-  }
-  memmove(&seg->blocks[i + 1], &seg->blocks[i], (seg->count - i) * sizeof *seg->blocks);
-  seg->blocks[i].addr = addr;
-  seg->blocks[i].size = size;
-  seg->blocks[i].internal = (uint32_t)internal;
-  seg->blocks[i].host = host;
-  seg->count++;
-  seg->used += ((uint64_t)size + 3) & ~3ull;
-  return 0;
-}
-
-static int seg_of(const sgpu_device *dev, uint64_t addr) {
-  for (uint32_t s = 0; s < SGPU_SEGMENT_COUNT; s++)
-    if (addr >= dev->seg[s].base && addr < dev->seg[s].base + dev->seg[s].size) return (int)s;
-  return -1;
-}
-
-sgpu_block *sgpu__host_block(sgpu_device *dev, uint64_t addr, uint64_t size) {
-  sgpu_segment *seg = &dev->seg[SGPU_SEGMENT_SYSTEM];
-  size_t lo = 0, hi = seg->count;
-  while (lo < hi) { /* last block with block.addr <= addr */
-    size_t mid = (lo + hi) / 2;
-    if (seg->blocks[mid].addr <= addr) lo = mid + 1;
-    else hi = mid;
-  }
-  if (lo == 0) return NULL;
-  sgpu_block *b = &seg->blocks[lo - 1];
-  /* addr >= b->addr here; compare lengths, which cannot wrap. */
-  if (size > b->size || addr - b->addr > b->size - size) return NULL;
-  return b;
-}
-
-int sgpu_alloc(sgpu_device *dev, uint32_t segment_id, uint32_t size, uint32_t alignment,
-               uint64_t *address) {
-  if (!dev || !address) return SGPU_ERROR_INVALID_PARAM;
-  if (segment_id >= SGPU_SEGMENT_COUNT)
-    return sgpu__fail(dev, SGPU_ERROR_INVALID_SEGMENT, "segment id %u is not 0, 1 or 2",
-                      segment_id);
-  sgpu__lock(dev);
-  int r = sgpu__seg_alloc(dev, segment_id, size, alignment, 0, address);
-  sgpu__unlock(dev);
-  return r;
-}
-
-int sgpu_free(sgpu_device *dev, uint64_t address) {
-  if (!dev) return SGPU_ERROR_INVALID_PARAM;
-  sgpu__lock(dev);
-  int s = seg_of(dev, address);
-  int r = sgpu__fail(dev, SGPU_ERROR_NOT_ALLOCATED, "address 0x%llx is not the start of an allocation",
-                     (unsigned long long)address);
-  if (s >= 0) {
-    sgpu_segment *seg = &dev->seg[s];
-    for (size_t i = 0; i < seg->count; i++) {
-      if (seg->blocks[i].addr != address || seg->blocks[i].internal) continue;
-      free(seg->blocks[i].host);
-      seg->used -= (seg->blocks[i].size + 3ull) & ~3ull;
-      memmove(&seg->blocks[i], &seg->blocks[i + 1], (seg->count - i - 1) * sizeof *seg->blocks);
-      seg->count--;
-      r = 0;
-      break;
-    }
-  }
-  sgpu__unlock(dev);
-  return r;
-}
-
-static int mem_access(sgpu_device *dev, uint64_t address, void *rdata, const void *wdata,
-                      uint32_t size) {
-  if (size == 0) return 0;
-  if (address >= SGPU_HOST_ADDRESS_BASE) {
-    sgpu_block *b = sgpu__host_block(dev, address, size);
-    if (!b)
-      return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS,
-                        "host range 0x%llx+%u is not inside one segment-0 allocation",
-                        (unsigned long long)address, size);
-    if (rdata) memcpy(rdata, b->host + (address - b->addr), size);
-    else memcpy(b->host + (address - b->addr), wdata, size);
-    return 0;
-  }
-  if (address > dev->mem_size || size > dev->mem_size - address)
-    return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS,
-                      "GPU range 0x%llx+%u leaves GPU memory (%u bytes)",
-                      (unsigned long long)address, size, dev->mem_size);
-  int r = rdata ? dev->tr->ops->mem_read(dev->tr, (uint32_t)address, rdata, size)
-                : dev->tr->ops->mem_write(dev->tr, (uint32_t)address, wdata, size);
-  if (r)
-    return sgpu__fail(dev, r, "GPU memory %s of 0x%llx+%u failed", rdata ? "read" : "write",
-                      (unsigned long long)address, size);
-  sgpu__shadow_note(dev, (uint32_t)address, rdata ? rdata : wdata, size);
-  return 0;
-}
-
-int sgpu_write(sgpu_device *dev, uint64_t address, const void *data, uint32_t size) {
-  if (!dev || (!data && size)) return SGPU_ERROR_INVALID_PARAM;
-  sgpu__lock(dev);
-  int r = mem_access(dev, address, NULL, data, size);
-  sgpu__unlock(dev);
-  return r;
-}
-
-int sgpu_read(sgpu_device *dev, uint64_t address, void *data, uint32_t size) {
-  if (!dev || (!data && size)) return SGPU_ERROR_INVALID_PARAM;
-  sgpu__lock(dev);
-  int r = mem_access(dev, address, data, NULL, size);
-  sgpu__unlock(dev);
-  return r;
-}
+#include "regs.h"
+#include "ring.h"
+#include "shadow.h"
 
 /* ------------------------------------------------------------ open / close */
-static int check_cfg_error(sgpu_device *dev, const char *what) {
-  uint32_t e = 0, a = 0;
-  int r = sgpu__reg_read(dev, SGPU_REG_CFG_ERROR, &e);
-  if (r) return r;
-  if (!e) return 0;
-  sgpu__reg_read(dev, SGPU_REG_CFG_ERROR_ADDR, &a);
-  sgpu__reg_write(dev, SGPU_REG_CFG_ERROR, e);
-  return sgpu__fail(dev, SGPU_ERROR_IO, "%s: the chip rejected a write to register 0x%03x (CFG_ERROR 0x%x)",
-                    what, a, e);
-}
-
-/* Reset a node and program its ring (used at open and by reset). */
-int sgpu__program_node(sgpu_device *dev, uint32_t n) {
-  sgpu_node *nd = &dev->node[n];
-  uint32_t zero[2] = {0, (uint32_t)nd->completed64};
-  int r;
-  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET))) return r;
-  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), 0))) return r;
-  r = dev->tr->ops->mem_write(dev->tr, nd->ctrl_addr, zero, sizeof zero);
-  if (r) return sgpu__fail(dev, r, "writing node %u's fence word failed", n);
-  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RING_BASE), nd->ring_base))) return r;
-  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RING_SIZE), nd->ring_size))) return r;
-  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RPTR_ADDR), nd->rptr_addr | 1u))) return r;
-  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), dev->watchdog))) return r;
-  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE))) return r;
-  sgpu__ring_reset(nd);
-  nd->faulted = 0;
-  char what[32];
-  snprintf(what, sizeof what, "programming node %u", n);
-  return check_cfg_error(dev, what);
-}
-
 static void free_device(sgpu_device *dev) {
-  for (uint32_t s = 0; s < SGPU_SEGMENT_COUNT; s++) {
-    for (size_t i = 0; i < dev->seg[s].count; i++) free(dev->seg[s].blocks[i].host);
-    free(dev->seg[s].blocks);
-  }
-  for (uint32_t n = 0; n < SGPU_MAX_NODES; n++) free(dev->node[n].q);
-  free(dev->evq);
+  sgpu__seg_free_all(dev);
+  for (uint32_t n = 0; n < SGPU_MAX_NODES; n++) sgpu__ring_free(&dev->node[n]);
+  sgpu__evq_free(dev);
   sgpu__shadow_free(dev);
   if (dev->tr) dev->tr->ops->close(dev->tr);
+  sgpu__errors_free(&dev->errors);
   pthread_mutex_destroy(&dev->lock);
   free(dev);
 }
@@ -325,7 +79,7 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   if (r && r != SGPU_ERROR_NO_FIRMWARE) return r;
   dev->fw_version = r ? 0 : boot_id.fw_version;
   dev->clock_hz = sgpu__board_clock_hz(r ? SGPU_BOARD_NONE : boot_id.board);
-  dev->err[0] = 0;   /* no firmware is not an error of the open */
+  sgpu__clear_error(dev); /* no firmware is not an error of the open */
 
   uint32_t stage = SGPU_STAGE_BYTES;
   while (stage * dev->nodes > s2 / 4 && stage > 256) stage /= 2;
@@ -360,7 +114,7 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   if ((r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS, 0xFFFFFFFFu))) return r;
   if ((r = sgpu__reg_write(dev, SGPU_REG_INT_ENABLE, dev->int_enable))) return r;
   dev->next_ctx_id = 1;
-  return check_cfg_error(dev, "opening the device");
+  return sgpu__check_cfg_error(dev, "opening the device");
 }
 
 int sgpu_open_detail(const char *uri, sgpu_device **out, char *msg, size_t msg_size) {
@@ -376,17 +130,18 @@ int sgpu_open_detail(const char *uri, sgpu_device **out, char *msg, size_t msg_s
     return SGPU_ERROR_NO_MEM;
   }
   pthread_mutex_init(&dev->lock, NULL);
+  sgpu__errors_init(&dev->errors);
   sgpu_open_options o;
   int r = sgpu_transport_open(uri, &dev->tr, &o, msg, msg_size);
   if (r == 0) {
     r = open_device(dev, &o);
-    if (r && msg && msg_size) snprintf(msg, msg_size, "%s", dev->err);
+    if (r && msg && msg_size) snprintf(msg, msg_size, "%s", sgpu_last_error(dev));
   }
   if (r) {
     free_device(dev);
     return r;
   }
-  dev->err[0] = 0;
+  sgpu__clear_error(dev);
   *out = dev;
   return 0;
 }
@@ -475,3 +230,35 @@ void sgpu_destroy_context(sgpu_context *ctx) {
 
 uint32_t sgpu_context_id(const sgpu_context *ctx) { return ctx ? ctx->id : 0; }
 uint32_t sgpu_context_node(const sgpu_context *ctx) { return ctx ? ctx->node : 0; }
+
+/* ------------------------------------------------------------ link */
+int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats) {
+  if (!dev || !stats) return SGPU_ERROR_INVALID_PARAM;
+  int r = sgpu__link_stats(dev->tr, stats);
+  if (r)
+    return sgpu__fail(dev, r, "the %s device is not on a link: no link statistics",
+                      dev->tr->ops->name);
+  return 0;
+}
+
+int sgpu_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us) {
+  if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  if (!rtt_us) return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "sgpu_ping: rtt_us is NULL");
+  if (timeout_ms < 1 || timeout_ms > 60000)
+    return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "ping timeout %u ms is not 1..60000",
+                      timeout_ms);
+  sgpu__lock(dev);
+  uint64_t ns = 0;
+  char why[192] = "";
+  int r = sgpu__link_ping(dev->tr, timeout_ms, &ns, why, sizeof why);
+  if (r == SGPU_ERROR_NOT_SUPPORTED)
+    sgpu__fail(dev, r, "the %s device is in-process: there is no link to ping", dev->tr->ops->name);
+  else if (r == SGPU_ERROR_TIMEOUT)
+    sgpu__fail(dev, r, "ping lost: %s within %u ms", why, timeout_ms);
+  else if (r)
+    sgpu__fail(dev, r, "ping failed");
+  else
+    *rtt_us = ns / 1000u > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000u);
+  sgpu__unlock(dev);
+  return r;
+}

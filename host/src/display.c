@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "regs.h"
 
 #define SGPU_CAPTURE_LINK_SECONDS 10u /* a frame capture's allowance for the transfer on a link */
 

@@ -1,46 +1,11 @@
-/* events.c — interrupts, fences, events, waiting, reset. */
+/* events.c — interrupts, fences, events, waiting, reset (events.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-
-void sgpu__push_event(sgpu_device *dev, const sgpu_event *ev) {
-  if (dev->ev_count == dev->ev_cap) {
-    if (dev->ev_cap >= SGPU_EVENT_QUEUE_MAX) { /* full: drop the oldest */
-      dev->ev_head = (dev->ev_head + 1) % dev->ev_cap;
-      dev->ev_count--;
-      dev->stats.events_lost++;
-    } else {
-      sgpu_event *nq = sgpu__queue_grow(dev->evq, sizeof *dev->evq, &dev->ev_head, dev->ev_count,
-                                        &dev->ev_cap);
-      if (!nq) {
-        dev->stats.events_lost++;
-        return;
-      }
-      dev->evq = nq;
-    }
-  }
-  dev->evq[(dev->ev_head + dev->ev_count) % dev->ev_cap] = *ev;
-  dev->ev_count++;
-}
-
-/* A cleared event of one kind, stamped with the node and the cycle, and with
- * the fence, flags and private data of submission p when there is one. */
-sgpu_event sgpu__event_of(sgpu_event_type type, uint32_t node, uint64_t cycle, const sgpu_pending *p) {
-  sgpu_event ev;
-  memset(&ev, 0, sizeof ev);
-  ev.type = type;
-  ev.node_ordinal = node;
-  ev.cycle = cycle;
-  if (p) {
-    ev.fence_id = p->fence32;
-    ev.fence_id64 = p->fence64;
-    ev.flags = p->flags;
-    ev.private_data = p->priv;
-    ev.private_data_size = p->priv_size;
-  }
-  return ev;
-}
+#include "events.h"
+#include "evq.h"
+#include "regs.h"
+#include "ring.h"
 
 static uint32_t nreg(uint32_t n, uint32_t r) { return SGPU_NODE_REG(n, r); }
 
@@ -231,10 +196,8 @@ int sgpu_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms) {
     for (uint32_t n = 0; n < dev->nodes && !r; n++) r = sgpu__retire(dev, n);
     if (!r) r = sgpu__wait_until(dev, ms_to_cycles(timeout_ms), event_pred, NULL, 1);
   }
-  if (r == 0 && dev->ev_count) {
-    *ev = dev->evq[dev->ev_head];
-    dev->ev_head = (dev->ev_head + 1) % dev->ev_cap;
-    dev->ev_count--;
+  if (r == 0) {
+    sgpu__pop_event(dev, ev);
   } else if (r == SGPU_ERROR_TIMEOUT) {
     sgpu__fail(dev, r, "no event within %u ms", timeout_ms);
   }

@@ -2,7 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "alloc.h"
+#include "identity.h"
 
 #define IDW (SGPU_IDENTITY_BYTES / 4u)
 

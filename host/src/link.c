@@ -13,9 +13,10 @@
  * raise it, so a lost EVENT costs one extra INT_STATUS read, never a lost
  * fence.  Time (`now`) is wall time in nominal clock cycles.
  *
- * Frame capture reads the framebuffer the display scans out (DISP_BASE,
- * DISP_PITCH, DISP_CONTROL, DISP_TIMING) and renders it as the RTL's
- * scanout does (bit replication to 8 bits per channel, pixel replication).
+ * The link client is a transport (transport.h): it hands bytes, the
+ * interrupt line and its own failures' reasons up through the ops and knows
+ * nothing of the device above it.  Frame capture reads the framebuffer the
+ * display scans out through these same ops (scanout.c).
  */
 #include "link.h"
 
@@ -27,6 +28,7 @@
 #include <time.h>
 
 #include "link_frame.h"
+#include "scanout.h"
 
 #define LINK_TRIES_MIN 3u
 #define LINK_TIMEOUT_DOUBLINGS 2u /* the answer timeout grows to 4 times its start */
@@ -34,10 +36,6 @@
 #define LINK_QUIET_POLL_MS 200u /* a wait this long with no EVENT reads INT_STATUS once */
 #define LINK_REJECTS_FREE 16u      /* NAKs in a row repeated at once */
 #define LINK_REJECT_HOLD_MAX_MS 64u /* longest pause before repeating a NAKed frame */
-#define LINK_CAPTURE_MAX 2048u  /* largest display timing side frame capture believes */
-#define LINK_CAPTURE_VBLANK_MS 3000u /* longest wait for the vblank before a capture (a VGA
-                                        frame is 0.5 to 1 s of wall time in sgpu-sim) */
-#define LINK_CAPTURE_POLL_MS 5u      /* between two reads of VBLANK_COUNT while waiting */
 /* On a noisy line (the burst shrunk) each request is followed by a header's
  * worth of zero bytes (a device between frames ignores them: not SYNC).  A
  * request that lost up to that many bytes on the way is completed by them
@@ -124,13 +122,7 @@ typedef struct sgpu_link {
   int old_version;        /* the device answered in link version 1 (CRC-16) */
   uint8_t open_cap[256];
   size_t open_cap_n;
-  /* frame capture */
-  uint8_t *rgb[SGPU_MAX_SOURCES]; /* each source's last frame (cap[s].rgb points here) */
-  size_t rgb_cap[SGPU_MAX_SOURCES];
-  uint32_t *fbw;
-  size_t fbw_cap;
-  sgpu_tr_frame cap[SGPU_MAX_SOURCES];
-  uint64_t cap_count[SGPU_MAX_SOURCES];
+  sgpu_scanout scan;      /* frame capture (its own mutex: it calls the ops) */
 } sgpu_link;
 
 static const sgpu_transport_ops link_ops_tcp;
@@ -849,127 +841,21 @@ static int sgpu_tr_link_irq(sgpu_transport *t) {
 
 /* ------------------------------------------------------------ frame capture */
 static int sgpu_tr_link_frame(sgpu_transport *t, uint32_t source, sgpu_tr_frame *frame) {
-  sgpu_link *L = L_of(t);
-  if (source >= SGPU_MAX_SOURCES) return SGPU_ERROR_INVALID_SOURCE;
-  pthread_mutex_lock(&L->mu);
-  *frame = L->cap[source];
-  pthread_mutex_unlock(&L->mu);
-  return 0;
+  return sgpu__scanout_frame(&L_of(t)->scan, source, frame);
 }
 
-static uint32_t sreg(uint32_t s, uint32_t r) { return SGPU_SOURCE_REG(s, r); }
-
-/* Read the framebuffer the source scans out now and render it: one frame. */
+/* Read the framebuffer the source scans out now and render it: one frame
+ * (scanout.c, through the ops above; not under the link's mutex). */
 static int sgpu_tr_link_run_until_frame(sgpu_transport *t, uint32_t source, uint64_t max_cycles) {
   (void)max_cycles;
   sgpu_link *L = L_of(t);
-  if (source >= SGPU_MAX_SOURCES) return SGPU_ERROR_INVALID_SOURCE;
-  pthread_mutex_lock(&L->mu);
-  uint32_t ctl = 0, base = 0, pitch = 0, timing = 0, vb0 = 0, vb = 0;
-  int r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_CONTROL)),
-                   NULL, &ctl);
-  /* As the in-process model runs to the end of a frame: wait for the next
-   * vblank of an enabled display (at most LINK_CAPTURE_VBLANK_MS), so what
-   * a host wrote before (a mode, a base: they take effect at a vblank) is
-   * what the capture reads.  With a fast link the registers were read
-   * within the frame in which they were written. */
-  if (!r && (ctl & SGPU_DISP_CONTROL_ENABLE_MASK)) {
-    uint64_t until = mono_ns(L) + (uint64_t)LINK_CAPTURE_VBLANK_MS * 1000000u;
-    r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_VBLANK_COUNT)),
-                 NULL, &vb0);
-    for (vb = vb0; !r && vb == vb0 && mono_ns(L) < until;) {
-      if (hold_off(L, LINK_CAPTURE_POLL_MS, until) < 0) r = SGPU_ERROR_IO;
-      if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1,
-                           reg_addr(sreg(source, SGPU_SREG_DISP_VBLANK_COUNT)), NULL, &vb);
-    }
-    if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1,
-                         reg_addr(sreg(source, SGPU_SREG_DISP_CONTROL)), NULL, &ctl);
+  char why[sizeof L->why] = "";
+  int r = sgpu__scanout_capture(&L->scan, t, source, why, sizeof why);
+  if (r && why[0]) {
+    pthread_mutex_lock(&L->mu);
+    if (!L->dead) snprintf(L->why, sizeof L->why, "%s", why);
+    pthread_mutex_unlock(&L->mu);
   }
-  if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_BASE)),
-                       NULL, &base);
-  if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_PITCH)),
-                       NULL, &pitch);
-  if (!r) r = transact(L, SGPU_LINK_CMD_READ, 0, 1, reg_addr(sreg(source, SGPU_SREG_DISP_TIMING)),
-                       NULL, &timing);
-  if (r) goto out;
-  uint32_t w = timing & 0xFFFFu, h = timing >> 16;
-  if (w == 0 || h == 0 || w > LINK_CAPTURE_MAX || h > LINK_CAPTURE_MAX) {
-    /* not a timing this chip has: a broken or hostile device */
-    if (!L->dead)
-      snprintf(L->why, sizeof L->why, "the device reports a %ux%u display timing (1..%u each)", w,
-               h, LINK_CAPTURE_MAX);
-    r = SGPU_ERROR_IO;
-    goto out;
-  }
-  uint32_t rgb332 = (ctl >> SGPU_DISP_FORMAT_SHIFT) & 1, hrep = (ctl >> SGPU_DISP_HREP_SHIFT) & 3,
-           vrep = (ctl >> SGPU_DISP_VREP_SHIFT) & 3;
-  uint32_t fw = (w + (1u << hrep) - 1) >> hrep, fh = (h + (1u << vrep) - 1) >> vrep;
-  uint32_t row_bytes = rgb332 ? fw : 2 * fw;
-  size_t need = (size_t)w * h * 3;
-  if (need > L->rgb_cap[source]) {
-    uint8_t *p = realloc(L->rgb[source], need);
-    if (!p) {
-      r = SGPU_ERROR_NO_MEM;
-      goto out;
-    }
-    L->rgb[source] = p;
-    L->rgb_cap[source] = need;
-  }
-  L->cap[source].rgb = NULL; /* its pixels change now: no frame until this capture completes */
-  size_t wneed = (row_bytes + 8) / 4 + 1;
-  if (wneed > L->fbw_cap) {
-    uint32_t *p = realloc(L->fbw, wneed * 4);
-    if (!p) {
-      r = SGPU_ERROR_NO_MEM;
-      goto out;
-    }
-    L->fbw = p;
-    L->fbw_cap = wneed;
-  }
-  for (uint32_t fy = 0; fy < fh && !r; fy++) {
-    r = mem_read_locked(L, base + fy * pitch, L->fbw, row_bytes);
-    if (r) break;
-    const uint8_t *px = (const uint8_t *)L->fbw;
-    for (uint32_t y = fy << vrep; y < ((fy + 1) << vrep) && y < h; y++) {
-      uint8_t *o = L->rgb[source] + (size_t)y * w * 3;
-      for (uint32_t x = 0; x < w; x++) {
-        uint32_t fx = x >> hrep, rr, gg, bb;
-        if (rgb332) {
-          uint32_t p = px[fx];
-          rr = p >> 5;
-          gg = (p >> 2) & 7;
-          bb = p & 3;
-          rr = (rr << 5) | (rr << 2) | (rr >> 1);
-          gg = (gg << 5) | (gg << 2) | (gg >> 1);
-          bb *= 0x55;
-        } else {
-          uint32_t p = (uint32_t)px[2 * fx] | ((uint32_t)px[2 * fx + 1] << 8);
-          rr = p >> 11;
-          gg = (p >> 5) & 63;
-          bb = p & 31;
-          rr = (rr << 3) | (rr >> 2);
-          gg = (gg << 2) | (gg >> 4);
-          bb = (bb << 3) | (bb >> 2);
-        }
-        o[3 * x] = (uint8_t)rr;
-        o[3 * x + 1] = (uint8_t)gg;
-        o[3 * x + 2] = (uint8_t)bb;
-      }
-    }
-  }
-  if (r) goto out;
-  sgpu_tr_frame *f = &L->cap[source];
-  f->width = w;
-  f->height = h;
-  f->rgb = L->rgb[source];
-  f->frame_number = ++L->cap_count[source];
-  f->start_cycle = now_cycles(L);
-  f->h_total = 0;
-  f->v_total = 0;
-  f->scanout_address = base;
-  f->scanout_valid = 1;
-out:
-  pthread_mutex_unlock(&L->mu);
   return r;
 }
 
@@ -977,8 +863,7 @@ static void sgpu_tr_link_close(sgpu_transport *t) {
   sgpu_link *L = L_of(t);
   if (L->chan.close) L->chan.close(L->chan.ctx);
   pthread_mutex_destroy(&L->mu);
-  for (uint32_t s = 0; s < SGPU_MAX_SOURCES; s++) free(L->rgb[s]);
-  free(L->fbw);
+  sgpu__scanout_free(&L->scan);
   free(L);
 }
 
@@ -1055,38 +940,6 @@ int sgpu__link_ping(sgpu_transport *tr, uint32_t timeout_ms, uint64_t *rtt_ns, c
   return r;
 }
 
-/* ------------------------------------------------------------ public */
-int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats) {
-  if (!dev || !stats) return SGPU_ERROR_INVALID_PARAM;
-  int r = sgpu__link_stats(dev->tr, stats);
-  if (r)
-    return sgpu__fail(dev, r, "the %s device is not on a link: no link statistics",
-                      dev->tr->ops->name);
-  return 0;
-}
-
-int sgpu_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us) {
-  if (!dev) return SGPU_ERROR_INVALID_PARAM;
-  if (!rtt_us) return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "sgpu_ping: rtt_us is NULL");
-  if (timeout_ms < 1 || timeout_ms > 60000)
-    return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "ping timeout %u ms is not 1..60000",
-                      timeout_ms);
-  sgpu__lock(dev);
-  uint64_t ns = 0;
-  char why[192] = "";
-  int r = sgpu__link_ping(dev->tr, timeout_ms, &ns, why, sizeof why);
-  if (r == SGPU_ERROR_NOT_SUPPORTED)
-    sgpu__fail(dev, r, "the %s device is in-process: there is no link to ping", dev->tr->ops->name);
-  else if (r == SGPU_ERROR_TIMEOUT)
-    sgpu__fail(dev, r, "ping lost: %s within %u ms", why, timeout_ms);
-  else if (r)
-    sgpu__fail(dev, r, "ping failed");
-  else
-    *rtt_us = ns / 1000u > UINT32_MAX ? UINT32_MAX : (uint32_t)(ns / 1000u);
-  sgpu__unlock(dev);
-  return r;
-}
-
 /* ------------------------------------------------------------ open */
 int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link_options *opts,
                    sgpu_transport **tr, char *msg, size_t msg_size) {
@@ -1101,6 +954,7 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
                 : !strcmp(name, "usb")    ? &link_ops_usb
                                           : &link_ops_other;
   pthread_mutex_init(&L->mu, NULL);
+  sgpu__scanout_init(&L->scan);
   L->chan = *chan;
   if (opts) L->opt = *opts;
   if (!L->opt.giveup_ms) L->opt.giveup_ms = SGPU_LINK_GIVEUP_DEFAULT_MS;

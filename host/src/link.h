@@ -17,7 +17,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "internal.h"
+#include "transport.h"
 
 /* A byte channel.  send writes every byte or fails; recv waits up to
  * timeout_ms (0: do not wait) and returns the bytes read (> 0), 0 when none

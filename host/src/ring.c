@@ -1,10 +1,14 @@
-/* ring.c — each node's ring, and only here: room (ring bytes and staging
- * space), staging a segment-0 DMA buffer, emitting the ring packets and the
- * doorbell, and retiring submissions as the fence word passes them. */
+/* ring.c — each node's ring, and only here (ring.h): programming it, room
+ * (ring bytes and staging space), staging a segment-0 DMA buffer, emitting
+ * the ring packets and the doorbell, and retiring submissions as the fence
+ * word passes them. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "evq.h"
+#include "regs.h"
+#include "ring.h"
 
 /* ------------------------------------------------------------ pending queue */
 static sgpu_pending *q_at(sgpu_node *nd, size_t i) { return &nd->q[(nd->q_head + i) % nd->q_cap]; }
@@ -26,17 +30,6 @@ void sgpu__ring_pop(sgpu_node *nd) {
   }
   nd->q_head = (nd->q_head + 1) % nd->q_cap;
   nd->q_count--;
-}
-
-void *sgpu__queue_grow(void *items, size_t size, size_t *head, size_t count, size_t *cap) {
-  size_t ncap = *cap ? *cap * 2 : 64;
-  uint8_t *nq = malloc(ncap * size), *old = items;
-  if (!nq) return NULL;
-  for (size_t i = 0; i < count; i++) memcpy(nq + i * size, old + ((*head + i) % *cap) * size, size);
-  free(old);
-  *cap = ncap;
-  *head = 0;
-  return nq;
 }
 
 static int push_pending(sgpu_device *dev, sgpu_node *nd, const sgpu_pending *p) {
@@ -87,11 +80,6 @@ int sgpu__retire(sgpu_device *dev, uint32_t n) {
 }
 
 /* ------------------------------------------------------------ room */
-typedef struct room_arg {
-  uint32_t n, ring_bytes, stage_bytes;
-  uint32_t *stage_off;
-} room_arg;
-
 static int ring_free(sgpu_device *dev, sgpu_node *nd, uint32_t n, uint32_t need) {
   /* Bytes needed including a wrap pad. */
   uint32_t total = nd->wptr + need > nd->ring_size ? nd->ring_size - nd->wptr + need : need;
@@ -121,55 +109,48 @@ static int stage_fit(sgpu_node *nd, uint32_t len, uint32_t *off) {
   return 0;
 }
 
-static int room_pred(sgpu_device *dev, const void *v) {
-  const room_arg *a = v;
-  sgpu_node *nd = &dev->node[a->n];
+int sgpu__ring_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
+                    uint32_t *stage_off) {
+  sgpu_node *nd = &dev->node[n];
   if (nd->faulted)
     return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
-                      "node %u faulted while waiting for ring room; call sgpu_reset_from_timeout", a->n);
-  if (a->stage_bytes) {
-    if (!stage_fit(nd, a->stage_bytes, a->stage_off)) {
-      int r = sgpu__retire(dev, a->n);
+                      "node %u faulted while waiting for ring room; call sgpu_reset_from_timeout", n);
+  if (stage_bytes) {
+    if (!stage_fit(nd, stage_bytes, stage_off)) {
+      int r = sgpu__retire(dev, n);
       if (r) return r;
-      if (!stage_fit(nd, a->stage_bytes, a->stage_off)) return 0;
+      if (!stage_fit(nd, stage_bytes, stage_off)) return 0;
     }
   }
-  return ring_free(dev, nd, a->n, a->ring_bytes);
-}
-
-/* Wait, with the lock held (the staging offset must not move), until the ring
- * has ring_bytes and the staging area stage_bytes. */
-static int wait_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
-                     uint32_t *stage_off) {
-  room_arg a = {n, ring_bytes, stage_bytes, stage_off};
-  int p = room_pred(dev, &a);
-  if (p) return p > 0 ? 0 : p;
-  dev->stats.ring_waits++;
-  uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
-  int r = sgpu__wait_until(dev, limit, room_pred, &a, 0);
-  if (r == SGPU_ERROR_TIMEOUT)
-    return sgpu__fail(dev, r, "node %u: no ring/staging room after %llu cycles", n,
-                      (unsigned long long)limit);
-  return r;
+  return ring_free(dev, nd, n, ring_bytes);
 }
 
 /* ------------------------------------------------------------ emit */
-int sgpu__ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
+/* CONTEXT (when the node's context changes), INDIRECT, FENCE. */
+static int need_context(const sgpu_node *nd, const sgpu_ring_job *job) {
+  return !nd->ctx_known || nd->cur_ctx_id != job->ctx_id;
+}
+
+void sgpu__ring_need(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint32_t *ring_bytes,
+                     uint32_t *stage_bytes) {
+  *ring_bytes = ((need_context(&dev->node[n], job) ? 4u : 0u) + 7u) * 4u;
+  *stage_bytes = job->host_words && job->len ? job->len : 0;
+}
+
+int sgpu__ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint32_t stage_off) {
   sgpu_node *nd = &dev->node[n];
   uint32_t ring[16];
   uint32_t k = 0;
-  int need_ctx = !nd->ctx_known || nd->cur_ctx_id != job->ctx_id;
+  int need_ctx = need_context(nd, job);
   if (need_ctx) {
     ring[k++] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
     ring[k++] = job->ctx_id;
     ring[k++] = job->ctx_id ? job->win_base : 0;
     ring[k++] = job->ctx_id ? job->win_size : dev->mem_size;
   }
-  uint32_t stage_off = 0;
   uint32_t ib_addr = job->ib_addr;
   uint32_t stage_bytes = job->host_words && job->len ? job->len : 0;
-  int r = wait_room(dev, n, (k + 7) * 4, stage_bytes, &stage_off);
-  if (r) return r;
+  int r;
   if (stage_bytes) {
     ib_addr = nd->stage_base + stage_off;
     r = dev->tr->ops->mem_write(dev->tr, ib_addr, job->host_words, job->len);
@@ -221,6 +202,33 @@ int sgpu__ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
   return 0;
 ring_fail:
   return sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n);
+}
+
+/* ------------------------------------------------------------ program */
+int sgpu__program_node(sgpu_device *dev, uint32_t n) {
+  sgpu_node *nd = &dev->node[n];
+  uint32_t zero[2] = {0, (uint32_t)nd->completed64};
+  int r;
+  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET))) return r;
+  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), 0))) return r;
+  r = dev->tr->ops->mem_write(dev->tr, nd->ctrl_addr, zero, sizeof zero);
+  if (r) return sgpu__fail(dev, r, "writing node %u's fence word failed", n);
+  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RING_BASE), nd->ring_base))) return r;
+  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RING_SIZE), nd->ring_size))) return r;
+  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RPTR_ADDR), nd->rptr_addr | 1u))) return r;
+  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), dev->watchdog))) return r;
+  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE))) return r;
+  sgpu__ring_reset(nd);
+  nd->faulted = 0;
+  char what[32];
+  snprintf(what, sizeof what, "programming node %u", n);
+  return sgpu__check_cfg_error(dev, what);
+}
+
+void sgpu__ring_free(sgpu_node *nd) {
+  free(nd->q);
+  nd->q = NULL;
+  nd->q_head = nd->q_count = nd->q_cap = 0;
 }
 
 /* ------------------------------------------------------------ info */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "shadow.h"
 
 static int ensure(sgpu_device *dev) {
   sgpu_shadow *s = &dev->shadow;

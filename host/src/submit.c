@@ -1,11 +1,25 @@
-/* submit.c — the packet walker, sgpu_submit_command and
+/* submit.c — the packet walker, sgpu_submit_command (waiting for ring
+ * room here, above the ring and the interrupt service) and
  * sgpu_validate_submit_command. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
+#include "alloc.h"
+#include "events.h"
 #include "packet_check.h"
+#include "ring.h"
+#include "shadow.h"
+
+/* The walk of one submission's (or validation's) packets. */
+typedef struct sgpu_walk {
+  sgpu_device *dev;
+  int windowed;         /* a non-null context: its window applies */
+  uint64_t win_base, win_end;
+  int flip_mode;        /* 0 no FLIP allowed, 1 Flip, 2 FlipWithNoWait, 3 anything */
+  uint32_t source, interval;
+  uint32_t flips;
+} sgpu_walk;
 
 /* ------------------------------------------------------------ packet walk */
 /* Walk a buffer's packets as the hardware will: the shared packet checker
@@ -35,8 +49,8 @@ static int check_flip(const sgpu_walk *w, const uint32_t *pkt, uint32_t i, uint6
   return 0;
 }
 
-int sgpu__walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t report_base,
-               const char *what, uint32_t level) {
+static int walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t report_base,
+                const char *what, uint32_t level) {
   /* CAPS.IB_DEPTH: a build may nest fewer INDIRECT levels than the
    * interface's MAX_IB_DEPTH (0, from a build before the field: all of them) */
   sgpu_pkt_env env = {w->dev->mem_size, w->dev->sources, level, w->windowed, w->win_base, w->win_end,
@@ -57,13 +71,45 @@ int sgpu__walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t re
       uint32_t addr = pkt[1], len = pkt[2];
       const uint32_t *nb;
       int r = sgpu__shadow_view(w->dev, addr, len, &nb);
-      if (r == 0) r = sgpu__walk(w, nb, len / 4, addr, "nested IB packet at address", level + 1);
+      if (r == 0) r = walk(w, nb, len / 4, addr, "nested IB packet at address", level + 1);
       else r = sgpu__fail(w->dev, r, "reading nested buffer 0x%x+%u failed", addr, len);
       if (r) return r;
     }
     i += 1 + cnt;
   }
   return 0;
+}
+
+/* ------------------------------------------------------------ ring room */
+typedef struct room_arg {
+  uint32_t n, ring_bytes, stage_bytes;
+  uint32_t *stage_off;
+} room_arg;
+
+static int room_pred(sgpu_device *dev, const void *v) {
+  const room_arg *a = v;
+  return sgpu__ring_room(dev, a->n, a->ring_bytes, a->stage_bytes, a->stage_off);
+}
+
+/* Onto node n's ring, once it has room: wait for it with the lock held
+ * (the staging offset must not move). */
+static int ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
+  uint32_t stage_off = 0;
+  room_arg a = {n, 0, 0, &stage_off};
+  sgpu__ring_need(dev, n, job, &a.ring_bytes, &a.stage_bytes);
+  int r = room_pred(dev, &a);
+  if (r == 0) {
+    dev->stats.ring_waits++;
+    uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
+    r = sgpu__wait_until(dev, limit, room_pred, &a, 0);
+    if (r == SGPU_ERROR_TIMEOUT)
+      return sgpu__fail(dev, r, "node %u: no ring/staging room after %llu cycles", n,
+                        (unsigned long long)limit);
+    if (r) return r;
+  } else if (r < 0) {
+    return r;
+  }
+  return sgpu__ring_emit(dev, n, job, stage_off);
 }
 
 /* ------------------------------------------------------------ submit */
@@ -206,7 +252,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   w.source = a->vidpn_source_id;
   w.interval = a->flip_interval;
   w.flips = 0;
-  if ((r = sgpu__walk(&w, src, nwords, so, "DMA buffer packet at offset", 1))) goto out;
+  if ((r = walk(&w, src, nwords, so, "DMA buffer packet at offset", 1))) goto out;
   if (w.flip_mode && !w.flips) {
     r = sgpu__fail(dev, SGPU_ERROR_SUBMIT_FLIP_MISSING,
                    "%s submission: no FLIP packet in buffer range [%u, %u)",
@@ -230,7 +276,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
                  : NULL;
   job.priv_size = a->dma_buffer_private_data_submission_end_offset -
                   a->dma_buffer_private_data_submission_start_offset;
-  if ((r = sgpu__ring_submit(dev, n, &job))) goto out;
+  if ((r = ring_submit(dev, n, &job))) goto out;
 
   if (f.value & 0x1FFu) {
     dev->stats.paging += f.paging;
@@ -310,7 +356,7 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
       seen = a->context[j]->win_base == c->win_base && a->context[j]->win_size == c->win_size;
     if (seen) continue;
     sgpu_walk w = {dev, 1, c->win_base, (uint64_t)c->win_base + c->win_size, 3, 0, 0, 0};
-    if ((r = sgpu__walk(&w, words, a->command_length / 4, a->commands, "command buffer packet at address", 1)))
+    if ((r = walk(&w, words, a->command_length / 4, a->commands, "command buffer packet at address", 1)))
       goto out;
   }
 out:

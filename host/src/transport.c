@@ -1,22 +1,19 @@
-/* transport.c — device URIs and the transports behind them.
+/* transport.c — device URIs, all of their parsing, and the transport each
+ * one opens (transport.h).
  *
- * `sim` drives the in-process Verilator model (sim/sgpu_sim.h); a library
+ * `sim` opens the in-process Verilator model (transport_sim.c); a library
  * built with SGPU_NO_SIM (`make nosim`) has no model and refuses it.
  * `tcp`, `serial` and `usb` run the link client (link.c) over a socket, a
- * serial port or a board's FTDI chip (transport_usb.c).
- *
- * Every op of the sim transport takes the transport's own mutex: the
- * library releases the device lock while it waits (events.c), so a waiting
- * thread may advance the model while another one reads a register. */
+ * serial port (link_chan.c) or a board's FTDI chip (transport_usb.c). */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
 #include "link.h"
-#include "sgpu_sim.h" /* plain C declarations; the model is linked only without SGPU_NO_SIM */
+#include "transport.h"
+#include "transport_sim.h"
 
 /* tcp: link timing on a noisy line (sgpu_link_options): the answer
  * timeout's floor and the quiet after a broken answer, in ms of wall time
@@ -24,108 +21,6 @@
 #define LINK_TCP_ACK_NOISY_MS 1u
 #define LINK_TCP_GAP_MS 1u
 
-#ifndef SGPU_NO_SIM
-
-/* ------------------------------------------------------------ sim */
-typedef struct sim_transport {
-  sgpu_transport base;
-  sgpu_sim *sim;
-  pthread_mutex_t mu;
-} sim_transport;
-
-static sgpu_sim *sim_of(sgpu_transport *t) { return ((sim_transport *)t)->sim; }
-#define SIM_LOCK(t) pthread_mutex_lock(&((sim_transport *)(t))->mu)
-#define SIM_UNLOCK(t) pthread_mutex_unlock(&((sim_transport *)(t))->mu)
-
-static int sgpu_tr_sim_reg_read(sgpu_transport *t, uint32_t offset, uint32_t *value) {
-  SIM_LOCK(t);
-  int r = sgpu_sim_reg_read(sim_of(t), offset, value) == 0 ? 0 : SGPU_ERROR_IO;
-  SIM_UNLOCK(t);
-  return r;
-}
-static int sgpu_tr_sim_reg_write(sgpu_transport *t, uint32_t offset, uint32_t value) {
-  SIM_LOCK(t);
-  int r = sgpu_sim_reg_write(sim_of(t), offset, value) == 0 ? 0 : SGPU_ERROR_IO;
-  SIM_UNLOCK(t);
-  return r;
-}
-static int sgpu_tr_sim_mem_read(sgpu_transport *t, uint32_t address, void *data, uint32_t size) {
-  SIM_LOCK(t);
-  int r = sgpu_sim_mem_read(sim_of(t), address, data, size);
-  SIM_UNLOCK(t);
-  return r == 0 ? 0 : r == -2 ? SGPU_ERROR_INVALID_ADDRESS : SGPU_ERROR_IO;
-}
-static int sgpu_tr_sim_mem_write(sgpu_transport *t, uint32_t address, const void *data,
-                                 uint32_t size) {
-  SIM_LOCK(t);
-  int r = sgpu_sim_mem_write(sim_of(t), address, data, size);
-  SIM_UNLOCK(t);
-  return r == 0 ? 0 : r == -2 ? SGPU_ERROR_INVALID_ADDRESS : SGPU_ERROR_IO;
-}
-static int sgpu_tr_sim_run(sgpu_transport *t, uint64_t max_cycles, int stop_on_irq) {
-  SIM_LOCK(t);
-  sgpu_sim_run(sim_of(t), max_cycles, stop_on_irq);
-  SIM_UNLOCK(t);
-  return 0;
-}
-static int sgpu_tr_sim_irq(sgpu_transport *t) {
-  SIM_LOCK(t);
-  int r = sgpu_sim_irq(sim_of(t)) ? 1 : 0;
-  SIM_UNLOCK(t);
-  return r;
-}
-static uint64_t sgpu_tr_sim_now(sgpu_transport *t) {
-  SIM_LOCK(t);
-  uint64_t c = sgpu_sim_cycle(sim_of(t));
-  SIM_UNLOCK(t);
-  return c;
-}
-static int sgpu_tr_sim_frame(sgpu_transport *t, uint32_t source, sgpu_tr_frame *frame) {
-  sgpu_sim_frame f;
-  memset(&f, 0, sizeof f);
-  SIM_LOCK(t);
-  int r = sgpu_sim_last_frame(sim_of(t), source, &f);
-  SIM_UNLOCK(t);
-  if (r != 0) return SGPU_ERROR_INVALID_SOURCE;
-  frame->width = f.width;
-  frame->height = f.height;
-  frame->rgb = f.rgb;
-  frame->frame_number = f.frame_number;
-  frame->start_cycle = f.start_cycle;
-  frame->h_total = f.h_total;
-  frame->v_total = f.v_total;
-  return 0;
-}
-static int sgpu_tr_sim_run_until_frame(sgpu_transport *t, uint32_t source, uint64_t max_cycles) {
-  if (source >= sgpu_sim_sources(sim_of(t))) return SGPU_ERROR_INVALID_SOURCE;
-  SIM_LOCK(t);
-  sgpu_sim_run_until_frame(sim_of(t), source, max_cycles);
-  SIM_UNLOCK(t);
-  return 0;
-}
-static void sgpu_tr_sim_close(sgpu_transport *t) {
-  sgpu_sim_destroy(sim_of(t));
-  pthread_mutex_destroy(&((sim_transport *)t)->mu);
-  free(t);
-}
-
-static const sgpu_transport_ops sim_ops = {
-    "sim",
-    sgpu_tr_sim_reg_read,
-    sgpu_tr_sim_reg_write,
-    sgpu_tr_sim_mem_read,
-    sgpu_tr_sim_mem_write,
-    sgpu_tr_sim_run,
-    sgpu_tr_sim_irq,
-    sgpu_tr_sim_now,
-    sgpu_tr_sim_frame,
-    sgpu_tr_sim_close,
-    sgpu_tr_sim_run_until_frame,
-    NULL, /* the model has no transport-level failures to explain */
-    0,    /* simulated time */
-};
-
-#endif /* SGPU_NO_SIM */
 
 /* ------------------------------------------------------------ URI parsing */
 static int parse_u32(const char *s, size_t len, uint32_t *out, uint32_t max) {
@@ -289,26 +184,7 @@ static int open_sim(const char *opts, sgpu_transport **tr, sgpu_open_options *o,
     p = comma ? comma + 1 : NULL;
     if (comma && !*p) FAILMSG(SGPU_ERROR_INVALID_URI, "empty sim option after ','");
   }
-#ifdef SGPU_NO_SIM
-  (void)tr;
-  (void)cfg;
-  FAILMSG(SGPU_ERROR_NOT_SUPPORTED,
-          "this libsgpu was built without the simulation model (make nosim): use tcp:HOST:PORT to "
-          "an sgpu-sim server, serial: or usb:");
-#else
-  sim_transport *st = calloc(1, sizeof *st);
-  if (!st) FAILMSG(SGPU_ERROR_NO_MEM, "out of memory creating the sim transport");
-  st->base.ops = &sim_ops;
-  st->sim = sgpu_sim_create(&cfg);
-  if (!st->sim) {
-    free(st);
-    FAILMSG(SGPU_ERROR_IO, "the simulation model could not be created%s%s",
-            cfg.trace_path ? " (trace file " : "", cfg.trace_path ? "not writable?)" : "");
-  }
-  pthread_mutex_init(&st->mu, NULL);
-  *tr = &st->base;
-  return 0;
-#endif
+  return sgpu__sim_transport_open(&cfg, tr, msg, msg_size);
 }
 
 /* What the URI's options set in every link's options; the rest stays 0

@@ -1,0 +1,41 @@
+/* ring.h — each node's ring, its staging area and its queue of pending
+ * submissions (owned by ring.c).  It does not wait: a caller that finds no
+ * room (sgpu__ring_room) waits with events.h and asks again. */
+#ifndef SGPU_RING_H
+#define SGPU_RING_H
+
+#include "internal.h"
+
+typedef struct sgpu_ring_job {
+  uint32_t ctx_id, win_base, win_size; /* the context it runs in (0: none) */
+  const uint32_t *host_words;          /* segment-0 DMA buffer to stage, or NULL */
+  uint32_t ib_addr;                    /* else the buffer's device address */
+  uint32_t len;                        /* bytes of DMA buffer (0: a fence alone) */
+  int skip;                            /* NullRendering: fetch nothing */
+  uint32_t fence;
+  uint32_t flags;                      /* for its events: the submission's flags */
+  void *priv;                          /* and private data */
+  uint32_t priv_size;
+} sgpu_ring_job;
+
+/* Reset node n and program its ring (at open and by reset). */
+int sgpu__program_node(sgpu_device *dev, uint32_t n);
+/* Ring bytes and staging bytes the job needs on node n. */
+void sgpu__ring_need(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint32_t *ring_bytes,
+                     uint32_t *stage_bytes);
+/* Is there room for them?  1 (with *stage_off, the staging offset to use),
+ * 0 not yet, < 0 an error (the node faulted).  Retires what completed. */
+int sgpu__ring_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
+                    uint32_t *stage_off);
+/* Put the job on the ring (the room found by sgpu__ring_room, the device
+ * lock held since) and ring the doorbell. */
+int sgpu__ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint32_t stage_off);
+/* Read the node's fence word; one COMPLETED event per submission passed. */
+int sgpu__retire(sgpu_device *dev, uint32_t n);
+const sgpu_pending *sgpu__ring_oldest(sgpu_node *nd);
+const sgpu_pending *sgpu__ring_find(sgpu_node *nd, uint32_t fence32);
+void sgpu__ring_pop(sgpu_node *nd);
+void sgpu__ring_reset(sgpu_node *nd);
+void sgpu__ring_free(sgpu_node *nd);
+
+#endif
