@@ -79,8 +79,10 @@ int sgpu_open(const char *uri, sgpu_device **dev);
 int sgpu_open_detail(const char *uri, sgpu_device **dev, char *msg, size_t msg_size);
 void sgpu_close(sgpu_device *dev);
 
-/* One-line detail of the last error on this device ("" if none).  The text
- * stays valid until the next call on the device from the same thread. */
+/* One-line detail of the last error on this device in the calling thread
+ * ("" if none): each thread has its own, so another thread's failure never
+ * replaces it, nor does a failure on another device.  The text stays valid
+ * until the next call on the device from the same thread. */
 const char *sgpu_last_error(sgpu_device *dev);
 
 /* Segments. */
