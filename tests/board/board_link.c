@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../host/src/pixfmt.h" /* the library's RGB565/RGB332 -> RGB888 */
+
 #define ANSWER_TIMEOUT 200000u /* system cycles (16 ms); a 64-word READ answer is ~11000 */
 
 void bl_fail(const char *file, int line, const char *fmt, ...) {
@@ -259,15 +261,11 @@ size_t bl_pkt_write_data(uint32_t *w, size_t n, uint32_t addr, const uint32_t *d
 }
 
 /* ---------------------------------------------------------------- pixels */
-uint16_t bl_pin_rgb565(uint16_t p) {
-  uint32_t r = p >> 11, g = (p >> 5) & 63u, b = p & 31u;
-  uint32_t r8 = (r << 3) | (r >> 2), g8 = (g << 2) | (g >> 4), b8 = (b << 3) | (b >> 2);
-  return (uint16_t)((r8 >> 4) << 8 | (g8 >> 4) << 4 | (b8 >> 4));
+/* The 4 bits a channel of the board's pins carries: the top of its 8. */
+static uint16_t pin_of_888(uint32_t rgb) {
+  return (uint16_t)(((rgb >> 20) & 15u) << 8 | ((rgb >> 12) & 15u) << 4 | ((rgb >> 4) & 15u));
 }
 
-uint16_t bl_pin_rgb332(uint8_t p) {
-  uint32_t r = p >> 5, g = (p >> 2) & 7u, b = p & 3u;
-  uint32_t r8 = (r << 5) | (r << 2) | (r >> 1), g8 = (g << 5) | (g << 2) | (g >> 1);
-  uint32_t b8 = b * 0x55u;
-  return (uint16_t)((r8 >> 4) << 8 | (g8 >> 4) << 4 | (b8 >> 4));
-}
+uint16_t bl_pin_rgb565(uint16_t p) { return pin_of_888(sgpu__rgb565_to_888(p)); }
+
+uint16_t bl_pin_rgb332(uint8_t p) { return pin_of_888(sgpu__rgb332_to_888(p)); }

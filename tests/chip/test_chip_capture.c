@@ -9,18 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../host/src/pixfmt.h" /* the library's RGB565/RGB332 -> RGB888 */
 #include "chip_util.h"
 
 #define FB0 0x00200000u
 #define FB1 0x00300000u
 #define W SGPU_TIMING_TINY_H_ACTIVE
 #define H SGPU_TIMING_TINY_V_ACTIVE
-
-static void rgb565_to_888(uint16_t p, uint8_t c[3]) {
-  c[0] = (uint8_t)((p >> 11) << 3);
-  c[1] = (uint8_t)(((p >> 5) & 63) << 2);
-  c[2] = (uint8_t)((p & 31) << 3);
-}
 
 static int near(uint8_t a, uint8_t b, int tol) { return abs((int)a - (int)b) < tol; }
 
@@ -77,12 +72,9 @@ int main(void) {
         uint8_t e[3];
         const uint8_t *p = f.rgb + 3 * (y * W + x);
         if (s == 0) {
-          rgb565_to_888(fb0[y * W + x], e);
+          sgpu__rgb888_bytes(sgpu__rgb565_to_888(fb0[y * W + x]), e);
         } else {
-          uint8_t v = fb1[y * W + x];
-          e[0] = (uint8_t)((v >> 5) * 255 / 7);
-          e[1] = (uint8_t)(((v >> 2) & 7) * 255 / 7);
-          e[2] = (uint8_t)((v & 3) * 255 / 3);
+          sgpu__rgb888_bytes(sgpu__rgb332_to_888(fb1[y * W + x]), e);
         }
         int tol = s == 0 ? 8 : 37; /* expansion of the low bits is the display's choice */
         if (!near(p[0], e[0], tol) || !near(p[1], e[1], tol) || !near(p[2], e[2], tol)) {

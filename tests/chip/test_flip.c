@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../host/src/pixfmt.h" /* the library's RGB565 -> RGB888, as the scanout does */
 #include "chip_util.h"
 
 #define HA ((int)SGPU_TIMING_TINY_H_ACTIVE)
@@ -144,12 +145,7 @@ static size_t nidx(uint64_t t) {
   return lo;
 }
 
-static void expand565(uint16_t p, uint8_t *rgb) {
-  uint32_t r = p >> 11, g = (p >> 5) & 63, b = p & 31;
-  rgb[0] = (uint8_t)((r << 3) | (r >> 2));
-  rgb[1] = (uint8_t)((g << 2) | (g >> 4));
-  rgb[2] = (uint8_t)((b << 3) | (b >> 2));
-}
+static void expand565(uint16_t p, uint8_t *rgb) { sgpu__rgb888_bytes(sgpu__rgb565_to_888(p), rgb); }
 
 /* ------------------------------------------------------------------ flips */
 static void test_flips(uint32_t nflips, uint32_t seed) {

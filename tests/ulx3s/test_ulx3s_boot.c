@@ -24,6 +24,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../host/src/pixfmt.h" /* the library's RGB565/RGB332 -> RGB888 */
 #include "sgpu_ref.h"
 #include "sgpu_ref_boot.h"
 #include "ulx3s_sim.h"
@@ -42,16 +43,6 @@
   } while (0)
 
 static uint32_t expect[480 * 640];
-
-static uint32_t rgb565(uint16_t p) {
-  uint32_t r = p >> 11, g = (p >> 5) & 63u, b = p & 31u;
-  return ((r << 3) | (r >> 2)) << 16 | ((g << 2) | (g >> 4)) << 8 | ((b << 3) | (b >> 2));
-}
-
-static uint32_t rgb332(uint8_t p) {
-  uint32_t r = p >> 5, g = (p >> 2) & 7u, b = p & 3u;
-  return ((r << 5) | (r << 2) | (r >> 1)) << 16 | ((g << 5) | (g << 2) | (g >> 1)) << 8 | (b * 0x55u);
-}
 
 int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "build/firmware/boot_ulx3s.bin";
@@ -75,7 +66,7 @@ int main(int argc, char **argv) {
     for (uint32_t x = 0; x < 640; x++) {
       const uint32_t a = boot.disp_base + (y >> vrep) * boot.disp_pitch + (x >> hrep) * (fmt ? 1u : 2u);
       CHECK(a + 2 <= MEM, "scanout address 0x%08x outside memory", a);
-      expect[y * 640 + x] = fmt ? rgb332(rm[a]) : rgb565((uint16_t)(rm[a] | rm[a + 1] << 8));
+      expect[y * 640 + x] = fmt ? sgpu__rgb332_to_888(rm[a]) : sgpu__rgb565_to_888((uint16_t)(rm[a] | rm[a + 1] << 8));
     }
   printf("boot image: %zu bytes, %u frames; display 0x%08x pitch %u control 0x%02x\n", boot.bytes,
          boot.frames, boot.disp_base, boot.disp_pitch, ctl);

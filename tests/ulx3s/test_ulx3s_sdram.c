@@ -34,6 +34,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "../../host/src/pixfmt.h" /* the library's RGB565 -> RGB888 */
 #include "board_link.h"
 #include "sgpu_ref.h"
 #include "ulx3s_sim.h"
@@ -56,16 +57,11 @@
 static uint32_t expect_a0[W * H], expect_b[W * H], expect_a1[W * H];
 static uint32_t ring_words[1 << 14];
 
-static uint32_t rgb565(uint16_t p) {
-  uint32_t r = p >> 11, g = (p >> 5) & 63u, b = p & 31u;
-  return ((r << 3) | (r >> 2)) << 16 | ((g << 2) | (g >> 4)) << 8 | ((b << 3) | (b >> 2));
-}
-
 static void render(const uint8_t *mem, uint32_t base, uint32_t *out) {
   for (uint32_t y = 0; y < H; y++)
     for (uint32_t x = 0; x < W; x++) {
       const uint8_t *p = mem + base + y * PITCH + x * 2u;
-      out[y * W + x] = rgb565((uint16_t)(p[0] | p[1] << 8));
+      out[y * W + x] = sgpu__rgb565_to_888((uint16_t)(p[0] | p[1] << 8));
     }
 }
 
