@@ -6,7 +6,7 @@
  * test.
  *   submit_segment12_address_wrap   sgpu_submit_command accepts a segment-1/2
  *       buffer at 0xFFFFFFFFFFFFF800 (check_fields: pa + size wraps).
- *   submit_segment0_host_block_wrap sgpu__host_block (device.c) returns a
+ *   submit_segment0_host_block_wrap sgpu__host_block (alloc.c) returns a
  *       segment-0 block for a range that wraps; sgpu_submit_command then
  *       forms a wild pointer (UBSan: pointer overflow in submit.c) and
  *       sgpu_write/sgpu_read copy to/from it.

@@ -27,7 +27,7 @@ if [ $rc -eq 0 ] && grep -q "^error -5 " "$T/kill.txt"; then ok "killed server: 
 t=$(sed -n 's/^error .* after \([0-9.]*\) s:.*/\1/p' "$T/kill.txt")
 if [ -n "$t" ] && awk -v t="$t" 'BEGIN { exit !(t < 2.0) }'; then ok "the failing call returned after $t s (< 2 s)"; else bad "the failing call took '$t' s"; fi
 # (the link's own reason, "the device closed the connection", is kept by the
-# transport; device.c's message names the access that failed.)
+# transport; the core's message (regs.c, mem.c) names the access that failed.)
 start_server again --listen tcp:127.0.0.1:0
 if "$SGPU_BIN/sgpu" --device "$SRV_URI" info >/dev/null 2>"$T/info.err"; then ok "a new open works"; else bad "reopen: $(cat "$T/info.err")"; fi
 kill "$SRV_PID"
