@@ -21,3 +21,19 @@ done
 # The transports: they may use one another, nothing of the core.
 transports=transport,transport_sim,transport_usb,link,link_chan,link_frame,scanout
 "$py" "$root/tests/host/layers.py" --closed "$transports" "${objs[@]}"
+
+# Nor do their sources see the device: no core header (the device lock and
+# the device's state are inline code and fields, which nm cannot see).
+core='internal|error|regs|alloc|shadow|evq|ring|events|identity'
+bad=0
+for f in ${transports//,/ }; do
+  for src in "$root/host/src/$f.c" "$root/host/src/$f.h"; do
+    [ -f "$src" ] || continue
+    if grep -nE "^#include \"($core)\.h\"" "$src"; then
+      echo "test_layers: FAILED: $(basename "$src"), a transport, includes a header of the device core"
+      bad=1
+    fi
+  done
+done
+[ $bad -eq 0 ] && echo "layers: the transports include no header of the device core"
+exit $bad
