@@ -9,7 +9,8 @@ real-time rate it is compared with) and the ratio value / limit; for a limit
 of 0 (things that must not happen) the ratio is 1.0 when the value is 0 too,
 else null.  results.json: {"schema": "sgpu-bench/1", "quick": bool,
 "figures": [{"name", "group", "value", "limit", "ratio", "unit", "limit_is"}],
-"plots": [file names], "model": {...}}.
+"plots": [file names], "model": {"base": {"name", "sha"} or null,
+"identical": bool or null (no base), ...}}.
 """
 import json
 import os
@@ -20,6 +21,7 @@ import sys
 raw_path, out = sys.argv[1], sys.argv[2]
 figs, series, model, demo, ircyc, desc, runs = [], {}, {}, {}, {}, {}, {}
 quick = False
+base = None
 icarus = None
 board = []
 
@@ -68,7 +70,10 @@ for line in open(raw_path):
     elif p[0] == 'MODELDESC':
         desc[p[1]] = line.split(None, 2)[2].strip() if len(p) > 2 else p[1]
     elif p[0] == 'IRCYCLE':
-        ircyc[p[1].split('=')[1]] = int(p[2]) / int(p[3])
+        kv = dict(x.split('=', 1) for x in p[1:3])
+        ircyc[(kv['model'], kv['workload'])] = int(p[3]) / int(p[4])
+    elif p[0] == 'BASE':
+        base = {'name': p[1], 'sha': p[2]}
     elif p[0] == 'DEMO':
         kv = dict(x.split('=', 1) for x in p[1:])
         runs.setdefault((kv['model'], 'demo'), []).append(kv)
@@ -97,9 +102,10 @@ for line in open(raw_path):
     elif p[0] == 'REPORT':
         board.append(p[1])
 
-# Model speed.  Each program ran several times (tools/bench.sh REPS, old and
-# new alternating on a shared machine): the fastest run counts, and every run
-# must have behaved the same (hash, demo fingerprint).
+# Model speed.  Each program ran several times (tools/bench.sh REPS, the
+# base and the current side alternating on a shared machine): the fastest
+# run counts; a side whose runs behaved differently (hash, demo fingerprint)
+# is marked.
 for (v, w), rs in runs.items():
     key = 'fingerprint' if w == 'demo' else 'hash'
     best = dict(max(rs, key=lambda kv: float(kv['cycles_per_s'])))
@@ -112,42 +118,55 @@ for (v, w), rs in runs.items():
         model[(v, w)] = best
 REAL = 25175000.0  # 640x480 at 60 Hz: 800 x 525 pixel clocks per frame
 FRAME = 800 * 525
-same = all(model.get(('old', w), {}).get('hash') == model.get(('new', w), {}).get('hash')
-           != 'differs-between-runs' for w in ('idle', 'blit'))
+# The 4x target of the speed work: a quarter of the host instructions per
+# idle cycle of the build before it (9,773 at fcfa720).
+IR_TARGET = 9773 / 4
+has_base = base is not None
+SIDE = {'cur': '', 'base': 'base_'}
 for w in ('idle', 'blit'):
-    for v in ('old', 'new'):
+    for v in ('cur', 'base'):
         m = model.get((v, w))
         if m:
-            add(f'model_{v}_cycles_per_s_{w}', 'model', float(m['cycles_per_s']), REAL, 'cycles/s',
+            add(f'model_{SIDE[v]}cycles_per_s_{w}', 'model', float(m['cycles_per_s']), REAL, 'cycles/s',
                 'the real chip: 25.175 MHz pixel clock')
-    if (('old', w) in model) and (('new', w) in model):
-        sp = float(model[('new', w)]['cycles_per_s']) / float(model[('old', w)]['cycles_per_s'])
-        add(f'model_speedup_{w}', 'model', sp, 4.0, 'x', 'the target: 4 times the old build')
-if ('new', 'idle') in model and ('old', 'idle') in model:
-    fps = float(model[('new', 'idle')]['cycles_per_s']) / FRAME
-    add('model_new_fps_640x480', 'model', fps, 60.0, 'frames/s', 'the 60 Hz of the real timing')
-    fps = float(model[('old', 'idle')]['cycles_per_s']) / FRAME
-    add('model_old_fps_640x480', 'model', fps, 60.0, 'frames/s', 'the 60 Hz of the real timing')
-for v in ('old', 'new'):
-    if v in ircyc:
-        add(f'model_{v}_host_instructions_per_cycle', 'model', ircyc[v], ircyc.get('old', 1) / 4,
-            'instructions', 'a quarter of the old build (the 4x target)')
-for v in ('old', 'new'):
+    if ('base', w) in model and ('cur', w) in model:
+        sp = float(model[('cur', w)]['cycles_per_s']) / float(model[('base', w)]['cycles_per_s'])
+        add(f'model_speedup_over_base_{w}', 'model', sp, 1.0, 'x', 'the base commit\'s speed, same run')
+for v in ('cur', 'base'):
+    if (v, 'idle') in model:
+        add(f'model_{SIDE[v]}fps_640x480', 'model', float(model[(v, 'idle')]['cycles_per_s']) / FRAME, 60.0,
+            'frames/s', 'the 60 Hz of the real timing')
+for w in ('idle', 'demo'):
+    for v in ('cur', 'base'):
+        if (v, w) in ircyc:
+            add(f'model_{SIDE[v]}host_instructions_per_cycle_{w}', 'model', ircyc[(v, w)], IR_TARGET,
+                'instructions', 'the 4x target: a quarter of the idle build before the speed work (9,773)')
+    if ('cur', w) in ircyc and ('base', w) in ircyc:
+        add(f'model_host_instructions_per_cycle_{w}_over_base', 'model', ircyc[('cur', w)] / ircyc[('base', w)],
+            1.0, 'x', 'the base commit\'s instructions per cycle')
+for v in ('cur', 'base'):
     if v in demo:
-        add(f'demo_{v}_cycles_per_s', 'model', float(demo[v]['cycles_per_s']), REAL, 'cycles/s',
+        add(f'demo_{SIDE[v]}cycles_per_s', 'model', float(demo[v]['cycles_per_s']), REAL, 'cycles/s',
             'the real chip: 25.175 MHz')
-if 'old' in demo and 'new' in demo and float(demo['old']['cycles_per_s']) > 0:
-    add('demo_speedup', 'model', float(demo['new']['cycles_per_s']) / float(demo['old']['cycles_per_s']), 4.0,
-        'x', 'the target: 4 times the old build')
+if 'base' in demo and 'cur' in demo and float(demo['base']['cycles_per_s']) > 0:
+    add('demo_speedup_over_base', 'model', float(demo['cur']['cycles_per_s']) / float(demo['base']['cycles_per_s']),
+        1.0, 'x', 'the base commit\'s speed, same run')
 if icarus:
     add('icarus_cycles_per_s_idle', 'model', icarus, REAL, 'cycles/s', 'the real chip: 25.175 MHz')
-    if ('new', 'idle') in model:
-        add('model_new_over_icarus', 'model', float(model[('new', 'idle')]['cycles_per_s']) / icarus, 1.0,
+    if ('cur', 'idle') in model:
+        add('model_over_icarus', 'model', float(model[('cur', 'idle')]['cycles_per_s']) / icarus, 1.0,
             'x', 'Icarus Verilog on the same RTL, same workload')
-demo_same = demo.get('old', {}).get('fingerprint') == demo.get('new', {}).get('fingerprint') \
-    != 'differs-between-runs'
-add('model_new_differences_from_old', 'model', 0 if (same and demo_same) else 1, 0, 'workloads',
-    'frames, fence cycles, memory and demo frame checksums identical between the builds')
+# Behaviour, base against current: the same frames, fence cycles, memory and
+# demo frames (a change of the RTL's timing may change them on purpose).
+identical = None
+if has_base:
+    same = all(model.get(('base', w), {}).get('hash') == model.get(('cur', w), {}).get('hash')
+               != 'differs-between-runs' for w in ('idle', 'blit'))
+    demo_same = demo.get('base', {}).get('fingerprint') == demo.get('cur', {}).get('fingerprint') \
+        != 'differs-between-runs'
+    identical = bool(same and demo_same)
+    add('model_differences_from_base', 'model', 0 if identical else 1, 0, 'workloads',
+        'frames, fence cycles, memory and demo frame checksums identical to the base commit\'s')
 
 # Board / link reports (present only after their flows ran).
 for path in board:
@@ -199,7 +218,7 @@ if 'submission' in series:
     gnuplot('submission', "set title 'Doorbell to fence visible, per submission (cycles; limit 6)'\n"
             "set xlabel 'submission'\nset ylabel 'cycles'\nset yrange [0:*]\n"
             "plot 'DAT' with linespoints title 'measured', 6 title 'limit' dt 2 lw 2\n", data)
-speeds = [(f"{v} {w}", float(model[(v, w)]['cycles_per_s'])) for w in ('idle', 'blit') for v in ('old', 'new')
+speeds = [(f"{v} {w}", float(model[(v, w)]['cycles_per_s'])) for w in ('idle', 'blit') for v in ('base', 'cur')
           if (v, w) in model]
 if icarus:
     speeds.append(('icarus idle', icarus))
@@ -212,8 +231,10 @@ if speeds:
             "4200000 title '10 frames/s at 640x480' dt 3 lw 2\n", data)
 
 doc = {"schema": "sgpu-bench/1", "quick": quick, "figures": figs, "plots": plots,
-       "model": {"identical": bool(same and demo_same),
+       "model": {"base": base, "identical": identical,
+                 "describe": desc,
                  "workloads": {f"{v}_{w}": m for (v, w), m in model.items()},
+                 "host_instructions_per_cycle": {f"{v}_{w}": round(x, 1) for (v, w), x in ircyc.items()},
                  "demo": demo}}
 with open(os.path.join(out, 'results.json'), 'w') as f:
     json.dump(doc, f, indent=1)
@@ -230,31 +251,39 @@ with open(os.path.join(out, 'report.md'), 'w') as f:
                 f"| {g['limit_is']} |\n")
     f.write("\n")
     if model or demo or icarus:
-        # Model speed side by side: the old build options, the new ones, Icarus.
-        f.write("## Model speed: old build options, new build options, Icarus Verilog\n\n"
+        # Model speed side by side: the base commit, the current tree, Icarus.
+        f.write("## Model speed: base commit, current tree, Icarus Verilog\n\n"
                 f"One 640x480 frame is 800 x 525 = {FRAME:,} cycles (one-clock model: one pixel per "
                 "cycle); the real chip runs 25.175 M cycles/s (60 frames/s).  Best of the runs of "
-                "each (CPU time of the simulating thread); host instructions per cycle counted by "
-                "callgrind (idle workload).\n\n"
-                "| build | idle cycles/s | blit cycles/s | demo cycles/s | host instructions per cycle "
-                "| 640x480 frames/s (idle) |\n|---|---|---|---|---|---|\n")
-        for v in ('old', 'new'):
+                "each side, alternating in the same run (CPU time of the simulating thread; the demo's "
+                "is wall-clock time and includes its PNG writing); host instructions per simulated "
+                "cycle counted by callgrind (idle: scanout alone; demo: one frame of sgpu-demo).\n\n"
+                "| model | idle cycles/s | blit cycles/s | demo cycles/s | instructions/cycle idle "
+                "| instructions/cycle demo | 640x480 frames/s (idle) |\n|---|---|---|---|---|---|---|\n")
+        cell = lambda m: f"{float(m['cycles_per_s']):,.0f}" if m else '-'
+        for v in ('base', 'cur'):
             mi, mb, dm = model.get((v, 'idle')), model.get((v, 'blit')), demo.get(v)
-            cell = lambda m: f"{float(m['cycles_per_s']):,.0f}" if m else '-'
+            if not (mi or mb or dm):
+                continue
             fps = f"{float(mi['cycles_per_s']) / FRAME:.2f}" if mi else '-'
-            irc = f"{ircyc[v]:,.0f}" if v in ircyc else '-'
-            f.write(f"| {v}: {desc.get(v, v)} | {cell(mi)} | {cell(mb)} | {cell(dm)} | {irc} | {fps} |\n")
-        if ('old', 'idle') in model and ('new', 'idle') in model:
-            r = lambda w: (float(model[('new', w)]['cycles_per_s']) / float(model[('old', w)]['cycles_per_s'])
-                           if ('old', w) in model and ('new', w) in model else 0)
-            rd = (float(demo['new']['cycles_per_s']) / float(demo['old']['cycles_per_s'])
-                  if 'old' in demo and 'new' in demo and float(demo['old']['cycles_per_s']) else 0)
-            rir = ircyc['old'] / ircyc['new'] if 'old' in ircyc and 'new' in ircyc else 0
-            f.write(f"| new / old | {r('idle'):.2f}x | {r('blit'):.2f}x | {rd:.2f}x | {rir:.2f}x fewer | |\n")
+            irc = lambda w: f"{ircyc[(v, w)]:,.0f}" if (v, w) in ircyc else '-'
+            f.write(f"| {v}: {desc.get(v, v)} | {cell(mi)} | {cell(mb)} | {cell(dm)} | {irc('idle')} "
+                    f"| {irc('demo')} | {fps} |\n")
+        if has_base:
+            r = lambda w: (f"{float(model[('cur', w)]['cycles_per_s']) / float(model[('base', w)]['cycles_per_s']):.2f}x"
+                           if ('base', w) in model and ('cur', w) in model else '-')
+            rd = (f"{float(demo['cur']['cycles_per_s']) / float(demo['base']['cycles_per_s']):.2f}x"
+                  if 'base' in demo and 'cur' in demo and float(demo['base']['cycles_per_s']) else '-')
+            rir = lambda w: (f"{ircyc[('cur', w)] / ircyc[('base', w)]:.3f}x"
+                             if ('cur', w) in ircyc and ('base', w) in ircyc else '-')
+            f.write(f"| current / base | {r('idle')} | {r('blit')} | {rd} | {rir('idle')} | {rir('demo')} | |\n")
         if icarus:
-            f.write(f"| Icarus Verilog, same RTL (idle) | {icarus:,.0f} | - | - | - | {icarus / FRAME:.3f} |\n")
-        f.write(f"\nBehaviour identical between the builds (frames, fence cycles, memory, demo frames): "
-                f"{'yes' if (same and demo_same) else 'NO'}.\n\n")
+            f.write(f"| Icarus Verilog, same RTL (idle) | {icarus:,.0f} | - | - | - | - | {icarus / FRAME:.3f} |\n")
+        if has_base:
+            f.write(f"\nBase: BASE={base['name']}, commit {base['sha']}.  Behaviour identical to the base "
+                    f"(frames, fence cycles, memory, demo frames): {'yes' if identical else 'NO'}.\n\n")
+        else:
+            f.write("\nNo base commit in this run (`make bench BASE=<commit>` measures one beside it).\n\n")
     for p in plots:
         f.write(f"![{p}]({p})\n\n")
 print(f"bench: {len(figs)} figures, {len(plots)} plots -> {out}/report.md, results.json")
