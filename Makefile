@@ -53,6 +53,16 @@ include tools/board.mk
 
 all: $(HW_H) $(HW_VH) $(HW_TABLES) $(ALL_TARGETS)
 
+# Plain `make` on a machine without the build's packages stops here and
+# names them with the command that installs them, before a compiler stops at
+# a missing header (make demo and make test install them first).
+ifneq ($(filter all,$(or $(MAKECMDGOALS),all)),)
+DEPS_MISSING := $(shell bash tools/bootstrap.sh --check)
+ifneq ($(DEPS_MISSING),)
+$(error $(DEPS_MISSING))
+endif
+endif
+
 bootstrap:
 	@bash tools/bootstrap.sh
 

@@ -3,17 +3,18 @@
 # its assembler and link frame encoder) turns firmware/boot.sgs and the font
 # into build/firmware/boot_<board>.hex ($readmemh, one byte per line, the
 # ROM's full size), .bin (the image) and .lst (listing and figures).
-# FW_VERSION is the firmware's version; each board gives its build's shape.
+# FW_VERSION is the firmware's version; each board gives its memory (its
+# CAPS come from the interface's table of what each board carries).
 FW_DIR      := $(BUILD)/firmware
 MKBOOT      := $(BUILD)/bin/mkboot
 FW_VERSION  := 0.1
 FW_SRCS     := firmware/boot.sgs firmware/font5x7.txt
-FW_BOARD_icebreaker := --board icebreaker --mem 131072 --nodes 1 --sources 1 --perf 0 --ib-depth 1 --rom-bytes 2048
-# ULX3S: two nodes, performance counters, GPU memory on the 32 MB SDRAM
+FW_BOARD_icebreaker := --board icebreaker --mem 131072 --rom-bytes 2048
+# ULX3S: GPU memory on the 32 MB SDRAM
 # (rtl/boards/ulx3s_top.v SDRAM = 1) or, for a block-RAM build (SDRAM = 0),
 # 128 KiB (MEM_BYTES)
-FW_BOARD_ulx3s      := --board ulx3s --mem 33554432 --nodes 2 --sources 1 --perf 1 --rom-bytes 2048
-FW_BOARD_ulx3s-128k := --board ulx3s --mem 131072 --nodes 2 --sources 1 --perf 1 --rom-bytes 2048
+FW_BOARD_ulx3s      := --board ulx3s --mem 33554432 --rom-bytes 2048
+FW_BOARD_ulx3s-128k := --board ulx3s --mem 131072 --rom-bytes 2048
 FW_BOARDS   := icebreaker ulx3s ulx3s-128k
 FW_HEXES    := $(foreach b,$(FW_BOARDS),$(FW_DIR)/boot_$(b).hex)
 

@@ -12,8 +12,8 @@
 #   $(SIM_DIR)/fst   prefix Vsgpu_fst: sgpu_top with FST tracing, and
 #   $(SIM_DIR)/vcd   prefix Vsgpu_vcd: with VCD tracing (Verilator builds one
 #                    trace format per model); C++ at -O1, used only to trace.
-# No sanitizers.  `make bench` measures this build against the options used
-# before (tests/bench/bench.mk): see docs/figures.md.
+# No sanitizers.  `make bench BASE=<commit>` measures this build beside that
+# commit's, built in a git worktree (tests/bench/bench.mk): see docs/figures.md.
 
 SIM_DIR      := $(BUILD)/sim
 SIM_LIB      := $(SIM_DIR)/libsgpu_sim.a

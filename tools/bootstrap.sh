@@ -7,9 +7,18 @@ need_pkgs=(verilator iverilog yosys nextpnr-ice40 fpga-icestorm pkg-config xvfb 
            libcmocka-dev libpng-dev libsdl2-dev libusb-1.0-0-dev libftdi1-dev
            clang-14 libclang-rt-14-dev z3 python3-venv openfpgaloader gnuplot-nox)
 missing=()
+installed=$(dpkg-query -W -f='${Package} ${Status}\n' "${need_pkgs[@]}" 2>/dev/null | awk '/install ok installed/ { print $1 }')
 for p in "${need_pkgs[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+  grep -qx "$p" <<<"$installed" || missing+=("$p")
 done
+# --check (plain `make`): print one line naming what is missing and the
+# command that installs it, nothing when all is there; never installs.
+if [ "${1:-}" = --check ]; then
+  command -v dpkg-query >/dev/null || exit 0   # not Debian: the compiler will say
+  [ ${#missing[@]} -eq 0 ] && exit 0
+  echo "missing Debian packages: ${missing[*]}; install them with 'sudo apt-get install -y ${missing[*]}' or run 'make bootstrap' as root (make demo and make test do it for you)"
+  exit 1
+fi
 if [ ${#missing[@]} -eq 0 ]; then
   exec bash "$(dirname "$0")/venv.sh"
 fi

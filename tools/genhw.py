@@ -468,6 +468,7 @@ def c_header():
         d(f"#define SGPU_TIMING_{name}_PIXEL_HZ {clk}u")
     o.extend(link_c())
     o.extend(identity_c())
+    o.extend(board_features_c())
     o.extend(c_errors())
     d("")
     d("#endif")
@@ -541,6 +542,7 @@ def v_include():
             d(f"`define SGPU_TIMING_{name}_{axis}_TOTAL {sum(t)}")
         d(f"`define SGPU_TIMING_{name}_SYNC_POSITIVE {pol}")
     o.extend(link_v())
+    o.extend(board_features_v())
     d("")
     d("`endif")
     return "\n".join(o) + "\n"
@@ -583,6 +585,50 @@ def identity_c():
         d(f"#define SGPU_BOARD_{name} {val}u  /* {doc} */")
     for name, val, hz, doc in S.BOARDS:
         d(f"#define SGPU_BOARD_{name}_CLOCK_HZ {hz}u  /* its system clock */")
+    return o
+
+
+def board_caps(features):
+    """The CAPS value a board's build reports (2D engine and display always)."""
+    caps = 0
+    fields = {f: (lsb, w) for f, lsb, w, r in S.REG_FIELDS["CAPS"]}
+    values = dict(BLIT=1, DISPLAY=1)
+    for param, cap, doc in S.BOARD_PARAMS:
+        if cap:
+            values[cap] = features[param]
+    for f, v in values.items():
+        lsb, w = fields[f]
+        assert 0 <= v < (1 << w), (f, v)
+        caps |= v << lsb
+    return caps
+
+
+def board_check():
+    names = {n for n, v, hz, doc in S.BOARDS}
+    params = [p for p, c, d in S.BOARD_PARAMS]
+    for board, feats in S.BOARD_FEATURES.items():
+        assert board in names, f"BOARD_FEATURES: {board} is not in BOARDS"
+        assert sorted(feats) == sorted(params), f"BOARD_FEATURES[{board}] must set exactly {params}"
+
+
+def board_features_c():
+    board_check()
+    o = ["", "/* what each board's image carries (docs/boards.md) */"]
+    d = o.append
+    for board, feats in S.BOARD_FEATURES.items():
+        for param, cap, doc in S.BOARD_PARAMS:
+            d(f"#define SGPU_BOARD_{board}_{param} {feats[param]}u  /* {doc} */")
+        d(f"#define SGPU_BOARD_{board}_CAPS 0x{board_caps(feats):08X}u  /* CAPS of its build */")
+    return o
+
+
+def board_features_v():
+    board_check()
+    o = ["// what each board's image carries (docs/boards.md)"]
+    d = o.append
+    for board, feats in S.BOARD_FEATURES.items():
+        for param, cap, doc in S.BOARD_PARAMS:
+            d(f"`define SGPU_BOARD_{board}_{param} {feats[param]}")
     return o
 
 
@@ -723,6 +769,18 @@ def markdown():
     d("|---|---|---|---|")
     for name, val, hz, doc in S.BOARDS:
         d(f"| {val} | {name} | {hz} Hz | {doc} |")
+    d("")
+    d("## What each board carries\n")
+    d("Each board's image is built with these parameters (`rtl/boards/`), and its CAPS register "
+      "and boot identity block report them; the library refuses work that needs what a board "
+      "leaves out before anything reaches the hardware.\n")
+    boards = list(S.BOARD_FEATURES)
+    d("| parameter | CAPS field | " + " | ".join(boards) + " | meaning |")
+    d("|---|---|" + "---|" * len(boards) + "---|")
+    for param, cap, doc in S.BOARD_PARAMS:
+        vals = " | ".join(str(S.BOARD_FEATURES[b][param]) for b in boards)
+        d(f"| {param} | {cap or '(PING)'} | {vals} | {doc} |")
+    d("| (CAPS) | | " + " | ".join(f"0x{board_caps(S.BOARD_FEATURES[b]):08X}" for b in boards) + " | |")
     d("")
     d("## Display timings\n")
     d("| name | horizontal (active, front porch, sync, back porch) | vertical | sync polarity | pixel clock |")

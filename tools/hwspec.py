@@ -557,9 +557,9 @@ LINK_ACK_DUPLICATE = 0x01    # a retransmitted WRITE: acknowledged, not applied 
 # The device queues received bytes in a FIFO of this many bytes while it
 # executes a frame, so a host may have this many request bytes unanswered
 # (several WRITE frames in flight: seven of the largest).  The bridge's
-# default, used by sgpu-sim's chip and the ULX3S; the iCEBreaker's bridge
-# has none (its logic does not fit in the UP5K's 80 %), and says 0 in its
-# PING.  LINK_RX_FIFO_UNIT: the unit of the PING info word's field.
+# default, used by sgpu-sim's chip and every board (BOARD_FEATURES); a build
+# without one says 0 in its PING.  LINK_RX_FIFO_UNIT: the unit of the PING
+# info word's field.
 LINK_RX_FIFO_BYTES = 2048
 LINK_RX_FIFO_UNIT = 16
 # PING ACK info word: [7:0] LINK_VERSION, [15:8] LINK_MAX_WORDS,
@@ -604,3 +604,26 @@ BOARDS = [
     ("ICEBREAKER", 1, 12000000, "iCEBreaker (iCE40UP5K, 128 KiB SPRAM)"),
     ("ULX3S", 2, 30000000, "ULX3S (ECP5)"),
 ]
+
+# What each board's image carries.  One table: the board tops take these
+# values as parameters (rtl/boards/<board>_top.v reads
+# `SGPU_BOARD_<BOARD>_<PARAM>), the boot firmware publishes the CAPS they make
+# (tools/mkboot.c), and the docs list them.  What a board cannot carry (the
+# UP5K's logic cells: docs/boards.md) is left out here, by parameter, and the
+# library learns it from CAPS (or the link's PING) and refuses work that needs
+# it before anything reaches the hardware.
+# parameter, CAPS field it sets (None: not in CAPS), meaning
+BOARD_PARAMS = [
+    ("NODES", "NODES", "command-processor nodes"),
+    ("SOURCES", "SOURCES", "display sources"),
+    ("PERF", "PERF", "per-node PERF_* counters (0: they read 0)"),
+    ("IB_DEPTH", "IB_DEPTH", "INDIRECT levels below the ring (deeper: fault NESTING, refused by the library)"),
+    ("RX_FIFO_BYTES", None, "host bridge receive FIFO in bytes (0: none, link version "
+                            "LINK_VERSION_SINGLE; the PING info word says it)"),
+]
+# board (a BOARDS name) -> {parameter: value}; every BOARD_PARAMS entry set
+BOARD_FEATURES = {
+    "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+    "ULX3S": {"NODES": 2, "SOURCES": 1, "PERF": 1, "IB_DEPTH": LIMIT_VALUES["MAX_IB_DEPTH"],
+              "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+}

@@ -310,8 +310,7 @@ static uint32_t parse_u32(const char *s, const char *opt) {
 
 static void usage(void) {
   fputs("usage: mkboot --source firmware/boot.sgs --font firmware/font5x7.txt --board NAME\n"
-        "              --version MAJOR.MINOR [--mem BYTES] [--nodes N] [--sources N] [--perf 0|1]\n"
-        "              [--ib-depth 1..2]\n"
+        "              --version MAJOR.MINOR [--mem BYTES]\n"
         "              [--rom-bytes N] [--hex OUT.hex] [--list OUT.lst] [--bin OUT.bin]\n"
         "boards: none, icebreaker, ulx3s.  Writes the boot ROM image (docs/firmware.md).\n",
         stderr);
@@ -325,7 +324,6 @@ int main(int argc, char **argv) {
   b.ink = b.paper = -1;
   b.mem_size = 131072;
   b.rom_bytes = 2048;
-  uint32_t nodes = 1, sources = 1, perf = 0, ib_depth = SGPU_MAX_IB_DEPTH;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) usage();
@@ -336,10 +334,6 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--board")) b.board_name = v;
     else if (!strcmp(a, "--version")) b.version = v;
     else if (!strcmp(a, "--mem")) b.mem_size = parse_u32(v, a);
-    else if (!strcmp(a, "--nodes")) nodes = parse_u32(v, a);
-    else if (!strcmp(a, "--sources")) sources = parse_u32(v, a);
-    else if (!strcmp(a, "--perf")) perf = parse_u32(v, a);
-    else if (!strcmp(a, "--ib-depth")) ib_depth = parse_u32(v, a);
     else if (!strcmp(a, "--rom-bytes")) b.rom_bytes = parse_u32(v, a);
     else if (!strcmp(a, "--hex")) hex = v;
     else if (!strcmp(a, "--list")) list = v;
@@ -348,26 +342,22 @@ int main(int argc, char **argv) {
   }
   if (!source || !font_path || !b.board_name || !b.version) usage();
 
-  static const struct { const char *name; uint32_t id; } boards[] = {
-      {"none", SGPU_BOARD_NONE}, {"icebreaker", SGPU_BOARD_ICEBREAKER}, {"ulx3s", SGPU_BOARD_ULX3S}};
+  /* each board's CAPS: what its image carries, from the interface's table */
+  static const struct { const char *name; uint32_t id, caps; } boards[] = {
+      {"icebreaker", SGPU_BOARD_ICEBREAKER, SGPU_BOARD_ICEBREAKER_CAPS},
+      {"ulx3s", SGPU_BOARD_ULX3S, SGPU_BOARD_ULX3S_CAPS}};
   size_t bi;
   for (bi = 0; bi < sizeof boards / sizeof boards[0]; bi++)
     if (!strcmp(boards[bi].name, b.board_name)) break;
-  if (bi == sizeof boards / sizeof boards[0]) die("unknown board '%s' (none, icebreaker, ulx3s)", b.board_name);
+  if (bi == sizeof boards / sizeof boards[0]) die("unknown board '%s' (icebreaker, ulx3s)", b.board_name);
   b.board_id = boards[bi].id;
+  b.caps = boards[bi].caps;
   if (strlen(b.board_name) > SGPU_IDENTITY_NAME_BYTES) die("board name longer than %u bytes", SGPU_IDENTITY_NAME_BYTES);
   unsigned vmaj, vmin;
   char extra;
   if (sscanf(b.version, "%u.%u%c", &vmaj, &vmin, &extra) != 2 || vmaj > 65535 || vmin > 65535)
     die("--version '%s' is not MAJOR.MINOR", b.version);
   b.fw_version = (uint32_t)vmaj << 16 | vmin;
-  if (nodes < 1 || nodes > SGPU_MAX_NODES || sources < 1 || sources > SGPU_MAX_SOURCES || perf > 1 ||
-      ib_depth < 1 || ib_depth > SGPU_MAX_IB_DEPTH)
-    die("--nodes 1..%u, --sources 1..%u, --perf 0|1, --ib-depth 1..%u", SGPU_MAX_NODES, SGPU_MAX_SOURCES,
-        SGPU_MAX_IB_DEPTH);
-  b.caps = SGPU_FIELD_PUT(CAPS_NODES, nodes) | SGPU_FIELD_PUT(CAPS_SOURCES, sources) |
-           SGPU_FIELD_PUT(CAPS_BLIT, 1) | SGPU_FIELD_PUT(CAPS_DISPLAY, 1) | SGPU_FIELD_PUT(CAPS_PERF, perf) |
-           SGPU_FIELD_PUT(CAPS_IB_DEPTH, ib_depth);
   if (b.mem_size < SGPU_IDENTITY_ADDR + SGPU_IDENTITY_BYTES)
     die("--mem %u: the identity block at 0x%x needs at least 128 KiB", b.mem_size, SGPU_IDENTITY_ADDR);
 

@@ -112,46 +112,64 @@ module sgpu_blit #(
   wire dge = ~delta[ADDR_W];             // delta >= 0
   wire at_last_row = (row_q == ROW_LAST);
 
-  // Geometry of the current row.
-  wire [1:0]    d_off = dst_row_q[1:0];
-  wire [1:0]    s_off = src_row_q[1:0];
-  wire [1:0]    d_offm1 = d_off - 2'd1;                     // d_off - 1, sign bit (d_off == 0) below
-  wire [16:0]   end_off = {1'b0, width} + {{15{d_off == 2'd0}}, d_offm1};  // offset of the last byte
-                                                                            // from the first word
-  wire [CW-1:0] nm1 = end_off[16:2];                         // destination words in the row, minus 1
-  wire [1:0]    ed = end_off[1:0];                           // lane of the last byte
-
   wire          desc = (st_q == S_DOWN);
-  wire [CH-1:0] cofs_e = newrow_q ? (desc ? nm1[CW-1:BUF_AW] : {CH{1'b0}}) : cofs_q;
-  wire          c_first = (cofs_e == {CH{1'b0}});
-  wire          c_last = (cofs_e == nm1[CW-1:BUF_AW]);
-  wire          row_end = desc ? c_first : c_last;            // last chunk of the row in our order
-  // Next chunk: one chunk stride on, rightward in S_UP, leftward in S_DOWN (one adder).
-  wire [CH-1:0] cofs_step = cofs_e + {{(CH-1){desc}}, 1'b1};
-
-  // Chunk descriptor.  Source word V_j feeds destination word j through a
-  // byte shift; the virtual words at either end are skipped when none of
-  // their bytes is inside the rectangle.
-  wire [1:0]        shift = s_off - d_off;
-  wire              sh_nz = (shift != 2'd0);
-  wire              bor = (s_off < d_off);                   // first source word is V_1
-  wire [2:0]        ed_sh = {1'b0, ed} + {1'b0, shift};
-  wire              unused_ed_sh = ^ed_sh[1:0];
-  wire              c_sf = c_first & bor;
-  wire              c_sl = c_last & sh_nz & ~ed_sh[2];
-  wire [BUF_AW-1:0] c_ndm1 = c_last ? nm1[BUF_AW-1:0] : {BUF_AW{1'b1}};
-  wire [NW-1:0]     c_nrd = {1'b0, c_ndm1} + {{(NW-1){1'b0}}, 1'b1} + {{(NW-1){1'b0}}, sh_nz}
-                            - {{(NW-1){1'b0}}, c_sf} - {{(NW-1){1'b0}}, c_sl};
-  wire [WA-1:0]     c_wa = {dst_row_q[ADDR_W-1:BUF_AW+2] + {{(WA-CW){1'b0}}, cofs_e},
-                            dst_row_q[BUF_AW+1:2]};
-  wire              c_dec = ~c_first & bor;                  // read from the word before the chunk
-  wire [CW-1:0]     c_rofs = {cofs_e - {{(CH-1){1'b0}}, c_dec}, {BUF_AW{c_dec}}};
-  wire [WA-1:0]     c_ra = src_row_q[ADDR_W-1:2] + {{(WA-CW){1'b0}}, c_rofs};
-  wire [3:0]        c_strbf = c_first ? (4'hf << d_off) : 4'hf;
-  wire [3:0]        c_strbl = c_last ? (4'hf >> (2'd3 - ed)) : 4'hf;
-
   wire seq_vld = ((st_q == S_UP) & (~is_copy | ~dge)) | desc;
   assign load = seq_vld & (~ex_act_q | ex_done) & ~kill;
+
+  // Geometry of the current row and the next chunk's descriptor.  They are
+  // used only in a cycle that loads a chunk (load) and are a don't-care
+  // ('x) in every other: the simulator computes them in those cycles alone
+  // (it did in every cycle, idle too), and synthesis may ignore the gate.
+  reg  [1:0]        d_off, s_off, d_offm1, ed, shift;
+  reg  [16:0]       end_off;     // offset of the last byte from the first word
+  reg  [CW-1:0]     nm1;         // destination words in the row, minus 1
+  reg  [CH-1:0]     cofs_e, cofs_step;
+  reg               c_first, c_last, row_end, sh_nz, bor, c_sf, c_sl, c_dec;
+  reg  [2:0]        ed_sh;
+  reg  [BUF_AW-1:0] c_ndm1;
+  reg  [NW-1:0]     c_nrd;
+  reg  [WA-1:0]     c_wa, c_ra;
+  reg  [CW-1:0]     c_rofs;
+  reg  [3:0]        c_strbf, c_strbl;
+  always @(*) begin
+    {d_off, s_off, d_offm1, ed, shift} = 10'bx;
+    {end_off, nm1, cofs_e, cofs_step} = {(17 + CW + 2 * CH){1'bx}};
+    {c_first, c_last, row_end, sh_nz, bor, c_sf, c_sl, c_dec, ed_sh} = 11'bx;
+    {c_ndm1, c_nrd, c_wa, c_ra, c_rofs, c_strbf, c_strbl} = {(BUF_AW + NW + 2 * WA + CW + 8){1'bx}};
+    if (load) begin
+      d_off   = dst_row_q[1:0];
+      s_off   = src_row_q[1:0];
+      d_offm1 = d_off - 2'd1;                              // d_off - 1, sign bit (d_off == 0) below
+      end_off = {1'b0, width} + {{15{d_off == 2'd0}}, d_offm1};
+      nm1     = end_off[16:2];
+      ed      = end_off[1:0];                              // lane of the last byte
+      cofs_e  = newrow_q ? (desc ? nm1[CW-1:BUF_AW] : {CH{1'b0}}) : cofs_q;
+      c_first = (cofs_e == {CH{1'b0}});
+      c_last  = (cofs_e == nm1[CW-1:BUF_AW]);
+      row_end = desc ? c_first : c_last;                   // last chunk of the row in our order
+      // Next chunk: one chunk stride on, rightward in S_UP, leftward in S_DOWN (one adder).
+      cofs_step = cofs_e + {{(CH-1){desc}}, 1'b1};
+      // Chunk descriptor.  Source word V_j feeds destination word j through a
+      // byte shift; the virtual words at either end are skipped when none of
+      // their bytes is inside the rectangle.
+      shift   = s_off - d_off;
+      sh_nz   = (shift != 2'd0);
+      bor     = (s_off < d_off);                           // first source word is V_1
+      ed_sh   = {1'b0, ed} + {1'b0, shift};
+      c_sf    = c_first & bor;
+      c_sl    = c_last & sh_nz & ~ed_sh[2];
+      c_ndm1  = c_last ? nm1[BUF_AW-1:0] : {BUF_AW{1'b1}};
+      c_nrd   = {1'b0, c_ndm1} + {{(NW-1){1'b0}}, 1'b1} + {{(NW-1){1'b0}}, sh_nz}
+                - {{(NW-1){1'b0}}, c_sf} - {{(NW-1){1'b0}}, c_sl};
+      c_wa    = {dst_row_q[ADDR_W-1:BUF_AW+2] + {{(WA-CW){1'b0}}, cofs_e}, dst_row_q[BUF_AW+1:2]};
+      c_dec   = ~c_first & bor;                            // read from the word before the chunk
+      c_rofs  = {cofs_e - {{(CH-1){1'b0}}, c_dec}, {BUF_AW{c_dec}}};
+      c_ra    = src_row_q[ADDR_W-1:2] + {{(WA-CW){1'b0}}, c_rofs};
+      c_strbf = c_first ? (4'hf << d_off) : 4'hf;
+      c_strbl = c_last ? (4'hf >> (2'd3 - ed)) : 4'hf;
+    end
+  end
+  wire              unused_ed_sh = ^ed_sh[1:0];
 
   wire accept = cmd_valid_i & cmd_ready_o;
   wire unused_addr = ^{cmd_dst_i, cmd_src_i};  // bits above ADDR_W are outside memory

@@ -131,12 +131,14 @@ module icebreaker_top #(
   wire [31:0] cyc_lo;   // the chip's CYCLE_LO: cycles since the reset's release
 
   // SPRAM answers every read in the next cycle: two reads in flight at most.
-  // PERF(0): the per-node PERF_* counters are left out (they read 0 here) so
-  // the design fits the UP5K's 5280 logic cells; the counters cost ~250.
-  // IB_DEPTH(1): one INDIRECT level below the ring (CAPS.IB_DEPTH; the
-  // library refuses deeper nesting), no registers for a second one.
-  sgpu_top #(.NODES(1), .SOURCES(1), .MEM_BYTES(MEM_BYTES), .MEM_RDQ(2),
-             .PERF(0), .IB_DEPTH(1), .PIX_CDC(1)) u_gpu (
+  // What the image carries is the interface's table of board features
+  // (docs/boards.md): PERF 0, the per-node PERF_* counters left out (they
+  // read 0 here; ~250 cells) and IB_DEPTH 1, one INDIRECT level below the
+  // ring (CAPS.IB_DEPTH; the library refuses deeper nesting), so the design
+  // keeps its margin in the UP5K's 5280 logic cells.
+  sgpu_top #(.NODES(`SGPU_BOARD_ICEBREAKER_NODES), .SOURCES(`SGPU_BOARD_ICEBREAKER_SOURCES),
+             .MEM_BYTES(MEM_BYTES), .MEM_RDQ(2), .PERF(`SGPU_BOARD_ICEBREAKER_PERF),
+             .IB_DEPTH(`SGPU_BOARD_ICEBREAKER_IB_DEPTH), .PIX_CDC(1)) u_gpu (
     .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b0),
     .pix_clk_i(clk_pix), .pix_rst_ni(pix_rst_n),
     .host_req_valid_i(h_req_valid), .host_req_ready_o(h_req_ready),
@@ -181,9 +183,10 @@ module icebreaker_top #(
     .utx_valid_o(u_tx_valid), .utx_ready_i(tx_ready),
     .booting_o(booting));
 
-  // No receive FIFO (its PING says 0, so the host keeps one frame in
-  // flight): the FIFO's ~50 logic cells do not fit in the 80 % (docs/boards.md).
-  sgpu_host_bridge #(.TIMEOUT_CYCLES(GAP_CYCLES), .AW($clog2(MEM_BYTES)), .RX_FIFO_BYTES(0)) u_bridge (
+  // The receive FIFO (link version 3: several frames in flight; its PING
+  // says the size) as the board table gives it (docs/boards.md: its cost).
+  sgpu_host_bridge #(.TIMEOUT_CYCLES(GAP_CYCLES), .AW($clog2(MEM_BYTES)),
+                     .RX_FIFO_BYTES(`SGPU_BOARD_ICEBREAKER_RX_FIFO_BYTES)) u_bridge (
     .clk_i(clk), .rst_ni(rst_n),
     .rx_valid_i(b_rx_valid), .rx_data_i(b_rx_data),
     .tx_valid_o(tx_valid), .tx_ready_i(b_tx_ready), .tx_data_o(tx_data),

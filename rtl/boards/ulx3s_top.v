@@ -187,8 +187,9 @@ module ulx3s_top #(
   assign h_rsp_valid = h_rsp_valid_q;
   assign h_rsp_rdata = h_rsp_rdata_q;
 
-  sgpu_top #(.NODES(2), .SOURCES(1), .MEM_BYTES(MEM_BYTES), .MEM_RDQ(RDQ),
-             .PERF(1), .PIX_CDC(1)) u_gpu (
+  sgpu_top #(.NODES(`SGPU_BOARD_ULX3S_NODES), .SOURCES(`SGPU_BOARD_ULX3S_SOURCES),
+             .MEM_BYTES(MEM_BYTES), .MEM_RDQ(RDQ), .PERF(`SGPU_BOARD_ULX3S_PERF),
+             .IB_DEPTH(`SGPU_BOARD_ULX3S_IB_DEPTH), .PIX_CDC(1)) u_gpu (
     .clk_i(clk_sys), .rst_ni(rst_n), .pix_en_i(1'b0),
     .pix_clk_i(clk_pix), .pix_rst_ni(pix_rst_n),
     .host_req_valid_i(g_req_valid), .host_req_ready_o(g_req_ready),
@@ -312,7 +313,8 @@ module ulx3s_top #(
     .utx_valid_o(u_tx_valid), .utx_ready_i(tx_ready),
     .booting_o(booting));
 
-  sgpu_host_bridge #(.TIMEOUT_CYCLES(GAP_CYCLES), .AW(AW)) u_bridge (
+  sgpu_host_bridge #(.TIMEOUT_CYCLES(GAP_CYCLES), .AW(AW),
+                     .RX_FIFO_BYTES(`SGPU_BOARD_ULX3S_RX_FIFO_BYTES)) u_bridge (
     .clk_i(clk_sys), .rst_ni(rst_n),
     .rx_valid_i(b_rx_valid), .rx_data_i(b_rx_data),
     .tx_valid_o(tx_valid), .tx_ready_i(b_tx_ready), .tx_data_o(tx_data),

@@ -189,10 +189,10 @@ module sgpu_cp #(
   wire        in_ib2 = (IB_DEPTH > 1) && (level_q == 2'd2);
   localparam [1:0] IB_LEVELS = IB_DEPTH;
 
-  // Thermometer mask and one-hot size: no shifter, no adder.
-  reg  [31:0] ring_mask32;
-  integer m;
-  always @(*) for (m = 0; m < 32; m = m + 1) ring_mask32[m] = (m < ring_lg_q);
+  // Thermometer mask and one-hot size: no adder.  (A shift of a constant:
+  // each bit is a function of ring_lg_q alone for synthesis, and one shift
+  // for the simulator, where a loop of 32 compares ran every cycle.)
+  wire [31:0] ring_mask32 = ~(32'hFFFF_FFFF << ring_lg_q);
   wire [31:0] ring_size = {ring_mask32[30:0], 1'b1} & ~ring_mask32;
   wire [IW-1:0] ring_mask = ring_mask32[IW-1:0];
   wire [IW-1:0] ibend = in_ib2 ? ibend2_q : ibend1_q;
@@ -233,6 +233,14 @@ module sgpu_cp #(
   wire [31:0] st_data  = in_ib ? ib_data : ring_data;
 
   // ------------------------------------------------------------ header decode
+  // Work to do at the header: more words in this buffer, or an IB to leave.
+  wire ib_end     = in_ib && (ibcur_q == ibend);
+  wire have_words = in_ib ? !ib_end : (enable_q && rcur_q != wptr_q);
+  // A header waits to be taken.  The decode below is computed only then and
+  // is a don't-care ('x) otherwise: the simulator skips it on every other
+  // cycle (it ran on all of them, idle or not), and synthesis may ignore the
+  // condition.
+  wire hdr_look   = (state_q == S_HDR) && have_words && st_valid;
   wire [31:0] h      = st_data;
   wire [7:0]  h_op   = h[7:0];
   wire [7:0]  h_fl   = h[15:8];
@@ -244,6 +252,10 @@ module sgpu_cp #(
   wire        h_cnt_wd;       // WRITE_DATA's count is large enough
   sgpu_gt_const #(.W(14), .C(WD_MIN1)) u_wd_cnt_ok (.x_i(h_cnt), .gt_o(h_cnt_wd));
   always @(*) begin
+    h_op_ok  = 1'bx;
+    h_flmask = 8'hxx;
+    h_cnt_ok = 1'bx;
+    if (hdr_look) begin
     h_op_ok  = 1'b1;
     h_flmask = 8'h00;
     h_cnt_ok = 1'b0;
@@ -262,34 +274,35 @@ module sgpu_cp #(
       `SGPU_OP_TIMESTAMP:     h_cnt_ok = (h_cnt == `SGPU_OP_TIMESTAMP_COUNT);
       default:                h_op_ok = 1'b0;
     endcase
+    end
   end
   // Words left in the current buffer from the header on (ring: up to WPTR).
   // One subtractor: the operands are chosen first.  Everything is word
   // aligned, so 4 * (count + 1) > bytes left <=> count >= words left: no
   // adder for the packet's size.
   wire [IW-1:0] cur_addr   = in_ib ? ibcur_q : (ring_base_q | rcur_q);
-  wire [IW-1:2] a_end      = in_ib ? ibend[IW-1:2] : wptr_q[IW-1:2];
-  wire [IW-1:2] a_cur      = in_ib ? ibcur_q[IW-1:2] : rcur_q[IW-1:2];
-  wire [IW-1:2] a_mask     = in_ib ? {(IW-2){1'b1}} : ring_mask[IW-1:2];
-  wire [IW-1:2] avail_w    = (a_end - a_cur) & a_mask;
-  wire [31:0]   avail_w32  = {{(34-IW){1'b0}}, avail_w};
-  wire [31:0]   cnt32      = {18'd0, h_cnt};
-  wire          h_overrun  = (cnt32 >= avail_w32);
+  reg  [IW-1:2] avail_w;
+  reg           h_overrun;
   reg  [3:0]    h_fault;
   always @(*) begin
-    if (h[31:30] != `SGPU_PKT_TYPE3)     h_fault = `SGPU_FAULT_BAD_HEADER;
-    else if (!h_op_ok)                   h_fault = `SGPU_FAULT_ILLEGAL_OPCODE;
-    else if ((h_fl & ~h_flmask) != 8'h0) h_fault = `SGPU_FAULT_BAD_HEADER;
-    else if (!h_cnt_ok)                  h_fault = `SGPU_FAULT_BAD_COUNT;
-    else if (h_overrun)                  h_fault = `SGPU_FAULT_OVERRUN;
-    else                                 h_fault = `SGPU_FAULT_NONE;
+    avail_w   = {(IW-2){1'bx}};
+    h_overrun = 1'bx;
+    h_fault   = 4'bxxxx;
+    if (hdr_look) begin
+      avail_w   = ((in_ib ? ibend[IW-1:2] : wptr_q[IW-1:2]) - (in_ib ? ibcur_q[IW-1:2] : rcur_q[IW-1:2])) &
+                  (in_ib ? {(IW-2){1'b1}} : ring_mask[IW-1:2]);
+      h_overrun = ({18'd0, h_cnt} >= {{(34-IW){1'b0}}, avail_w});
+      if (h[31:30] != `SGPU_PKT_TYPE3)     h_fault = `SGPU_FAULT_BAD_HEADER;
+      else if (!h_op_ok)                   h_fault = `SGPU_FAULT_ILLEGAL_OPCODE;
+      else if ((h_fl & ~h_flmask) != 8'h0) h_fault = `SGPU_FAULT_BAD_HEADER;
+      else if (!h_cnt_ok)                  h_fault = `SGPU_FAULT_BAD_COUNT;
+      else if (h_overrun)                  h_fault = `SGPU_FAULT_OVERRUN;
+      else                                 h_fault = `SGPU_FAULT_NONE;
+    end
   end
   // FILL/COPY payload words that must fit in 16 bits (pitch, width, height).
   wire hi_pos = (op == `SGPU_OP_FILL) ? (pi_q == 3'd1 || pi_q == 3'd2 || pi_q == 3'd3) :
                 (op == `SGPU_OP_COPY) ? (pi_q == 3'd1 || pi_q == 3'd3 || pi_q == 3'd4 || pi_q == 3'd5) : 1'b0;
-  // Work to do at the header: more words in this buffer, or an IB to leave.
-  wire ib_end     = in_ib && (ibcur_q == ibend);
-  wire have_words = in_ib ? !ib_end : (enable_q && rcur_q != wptr_q);
 
   // ------------------------------------------------------------ multiplier
   reg         mul_start;
@@ -326,17 +339,25 @@ module sgpu_cp #(
   reg  [IW:0] chk_len;
   reg         chk_big;
   wire [IW:0] rect_len = {1'b0, mul_p[IW-1:0]} + {{(IW-15){1'b0}}, r_width};
+  // Used only in these states (the verdicts in the next one); a don't-care
+  // otherwise, which the simulator then skips.
+  wire chk_look = (state_q == S_CHK) || (state_q == S_MUL) || (state_q == S_EXEC);
   always @(*) begin
-    chk_lo  = p0_q;
-    chk_lo_hi = p0_hi_q;
-    chk_len = 4;
-    chk_big = 1'b0;
-    if (state_q == S_MUL) begin
+    chk_lo  = {IW{1'bx}};
+    chk_lo_hi = 1'bx;
+    chk_len = {(IW+1){1'bx}};
+    chk_big = 1'bx;
+    if (!chk_look) ;
+    else if (state_q == S_MUL) begin
       chk_lo  = ph_q ? p2_q[IW-1:0] : p0_q;
       chk_lo_hi = ph_q ? (p2_q[31:IW] != 0) : p0_hi_q;
       chk_len = rect_len;
       chk_big = mul_ovf || mul_p[IW];
     end else begin
+      chk_lo  = p0_q;
+      chk_lo_hi = p0_hi_q;
+      chk_len = 4;
+      chk_big = 1'b0;
       case (op)
         `SGPU_OP_INDIRECT, `SGPU_OP_CONTEXT: begin chk_len = p1_q[IW:0]; chk_big = (p1_q[31:IW+1] != 0); end
         `SGPU_OP_FLIP:       begin chk_lo = p1_q[IW-1:0]; chk_lo_hi = (p1_q[31:IW] != 0); end
@@ -974,8 +995,11 @@ module sgpu_cp #(
   wire [31:0] memend32 = {{(31-IW){1'b0}}, MEM_END[IW:0]};
   wire [31:0] rpa32   = {{(32-IW){1'b0}}, rptr_addr_q, 1'b0, rptr_wb_q};
   wire here = (MIRROR == 0);   // the registers the mirror answers otherwise
+  // sgpu_top takes it only in a read's cycle (reg_re_i); a don't-care
+  // otherwise, which the simulator then skips.
   always @(*) begin
-    reg_rdata_o =
+    reg_rdata_o = 32'hxxxx_xxxx;
+    if (reg_re_i) reg_rdata_o =
       ({32{here && sel(ra, `SGPU_NREG_RING_BASE)}} & base32) |
       ({32{here && sel(ra, `SGPU_NREG_RING_SIZE)}} & ring_size) |
       ({32{sel(ra, `SGPU_NREG_RING_WPTR)}}    & wptr32) |

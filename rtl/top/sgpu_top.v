@@ -461,8 +461,11 @@ module sgpu_top #(
     g_err   = 1'b0;
     // The global registers all lie below GLOBAL_END (0x040): decode the word
     // index roff[5:2] once the other offset bits are known to be 0.
-    g_rdata = 32'd0;
-    if (g_hit) begin
+    // Kept only in a read's cycle (reg_re): a don't-care otherwise, which
+    // the simulator then skips.
+    g_rdata = 32'hxxxx_xxxx;
+    if (!reg_re) ;
+    else if (g_hit) begin
       case (roff[5:2])
         R_ID[5:2]:             g_rdata = `SGPU_HW_MAGIC;
         R_VERSION[5:2]:        g_rdata = `SGPU_HW_VERSION;
@@ -479,9 +482,10 @@ module sgpu_top #(
         R_SEG2_SIZE[5:2]:      g_rdata = MEM32 - HALF;
         default:               g_rdata = 32'd0;
       endcase
-    end
-    if (is_node)     g_rdata = n_rd;
-    else if (is_src) g_rdata = s_rd;
+    end else g_rdata = 32'd0;
+    if (!reg_re) ;
+    else if (is_node) g_rdata = n_rd;
+    else if (is_src)  g_rdata = s_rd;
     if (reg_we && !is_node && !is_src &&
         !at_int_status && !at_int_enable && !at_cfg_error && !at_scratch)
       g_err = 1'b1;

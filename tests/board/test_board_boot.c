@@ -99,7 +99,8 @@ int main(int argc, char **argv) {
   /* ---- the identity block over the link */
   board_link l;
   bl_init(&l, b);
-  BL_EQ(bl_ping(&l) & 0xFFu, SGPU_LINK_VERSION_SINGLE, "PING after the boot");
+  BL_EQ(bl_ping(&l) & 0xFFu,
+        SGPU_BOARD_ICEBREAKER_RX_FIFO_BYTES ? SGPU_LINK_VERSION : SGPU_LINK_VERSION_SINGLE, "PING after the boot");
   uint32_t id[16];
   bl_read(&l, SGPU_IDENTITY_ADDR, id, 16);
   for (int i = 0; i < 16; i++) {
