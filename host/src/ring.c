@@ -109,8 +109,8 @@ static int stage_fit(sgpu_node *nd, uint32_t len, uint32_t *off) {
   return 0;
 }
 
-int sgpu__ring_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
-                    uint32_t *stage_off) {
+static int ring_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
+                     uint32_t *stage_off) {
   sgpu_node *nd = &dev->node[n];
   if (nd->faulted)
     return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
@@ -131,17 +131,12 @@ static int need_context(const sgpu_node *nd, const sgpu_ring_job *job) {
   return !nd->ctx_known || nd->cur_ctx_id != job->ctx_id;
 }
 
-void sgpu__ring_need(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint32_t *ring_bytes,
-                     uint32_t *stage_bytes) {
-  *ring_bytes = ((need_context(&dev->node[n], job) ? 4u : 0u) + 7u) * 4u;
-  *stage_bytes = job->host_words && job->len ? job->len : 0;
-}
-
-int sgpu__ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint32_t stage_off) {
+/* Put the job on the ring at the room ring_room found and ring the doorbell. */
+static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int need_ctx,
+                     uint32_t stage_bytes, uint32_t stage_off) {
   sgpu_node *nd = &dev->node[n];
   uint32_t ring[16];
   uint32_t k = 0;
-  int need_ctx = need_context(nd, job);
   if (need_ctx) {
     ring[k++] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
     ring[k++] = job->ctx_id;
@@ -149,7 +144,6 @@ int sgpu__ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint
     ring[k++] = job->ctx_id ? job->win_size : dev->mem_size;
   }
   uint32_t ib_addr = job->ib_addr;
-  uint32_t stage_bytes = job->host_words && job->len ? job->len : 0;
   int r;
   if (stage_bytes) {
     ib_addr = nd->stage_base + stage_off;
@@ -202,6 +196,18 @@ int sgpu__ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint
   return 0;
 ring_fail:
   return sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n);
+}
+
+int sgpu__ring_try_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
+  /* CONTEXT (4 words, when the context changes), INDIRECT (4), FENCE (3) */
+  int need_ctx = need_context(&dev->node[n], job);
+  uint32_t ring_bytes = ((need_ctx ? 4u : 0u) + 7u) * 4u;
+  uint32_t stage_bytes = job->host_words && job->len ? job->len : 0;
+  uint32_t stage_off = 0;
+  int r = ring_room(dev, n, ring_bytes, stage_bytes, &stage_off);
+  if (r <= 0) return r;
+  r = ring_emit(dev, n, job, need_ctx, stage_bytes, stage_off);
+  return r ? r : 1;
 }
 
 /* ------------------------------------------------------------ program */

@@ -1,6 +1,6 @@
 /* ring.h — each node's ring, its staging area and its queue of pending
  * submissions (owned by ring.c).  It does not wait: a caller that finds no
- * room (sgpu__ring_room) waits with events.h and asks again. */
+ * room (sgpu__ring_try_submit) waits with events.h and asks again. */
 #ifndef SGPU_RING_H
 #define SGPU_RING_H
 
@@ -20,16 +20,13 @@ typedef struct sgpu_ring_job {
 
 /* Reset node n and program its ring (at open and by reset). */
 int sgpu__program_node(sgpu_device *dev, uint32_t n);
-/* Ring bytes and staging bytes the job needs on node n. */
-void sgpu__ring_need(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint32_t *ring_bytes,
-                     uint32_t *stage_bytes);
-/* Is there room for them?  1 (with *stage_off, the staging offset to use),
- * 0 not yet, < 0 an error (the node faulted).  Retires what completed. */
-int sgpu__ring_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
-                    uint32_t *stage_off);
-/* Put the job on the ring (the room found by sgpu__ring_room, the device
- * lock held since) and ring the doorbell. */
-int sgpu__ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, uint32_t stage_off);
+/* Put the job on node n's ring and ring the doorbell if the ring and the
+ * staging area have room for it: 1 done, 0 no room yet (nothing written;
+ * what completed is retired), < 0 an error (the node faulted, the
+ * transport failed).  One call on the submission's path (its cost is
+ * budgeted, tests/host/test_submit_cost.sh); the caller waits and asks
+ * again. */
+int sgpu__ring_try_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job);
 /* Read the node's fence word; one COMPLETED event per submission passed. */
 int sgpu__retire(sgpu_device *dev, uint32_t n);
 const sgpu_pending *sgpu__ring_oldest(sgpu_node *nd);

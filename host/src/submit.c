@@ -81,35 +81,29 @@ static int walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t r
 }
 
 /* ------------------------------------------------------------ ring room */
-typedef struct room_arg {
-  uint32_t n, ring_bytes, stage_bytes;
-  uint32_t *stage_off;
-} room_arg;
+typedef struct ring_arg {
+  uint32_t n;
+  const sgpu_ring_job *job;
+} ring_arg;
 
-static int room_pred(sgpu_device *dev, const void *v) {
-  const room_arg *a = v;
-  return sgpu__ring_room(dev, a->n, a->ring_bytes, a->stage_bytes, a->stage_off);
+static int onto_ring(sgpu_device *dev, const void *v) {
+  const ring_arg *a = v;
+  return sgpu__ring_try_submit(dev, a->n, a->job);
 }
 
-/* Onto node n's ring, once it has room: wait for it with the lock held
- * (the staging offset must not move). */
+/* Onto node n's ring: at once when it has room, else waiting for room with
+ * the lock held (nothing else may take it meanwhile). */
 static int ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
-  uint32_t stage_off = 0;
-  room_arg a = {n, 0, 0, &stage_off};
-  sgpu__ring_need(dev, n, job, &a.ring_bytes, &a.stage_bytes);
-  int r = room_pred(dev, &a);
-  if (r == 0) {
-    dev->stats.ring_waits++;
-    uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
-    r = sgpu__wait_until(dev, limit, room_pred, &a, 0);
-    if (r == SGPU_ERROR_TIMEOUT)
-      return sgpu__fail(dev, r, "node %u: no ring/staging room after %llu cycles", n,
-                        (unsigned long long)limit);
-    if (r) return r;
-  } else if (r < 0) {
-    return r;
-  }
-  return sgpu__ring_emit(dev, n, job, stage_off);
+  int r = sgpu__ring_try_submit(dev, n, job);
+  if (r != 0) return r < 0 ? r : 0;
+  dev->stats.ring_waits++;
+  ring_arg a = {n, job};
+  uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
+  r = sgpu__wait_until(dev, limit, onto_ring, &a, 0);
+  if (r == SGPU_ERROR_TIMEOUT)
+    return sgpu__fail(dev, r, "node %u: no ring/staging room after %llu cycles", n,
+                      (unsigned long long)limit);
+  return r;
 }
 
 /* ------------------------------------------------------------ submit */
