@@ -55,6 +55,16 @@ module sgpu_blit #(
   input  wire        mem_rsp_valid_i,
   input  wire [31:0] mem_rsp_rdata_i
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // BUF_AW: a row's 15-bit word offset splits into a chunk number (15 - BUF_AW bits) and a word in the chunk.
+  generate if (!(BUF_AW >= 1 && BUF_AW <= 14)) begin : g_bad_buf_aw
+    sgpu_precondition_failed_BUF_AW_1_to_14 u_fail ();
+  end endgenerate
+  // ADDR_W: word addresses (ADDR_W - 2 bits) hold a row's 15-bit word offset; ports are 32 bits.
+  generate if (!(ADDR_W >= 17 && ADDR_W <= 32)) begin : g_bad_addr_w
+    sgpu_precondition_failed_ADDR_W_17_to_32 u_fail ();
+  end endgenerate
 
   localparam integer CW = 15;          // word offsets in a row: (3 + 65534) / 4 < 2^15
   localparam integer NW = BUF_AW + 1;  // counts 0..2^BUF_AW

@@ -78,6 +78,12 @@ module ulx3s_top #(
   input  wire        clk_ser_sim_i
 `endif
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // MEM_BYTES: GPU addresses wrap at a power of two.
+  generate if (!(MEM_BYTES > 0 && (MEM_BYTES & (MEM_BYTES - 1)) == 0)) begin : g_bad_mem_bytes
+    sgpu_precondition_failed_MEM_BYTES_power_of_two u_fail ();
+  end endgenerate
 
   localparam integer VCO_HZ = 750000000;
   localparam integer CLK_HZ = VCO_HZ / SYS_DIV;

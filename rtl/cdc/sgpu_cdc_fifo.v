@@ -26,6 +26,12 @@ module sgpu_cdc_fifo #(
   input  wire             r_ready_i,
   output wire [WIDTH-1:0] r_data_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // AW: log2 of the depth; Gray pointers of AW + 1 bits.
+  generate if (!(AW >= 1)) begin : g_bad_aw
+    sgpu_precondition_failed_AW_at_least_1 u_fail ();
+  end endgenerate
 
   localparam integer DEPTH = 1 << AW;
   // Full: the write pointer is a whole lap ahead, in Gray code the two top

@@ -9,6 +9,12 @@ module sgpu_cdc_rst #(
   input  wire rst_ni,                      // asynchronous, from any domain
   output wire rst_no                       // for the flops of clk_i's domain
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // STAGES: two flip-flops at least against metastability.
+  generate if (!(STAGES >= 2)) begin : g_bad_stages
+    sgpu_precondition_failed_STAGES_at_least_2 u_fail ();
+  end endgenerate
 
   reg [STAGES-1:0] sync_q;
 

@@ -14,6 +14,12 @@ module sgpu_cdc_sync #(
   input  wire [WIDTH-1:0] d_i,             // from another clock domain
   output wire [WIDTH-1:0] q_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // STAGES: two flip-flops at least against metastability.
+  generate if (!(STAGES >= 2)) begin : g_bad_stages
+    sgpu_precondition_failed_STAGES_at_least_2 u_fail ();
+  end endgenerate
 
   // Stage s is sync_q[s*WIDTH +: WIDTH]; stage 0 samples d_i.
   reg [STAGES*WIDTH-1:0] sync_q;

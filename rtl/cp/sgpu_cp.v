@@ -101,6 +101,21 @@ module sgpu_cp #(
   output wire                  f_wdata_live_o
 `endif
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // The range checker's narrow arithmetic (IW - 15 bits) needs 64 KiB of memory.
+  generate if (!(MEM_BYTES >= 65536 && AW >= 16)) begin : g_bad_mem_bytes
+    sgpu_precondition_failed_MEM_BYTES_at_least_64KiB_and_AW_at_least_16 u_fail ();
+  end endgenerate
+  // INDIRECT levels: level_q is 2 bits, CAPS.IB_DEPTH 1..MAX_IB_DEPTH.
+  generate if (!(IB_DEPTH >= 1 && IB_DEPTH <= `SGPU_MAX_IB_DEPTH)) begin : g_bad_ib_depth
+    sgpu_precondition_failed_IB_DEPTH_1_to_MAX_IB_DEPTH u_fail ();
+  end endgenerate
+  // The vblank, flip and scanline inputs are padded to MAX_SOURCES (2) sources.
+  generate if (!(SOURCES >= 1 && SOURCES <= `SGPU_MAX_SOURCES)) begin : g_bad_sources
+    sgpu_precondition_failed_SOURCES_1_to_MAX_SOURCES u_fail ();
+  end endgenerate
+
   // Internal address width: AW, or fewer bits if the memory is smaller.
   localparam MAW = $clog2(MEM_BYTES);
   localparam IW  = (AW < MAW) ? AW : MAW;
@@ -333,7 +348,7 @@ module sgpu_cp #(
   // used one cycle later in S_EXEC and S_RCHK, so the adder and compares
   // are off the path from the packet registers to the state machine.
   // Narrow arithmetic (IW+2 bits): any operand bit at or above the memory
-  // size already means out of range.  Needs MEM_BYTES >= 64 KiB.
+  // size already means out of range.  Needs MEM_BYTES >= 64 KiB (checked above).
   reg  [IW-1:0] chk_lo;
   reg         chk_lo_hi;       // chk_lo has bits at or above IW set
   reg  [IW:0] chk_len;

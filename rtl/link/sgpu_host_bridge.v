@@ -29,10 +29,11 @@ module sgpu_host_bridge #(
   // in one cycle, bytes at least 2 cycles apart: sgpu-sim's chip, whose
   // simulated wire is as fast as the bridge takes it)
   parameter integer CRC_STEP = 1,
-  // Receive FIFO bytes (a power of two, at most 4080 / 16 units: the PING
-  // info word's field), or 0: none, the parser takes the bytes as they
-  // come and drops those that arrive while it waits, so a host keeps one
-  // frame in flight (the iCEBreaker: the FIFO's logic does not fit there).
+  // Receive FIFO bytes (a power of two, 16 to 2048: the PING info word's
+  // field counts 1 to 255 units of 16), or 0: none, the parser takes the
+  // bytes as they come and drops those that arrive while it waits, so a
+  // host keeps one frame in flight (the iCEBreaker: the FIFO's logic does
+  // not fit there).
   parameter integer RX_FIFO_BYTES = `SGPU_LINK_RX_FIFO_BYTES
 ) (
   input  wire        clk_i,
@@ -62,6 +63,18 @@ module sgpu_host_bridge #(
   output wire        frame_ok_o,        // a frame was executed
   output wire        frame_err_o        // a nak was sent
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // CRC_STEP divides the 8 shift steps of a byte.
+  generate if (!(CRC_STEP == 1 || CRC_STEP == 2 || CRC_STEP == 4 || CRC_STEP == 8)) begin : g_bad_crc_step
+    sgpu_precondition_failed_CRC_STEP_1_2_4_or_8 u_fail ();
+  end endgenerate
+  // RX_FIFO_BYTES: 0 or a power of two of 1 to 255 units (the PING's 8-bit field, 0 = none).
+  generate if (!(RX_FIFO_BYTES == 0 ||
+                 ((RX_FIFO_BYTES & (RX_FIFO_BYTES - 1)) == 0 && RX_FIFO_BYTES >= `SGPU_LINK_RX_FIFO_UNIT &&
+                  RX_FIFO_BYTES <= 255 * `SGPU_LINK_RX_FIFO_UNIT))) begin : g_bad_rx_fifo_bytes
+    sgpu_precondition_failed_RX_FIFO_BYTES_0_or_power_of_two_16_to_2048 u_fail ();
+  end endgenerate
 
   localparam integer MAXW = `SGPU_LINK_MAX_WORDS;
   localparam integer BAW  = $clog2(MAXW);           // buffer address width

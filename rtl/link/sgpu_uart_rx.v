@@ -19,6 +19,12 @@ module sgpu_uart_rx #(
   output wire [7:0] data_o,
   output wire       frame_err_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // CLKS_PER_BIT: the start bit is checked half a bit in (CLKS_PER_BIT / 2 - 1 cycles).
+  generate if (!(CLKS_PER_BIT >= 4)) begin : g_bad_clks_per_bit
+    sgpu_precondition_failed_CLKS_PER_BIT_at_least_4 u_fail ();
+  end endgenerate
 
   localparam integer CW = $clog2(CLKS_PER_BIT + 1);
   localparam [31:0] FULL32 = CLKS_PER_BIT - 1;

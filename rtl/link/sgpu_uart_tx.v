@@ -16,6 +16,12 @@ module sgpu_uart_tx #(
   output wire       tx_o,
   output wire       busy_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // CLKS_PER_BIT: the bit timer counts CLKS_PER_BIT - 1 down to 0.
+  generate if (!(CLKS_PER_BIT >= 2)) begin : g_bad_clks_per_bit
+    sgpu_precondition_failed_CLKS_PER_BIT_at_least_2 u_fail ();
+  end endgenerate
 
   localparam integer CW = $clog2(CLKS_PER_BIT + 1);
   localparam [31:0] FULL32 = CLKS_PER_BIT - 1;

@@ -89,6 +89,21 @@ module sgpu_sdram #(
   output wire        sdram_dq_oe_o,
   input  wire [15:0] sdram_dq_i
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // CL: the mode register's CAS latency, 2 (tCK >= 10 ns) or 3.
+  generate if (!(CL == 2 || CL == 3)) begin : g_bad_cl
+    sgpu_precondition_failed_CL_2_or_3 u_fail ();
+  end endgenerate
+  // BURST: beats per READ, the mode register's burst length.
+  generate if (!(BURST == 2 || BURST == 4 || BURST == 8)) begin : g_bad_burst
+    sgpu_precondition_failed_BURST_2_4_or_8 u_fail ();
+  end endgenerate
+  // QDEPTH: the request queue is an sgpu_fifo.
+  generate if (!(QDEPTH >= 2 && (QDEPTH & (QDEPTH - 1)) == 0)) begin : g_bad_qdepth
+    sgpu_precondition_failed_QDEPTH_power_of_two_at_least_2 u_fail ();
+  end endgenerate
+
   // ------------------------------------------------------------ timing
   // (elaboration-time functions: no coverage points)
   /* verilator coverage_off */

@@ -33,6 +33,14 @@ module sgpu_sdram_bank #(
   output wire                col_ok_o,
   output wire                pre_ok_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // Timers are TW bits: every *_CK below 2^TW.
+  generate if (!(RCD_CK < (1 << TW) && RP_CK < (1 << TW) && RAS_CK < (1 << TW) && RC_CK < (1 << TW) &&
+                 RD_PRE_CK < (1 << TW) && WR_PRE_CK < (1 << TW))) begin : g_bad_tw
+    sgpu_precondition_failed_every_CK_below_2_pow_TW u_fail ();
+  end endgenerate
+
   localparam [31:0]   RCD_32 = RCD_CK - 1;
   localparam [31:0]   RP_32  = RP_CK - 1;
   localparam [31:0]   RAS_32 = RAS_CK - 1;

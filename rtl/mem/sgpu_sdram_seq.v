@@ -63,6 +63,17 @@ module sgpu_sdram_seq #(
   output reg                 tok_o,
   output reg  [PW-1:0]       tok_pos_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // BURST: beats per READ (K = BURST / 2 words, a 3-bit word mask).
+  generate if (!(BURST == 2 || BURST == 4 || BURST == 8)) begin : g_bad_burst
+    sgpu_precondition_failed_BURST_2_4_or_8 u_fail ();
+  end endgenerate
+  // Timers are TW bits: every *_CK and the READ gaps below 2^TW (the banks check theirs).
+  generate if (!(RRD_CK < (1 << TW) && RFC_CK < (1 << TW) && CL + TA + BURST < (1 << TW))) begin : g_bad_tw
+    sgpu_precondition_failed_every_CK_below_2_pow_TW u_fail ();
+  end endgenerate
+
   localparam [3:0] C_NOP = 4'b0111, C_ACT = 4'b0011, C_RD = 4'b0101, C_WR = 4'b0100,
                    C_PRE = 4'b0010, C_REF = 4'b0001;
   localparam integer K  = BURST / 2;                // words per READ

@@ -23,6 +23,12 @@ module sgpu_sram #(
   output wire        rsp_valid_o,
   output wire [31:0] rsp_rdata_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // BYTES: word addresses wrap at BYTES / 4 (at least two words).
+  generate if (!(BYTES >= 8 && (BYTES & (BYTES - 1)) == 0)) begin : g_bad_bytes
+    sgpu_precondition_failed_BYTES_power_of_two_at_least_8 u_fail ();
+  end endgenerate
 
   localparam integer WORDS = BYTES / 4;
   localparam integer AW = $clog2(WORDS);

@@ -64,6 +64,13 @@ module sgpu_dsp_add #(
   output wire [W-1:0] s_o,
   output wire         co_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // W: one SB_MAC16's 32-bit adder.
+  generate if (!(W >= 1 && W <= 32)) begin : g_bad_w
+    sgpu_precondition_failed_W_1_to_32 u_fail ();
+  end endgenerate
+
 `ifdef SYNTHESIS
 `ifdef SGPU_ICE40_DSP
   `define SGPU_DSP_ADD_MAC16
@@ -147,6 +154,13 @@ module sgpu_dsp_counter #(
   output wire [W-1:0] q_o,
   output wire         co_o        // en_i && q_o == all ones
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // W: one SB_MAC16's 32-bit accumulator.
+  generate if (!(W >= 1 && W <= 32)) begin : g_bad_w
+    sgpu_precondition_failed_W_1_to_32 u_fail ();
+  end endgenerate
+
 /* verilator lint_on DECLFILENAME */
 `ifdef SGPU_DSP_ADD_MAC16
   // The counter is the top W bits of the 32-bit accumulator; the bits below
@@ -221,6 +235,13 @@ module sgpu_dsp_ge_held #(
   input  wire [W-1:0] b_i,
   output wire         ge_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // W: sgpu_dsp_add's W <= 30 layout (extra carry-in and carry-out bits in 32).
+  generate if (!(W >= 1 && W <= 30)) begin : g_bad_w
+    sgpu_precondition_failed_W_1_to_30 u_fail ();
+  end endgenerate
+
 /* verilator lint_on DECLFILENAME */
 `ifdef SYNTHESIS
 `ifdef SGPU_ICE40_DSP
@@ -298,6 +319,13 @@ module sgpu_dsp_counter_held #(
   output wire [W-1:0] q_o,
   output wire         co_o        // en_i && q_o == 0 (the decrement of this cycle wraps)
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // W: one SB_MAC16's 32-bit accumulator.
+  generate if (!(W >= 1 && W <= 32)) begin : g_bad_w
+    sgpu_precondition_failed_W_1_to_32 u_fail ();
+  end endgenerate
+
 /* verilator lint_on DECLFILENAME */
 `ifdef SYNTHESIS
 `ifdef SGPU_ICE40_DSP

@@ -25,6 +25,13 @@ module sgpu_fifo_ram #(
   output wire [WIDTH-1:0]   out_data_o,
   output wire [$clog2(DEPTH):0] count_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // DEPTH: pointers wrap at DEPTH, one bit wider to tell full from empty.
+  generate if (!(DEPTH >= 2 && (DEPTH & (DEPTH - 1)) == 0)) begin : g_bad_depth
+    sgpu_precondition_failed_DEPTH_power_of_two_at_least_2 u_fail ();
+  end endgenerate
+
   localparam PW = $clog2(DEPTH);
 
   (* ram_style = "block", no_rw_check *)

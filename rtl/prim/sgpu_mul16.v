@@ -18,6 +18,13 @@ module sgpu_mul16 #(
   output wire [PW-1:0] p_o,
   output wire          ovf_o
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // PW: product bits kept out of the 32-bit product (ovf_o tests p_q[31:PW]).
+  generate if (!(PW >= 17 && PW <= 32)) begin : g_bad_pw
+    sgpu_precondition_failed_PW_17_to_32 u_fail ();
+  end endgenerate
+
   // No reset: the product is read only after a start, and a register
   // without one is the DSP block's own output register.
   reg [31:0] p_q;

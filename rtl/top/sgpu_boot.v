@@ -41,6 +41,12 @@ module sgpu_boot #(
   input  wire       utx_ready_i,
   output wire       booting_o      // 1 until the ROM's end
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // GAP: a byte when the free-running $clog2(GAP)-bit timer is all ones; the bridge needs 9+ cycles a byte.
+  generate if (!(GAP >= 10 && (GAP & (GAP - 1)) == 0)) begin : g_bad_gap
+    sgpu_precondition_failed_GAP_power_of_two_at_least_10 u_fail ();
+  end endgenerate
 
   localparam integer AW = $clog2(ROM_BYTES);
   localparam integer PW = $clog2(GAP);

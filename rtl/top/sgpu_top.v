@@ -46,6 +46,20 @@ module sgpu_top #(
   output wire                 fault_o,     // some node is faulted (for LEDs)
   output wire [31:0]          cycle_o      // CYCLE_LO: a heartbeat for board LEDs without a counter of their own
 );
+  // Parameter preconditions: a violated one instantiates a missing module
+  // named after it, which stops elaboration in every tool.
+  // NODES and SOURCES: the CAPS fields, register blocks and sgpu_cp's 2-bit source pads.
+  generate if (!(NODES >= 1 && NODES <= `SGPU_MAX_NODES)) begin : g_bad_nodes
+    sgpu_precondition_failed_NODES_1_to_MAX_NODES u_fail ();
+  end endgenerate
+  generate if (!(SOURCES >= 1 && SOURCES <= `SGPU_MAX_SOURCES)) begin : g_bad_sources
+    sgpu_precondition_failed_SOURCES_1_to_MAX_SOURCES u_fail ();
+  end endgenerate
+  // MEM_RDQ: the arbiter's read ID queue (sgpu_fifo) is MEM_RDQ deep.
+  generate if (!(MEM_RDQ >= 2 && (MEM_RDQ & (MEM_RDQ - 1)) == 0)) begin : g_bad_mem_rdq
+    sgpu_precondition_failed_MEM_RDQ_power_of_two_at_least_2 u_fail ();
+  end endgenerate
+
   // Arbiter masters: sources (strict priority), host, per node ring fetch,
   // IB fetch, writer, then the 2D engine.
   localparam AW     = $clog2(MEM_BYTES);   // GPU memory address bits
