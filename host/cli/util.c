@@ -187,10 +187,14 @@ int cli_read_file(cli *c, const char *path, uint8_t **data, size_t *size) {
   }
   for (;;) {
     if (n == cap) {
+      /* A file of exactly SGPU_ASM_MAX_TEXT bytes is accepted: only a byte
+       * past the limit refuses it. */
       if (cap >= SGPU_ASM_MAX_TEXT) {
+        if (fgetc(f) == EOF) break;
         free(buf);
         if (f != stdin) fclose(f);
-        return cli_fail(c, EXIT_INPUT, "'%s' is larger than %u bytes", path, SGPU_ASM_MAX_TEXT);
+        return cli_fail(c, EXIT_INPUT, "'%s' is over the size limit (at most %u bytes)", path,
+                        SGPU_ASM_MAX_TEXT);
       }
       uint8_t *p = realloc(buf, cap * 2);
       if (!p) {
@@ -564,7 +568,8 @@ int cli_submit_file(cli *c, const char *path, const submit_opts *o, uint32_t *fe
   }
   if (n > UINT32_MAX / 8) {
     free(w);
-    return cli_fail(c, EXIT_INPUT, "%s: command stream too large", path);
+    return cli_fail(c, EXIT_INPUT, "%s: command stream of %zu words is over the limit (at most %u words)",
+                    path, n, UINT32_MAX / 8);
   }
   rc = cli_submit_words(c, path, w, n, o, fence, cycles);
   free(w);
