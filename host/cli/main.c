@@ -133,7 +133,13 @@ static const command commands[] = {
     {"poke", cmd_poke, true, "write GPU memory or registers",
      "usage: sgpu [--device URI] [--json] poke [SET-UP OPTIONS] ADDR VALUE...\n"
      "\nWrite the 32-bit VALUEs to consecutive words at ADDR (as for peek) and\n"
-     "print what reads back.  On the sim device the chip lives only for this run.\n"},
+     "print what reads back.  On the sim device the chip lives only for this run.\n"
+     "poke is the raw path: it writes the areas the library reserved (rings,\n"
+     "rptr/fence words, staging areas, the boot identity block: `sgpu info`\n"
+     "lists them) with a warning line naming the area, and the registers the\n"
+     "library programs (RING_*, RPTR_ADDR, CONTROL, WATCHDOG, INT_ENABLE) with\n"
+     "a warning too.  A read-only register (ID, VERSION, CYCLE_LO, STATUS, ...)\n"
+     "is refused (exit 3): the write would have no effect.\n"},
     {"top", cmd_top, true, "live hardware counters: busy, stalls, words, packets, fences, vblanks",
      "usage: sgpu [--device URI] [--json] top [OPTIONS] [SET-UP OPTIONS]\n"
      "\nSample the chip's counters every interval and show, per node, the busy and\n"
