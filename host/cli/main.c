@@ -163,9 +163,12 @@ static const command commands[] = {
      "source, vblanks per second, flips and scanout underflows.  On a terminal the\n"
      "screen is redrawn like top until --count samples (or Ctrl-C); otherwise one\n"
      "block is printed per sample; --json prints one sample as a JSON object.\n"
-     "Intervals are simulated time on sim.  --run files are submitted without\n"
-     "waiting, so their work shows.  A build without performance counters\n"
-     "(CAPS.PERF = 0) says so and shows the rest.\n"
+     "On a terminal `q` quits (so does Ctrl-C).  Intervals and rates are the\n"
+     "chip's own time on every transport: the cycles its CYCLE counter\n"
+     "(CYCLE_LO/CYCLE_HI) advanced, at its clock (`sgpu info`), so a link's\n"
+     "model running slower than real time shows the same shares as sim.  --run\n"
+     "files are submitted without waiting, so their work shows.  A build\n"
+     "without performance counters (CAPS.PERF = 0) says so and shows the rest.\n"
      "\noptions:\n"
      "  --interval MS     sampling interval in milliseconds (default 100)\n"
      "  --count N         samples to take (default: 1 with --json or when not a\n"
@@ -235,7 +238,7 @@ static void usage(FILE *f) {
 static void finish_json(cli *c, char **bufp, size_t *lenp, int rc) {
   if (!c->json) return;
   fflush(c->out);
-  char *buf = *bufp;
+  char *buf = bufp ? *bufp : NULL;
   size_t len = *lenp;
   if (c->json_error) {
     json j;
@@ -253,11 +256,21 @@ static void finish_json(cli *c, char **bufp, size_t *lenp, int rc) {
   fflush(stdout);
 }
 
+/* A usage error before the command runs: its line on stderr and, with
+ * --json, the {"error", "exit"} object on stdout like any other failure. */
+static int early_fail(cli *c, int code) {
+  if (code && c->json && c->json_error) finish_json(c, NULL, &(size_t){0}, code);
+  return code;
+}
+
 int main(int argc, char **argv) {
   cli c;
   memset(&c, 0, sizeof c);
   c.prog = "sgpu";
   c.out = stdout;
+  /* --json anywhere (before a "--") asks for JSON, usage errors included. */
+  for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
+    if (strcmp(argv[k], "--json") == 0) c.json = true;
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -268,8 +281,12 @@ int main(int argc, char **argv) {
       return EXIT_OK;
     }
     if (strcmp(a, "--version") == 0) {
-      printf("sgpu %u.%u (hardware interface %u.%u)\n", SGPU_HW_VERSION_MAJOR,
-             SGPU_HW_VERSION_MINOR, SGPU_HW_VERSION_MAJOR, SGPU_HW_VERSION_MINOR);
+      if (c.json)
+        printf("{\"version\":\"%u.%u\",\"hw_interface\":\"%u.%u\"}\n", SGPU_HW_VERSION_MAJOR,
+               SGPU_HW_VERSION_MINOR, SGPU_HW_VERSION_MAJOR, SGPU_HW_VERSION_MINOR);
+      else
+        printf("sgpu %u.%u (hardware interface %u.%u)\n", SGPU_HW_VERSION_MAJOR,
+               SGPU_HW_VERSION_MINOR, SGPU_HW_VERSION_MAJOR, SGPU_HW_VERSION_MINOR);
       return EXIT_OK;
     }
     if (strcmp(a, "--json") == 0) {
@@ -277,30 +294,23 @@ int main(int argc, char **argv) {
       continue;
     }
     if (strcmp(a, "-d") == 0) {
-      if (i + 1 >= argc) return cli_fail(&c, EXIT_USAGE, "-d needs a device URI");
+      if (i + 1 >= argc) return early_fail(&c, cli_fail(&c, EXIT_USAGE, "-d needs a device URI"));
       c.uri = argv[++i];
       continue;
     }
     if ((m = cli_opt(&c, argc, argv, &i, "--device", &v))) {
-      if (m < 0) return EXIT_USAGE;
+      if (m < 0) return early_fail(&c, EXIT_USAGE);
       c.uri = v;
       continue;
     }
-    if (a[0] == '-') {
-      fprintf(stderr, "sgpu: unknown option '%s' (see sgpu --help)\n", a);
-      return EXIT_USAGE;
-    }
+    if (a[0] == '-')
+      return early_fail(&c, cli_fail(&c, EXIT_USAGE, "unknown option '%s' (see sgpu --help)", a));
     break;
   }
-  if (i >= argc) {
-    fprintf(stderr, "sgpu: no command given (see sgpu --help)\n");
-    return EXIT_USAGE;
-  }
+  if (i >= argc) return early_fail(&c, cli_fail(&c, EXIT_USAGE, "no command given (see sgpu --help)"));
   const command *cmd = find_command(argv[i]);
-  if (!cmd) {
-    fprintf(stderr, "sgpu: unknown command '%s' (see sgpu --help)\n", argv[i]);
-    return EXIT_USAGE;
-  }
+  if (!cmd)
+    return early_fail(&c, cli_fail(&c, EXIT_USAGE, "unknown command '%s' (see sgpu --help)", argv[i]));
   c.cmd = cmd->name;
   int cargc = argc - i;
   char **cargv = argv + i;
