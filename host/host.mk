@@ -166,12 +166,22 @@ $(BUILD)/tests/host/bench_%: tests/host/bench_%.c $(HOST_LIB_A) $(HOST_HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) $(OPT) -o $@ $< $(HOST_LIB_A) $(HOST_LDLIBS)
 
-$(BUILD)/tests/host/test_%.sh: tests/host/test_%.sh $(HOST_BENCHES) $(HOST_LIB_A) \
-    $(if $(HOST_CLI_SRCS),$(HOST_CLI)) $(HOST_EXAMPLES)
+# The CLI built with sanitizers against the sanitizer build of the library
+# (SGPU_ASAN_BIN in the shell tests): hostile inputs must not crash it.
+HOST_ASAN_CLI := $(BUILD)/asan/bin/sgpu
+ifneq ($(HOST_CLI_SRCS),)
+$(HOST_ASAN_CLI): $(HOST_CLI_SRCS) $(HOST_ASAN_OBJS) $(SIM_LIB) $(HOST_HDRS) $(wildcard host/cli/*.h)
 	@mkdir -p $(dir $@)
-	printf '#!/bin/sh\nSGPU_BIN=%s SGPU_TEST_BIN=%s SGPU_ROOT=%s exec bash %s "$$@"\n' \
-	  '$(abspath $(BUILD)/bin)' '$(abspath $(BUILD)/tests/host)' '$(abspath .)' \
-	  '$(abspath $<)' >$@
+	$(CC) $(HOST_CFLAGS) -Ihost/cli -O1 -g $(SAN) -o $@ $(HOST_CLI_SRCS) $(HOST_ASAN_OBJS) $(SIM_LIB) \
+	  $(HOST_LDLIBS)
+endif
+
+$(BUILD)/tests/host/test_%.sh: tests/host/test_%.sh $(HOST_BENCHES) $(HOST_LIB_A) \
+    $(if $(HOST_CLI_SRCS),$(HOST_CLI) $(HOST_ASAN_CLI)) $(HOST_EXAMPLES)
+	@mkdir -p $(dir $@)
+	printf '#!/bin/sh\nSGPU_BIN=%s SGPU_ASAN_BIN=%s SGPU_TEST_BIN=%s SGPU_ROOT=%s exec bash %s "$$@"\n' \
+	  '$(abspath $(BUILD)/bin)' '$(abspath $(BUILD)/asan/bin)' '$(abspath $(BUILD)/tests/host)' \
+	  '$(abspath .)' '$(abspath $<)' >$@
 	chmod +x $@
 
 TESTS += $(HOST_TEST_C) $(HOST_TEST_SH)

@@ -268,6 +268,11 @@ ERRORS = [
      'resource busy'),
     ('NO_FIRMWARE', -25, 'no valid boot identity block in GPU memory',
      'no boot firmware identity on the device'),
+    ('RESERVED_ADDRESS', -26, 'sgpu_write over an area the library reserved (a ring, the rptr/fence '
+     'words, a staging area, the boot identity block); sgpu_write_raw writes it anyway',
+     'address range overlaps an area the library reserved (ring, fence words, staging, identity)'),
+    ('READ_ONLY', -27, 'sgpu_reg_write to a read-only register: nothing was sent',
+     'register is read-only: the write had no effect'),
     # sgpu_submit_command field rules, one code per rule
     ('SUBMIT_NULL_CONTEXT', -40, 'context NULL without Paging',
      'submit: context is NULL without the Paging flag'),

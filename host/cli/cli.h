@@ -59,6 +59,7 @@ typedef struct cli {
   bool mode_set;
   sgpu_asm_symbol syms[CLI_MAX_SYMS];
   size_t nsyms;
+  uint32_t scratch, fb[2], fb_bytes; /* the set-up's areas (fb: with a mode) */
   uint64_t start_cycles;
   FILE *out;           /* command output: stdout, or a buffer with --json */
   bool last_faulted;   /* the last submission stopped on a GPU fault */
@@ -98,6 +99,12 @@ int cli_load_stream(cli *c, const char *path, cli_format fmt, uint32_t base, uin
 /* Device helpers. */
 int cli_open(cli *c);
 void cli_close(cli *c);
+/* The symbols a device command defines (SCRATCH, SOURCE, FB0, FB1, FB_*),
+ * for `sgpu asm`: the device (c->uri, default sim) is opened, the set-up's
+ * areas allocated as a device command would (with c->mode, default
+ * 320x240), nothing written, and it is closed.  When it cannot be opened:
+ * an error if the device was named, else no symbols (returns 0). */
+int cli_asm_symbols(cli *c, bool explicit_device);
 /* Handle --run/--mode/--source for a device command (after cli_open). */
 int cli_setup(cli *c, bool wait_runs);
 /* Start a device command: open the device and run the set-up options; with

@@ -1,5 +1,7 @@
 /* cmd_asm.c — `sgpu asm` and `sgpu disasm`: command-stream text to binary
- * words and back, without a device. */
+ * words and back.  Neither sends anything to a device; asm opens one (sim
+ * by default) only to learn the addresses its symbols (SCRATCH, FB0...)
+ * have there. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +28,13 @@ static int parse_io(cli *c, int argc, char **argv, const char **in, const char *
         return cli_fail(c, EXIT_USAGE, "bad --base '%s' (a 4-byte aligned 32-bit address)", v);
     } else if (addresses && cli_opt(c, argc, argv, &i, "--addresses", NULL) > 0) {
       *addresses = true;
+    } else if (!addresses && (m = cli_opt(c, argc, argv, &i, "--mode", &v))) {
+      if (m < 0) return EXIT_USAGE;
+      c->mode = v;
+    } else if (!addresses && (m = cli_opt(c, argc, argv, &i, "--source", &v))) {
+      if (m < 0) return EXIT_USAGE;
+      if (!cli_parse_u32(v, &c->source) || c->source >= SGPU_MAX_SOURCES)
+        return cli_fail(c, EXIT_USAGE, "bad --source '%s' (0..%u)", v, SGPU_MAX_SOURCES - 1);
     } else if (argv[i][0] == '-' && argv[i][1]) {
       return cli_usage_unknown(c, argv[i]);
     } else if (*in) {
@@ -62,6 +71,12 @@ int cmd_asm(cli *c, int argc, char **argv) {
       }
       out = def;
     }
+  }
+  /* The symbols of the device commands (SCRATCH, FB0, ...), unless the
+   * caller gave its own. */
+  if (c->nsyms == 0 && (rc = cli_asm_symbols(c, c->uri != NULL))) {
+    free(def);
+    return rc;
   }
   uint32_t *w = NULL;
   size_t n = 0;

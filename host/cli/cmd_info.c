@@ -1,6 +1,24 @@
 /* cmd_info.c — `sgpu info`: the device's versions, capabilities, memory
  * segments and display modes (the link's counters come from linkcmd.c). */
+#include <string.h>
+
 #include "cli.h"
+
+/* The areas of GPU memory (sgpu_get_areas), the set-up's named. */
+#define MAX_AREAS 256
+
+static const char *kind_name(uint32_t k) {
+  return k == SGPU_AREA_FREE ? "free" : k == SGPU_AREA_RESERVED ? "reserved" : "allocated";
+}
+
+/* Name of an allocated area: the set-up symbol at its address, or "". */
+static const char *user_area_name(const cli *c, const sgpu_area *a) {
+  if (a->kind != SGPU_AREA_ALLOCATED) return a->name;
+  if (c->scratch && a->base == c->scratch) return "SCRATCH";
+  if (c->fb_bytes && a->base == c->fb[0]) return "FB0";
+  if (c->fb_bytes && a->base == c->fb[1]) return "FB1";
+  return "";
+}
 
 static const char *format_name(uint32_t f) {
   return f == SGPU_FORMAT_RGB332 ? "RGB332" : f == SGPU_FORMAT_RGB565 ? "RGB565" : "?";
@@ -22,6 +40,10 @@ int cmd_info(cli *c, int argc, char **argv) {
   static const char *const seg_names[] = {"system", "local", "aperture"};
   sgpu_identity id;
   int have_id = sgpu_read_identity(c->dev, &id) == 0;
+  static sgpu_area areas[MAX_AREAS];
+  int na = sgpu_get_areas(c->dev, areas, MAX_AREAS);
+  if (na < 0) return cli_lib_fail(c, na, "listing the memory areas");
+  if (na > MAX_AREAS) na = MAX_AREAS;
   if (c->json) {
     json j;
     json_begin(&j, c->out);
@@ -64,6 +86,20 @@ int cmd_info(cli *c, int argc, char **argv) {
       json_end_obj(&j);
     }
     json_end_arr(&j);
+    json_arr(&j, "areas");
+    for (int k = 0; k < na; k++) {
+      json_obj(&j, NULL);
+      json_u64(&j, "segment", areas[k].segment);
+      json_str(&j, "kind", kind_name(areas[k].kind));
+      json_u64(&j, "base", areas[k].base);
+      json_u64(&j, "size", areas[k].size);
+      json_str(&j, "name", user_area_name(c, &areas[k]));
+      json_end_obj(&j);
+    }
+    json_end_arr(&j);
+    json_obj(&j, "symbols");
+    for (size_t k = 0; k < c->nsyms; k++) json_u64(&j, c->syms[k].name, c->syms[k].value);
+    json_end_obj(&j);
     json_arr(&j, "display_modes");
     for (unsigned s = 0; s < in.source_count && s < SGPU_MAX_SOURCES; s++) {
       const sgpu_display_mode *m = &in.display_mode[s];
@@ -105,6 +141,23 @@ int cmd_info(cli *c, int argc, char **argv) {
     fprintf(f, "segment %u:   %-8s base 0x%llx size %llu free %llu\n", s, seg_names[s],
             (unsigned long long)in.segment[s].base, (unsigned long long)in.segment[s].size,
             (unsigned long long)in.segment[s].free);
+  fprintf(f, "areas:       GPU memory of segments 1 and 2: the library's (reserved: sgpu_write\n"
+             "             refuses them), yours (the set-up's SCRATCH and framebuffers), free\n");
+  for (int k = 0; k < na; k++) {
+    const sgpu_area *a = &areas[k];
+    const char *nm = user_area_name(c, a);
+    fprintf(f, "  0x%08llx-0x%08llx %9llu  %s%s%s\n", (unsigned long long)a->base,
+            (unsigned long long)(a->base + a->size - 1), (unsigned long long)a->size, kind_name(a->kind),
+            *nm ? ": " : "", nm);
+  }
+  fprintf(f, "symbols:    ");
+  for (size_t k = 0; k < c->nsyms; k++) {
+    const char *nm = c->syms[k].name;
+    bool addr = strcmp(nm, "SCRATCH") == 0 || strcmp(nm, "FB") == 0 || strcmp(nm, "FB0") == 0 ||
+                strcmp(nm, "FB1") == 0;
+    fprintf(f, addr ? " %s=0x%x" : " %s=%u", nm, c->syms[k].value);
+  }
+  fprintf(f, "\n             (command files use them; FB0/FB1 with --mode, see sgpu asm --help)\n");
   for (unsigned s = 0; s < in.source_count && s < SGPU_MAX_SOURCES; s++) {
     const sgpu_display_mode *m = &in.display_mode[s];
     if (!m->enabled) {

@@ -47,16 +47,55 @@ static int parse_target(cli *c, const char *s, bool *is_reg, uint64_t *addr) {
   return 0;
 }
 
+/* Registers the library programs itself (per node, and the interrupt mask):
+ * poke may write them, and says what it overrides. */
+static const char *const library_regs[] = {"RING_BASE", "RING_SIZE", "RING_WPTR", "RPTR_ADDR",
+                                           "CONTROL",   "WATCHDOG",  "INT_ENABLE"};
+
+static void warn_library_reg(uint32_t off) {
+  char buf[64];
+  const char *nm = sgpu_register_name(off, buf, sizeof buf);
+  if (!nm) return;
+  size_t len = strcspn(nm, "@");
+  for (size_t i = 0; i < sizeof library_regs / sizeof library_regs[0]; i++)
+    if (strlen(library_regs[i]) == len && strncmp(nm, library_regs[i], len) == 0) {
+      fprintf(stderr, "sgpu poke: warning: %s is programmed by the library (rings, interrupts): "
+                      "this write overrides it\n", nm);
+      return;
+    }
+}
+
+static void warn_reserved(cli *c, uint64_t a) {
+  sgpu_area areas[64];
+  int n = sgpu_get_areas(c->dev, areas, 64);
+  for (int i = 0; i < n && i < 64; i++)
+    if (areas[i].kind == SGPU_AREA_RESERVED && a >= areas[i].base && a - areas[i].base < areas[i].size) {
+      fprintf(stderr,
+              "sgpu poke: warning: 0x%08llx is in %s (0x%llx+%llu), reserved by the library: "
+              "overriding it\n",
+              (unsigned long long)a, areas[i].name, (unsigned long long)areas[i].base,
+              (unsigned long long)areas[i].size);
+      return;
+    }
+  fprintf(stderr, "sgpu poke: warning: %s: overriding it\n", sgpu_last_error(c->dev));
+}
+
 static int access_words(cli *c, bool is_reg, uint64_t addr, uint32_t *w, size_t n, bool write) {
   for (size_t k = 0; k < n; k++) {
     int rc;
     uint64_t a = addr + 4 * k;
     if (is_reg) {
       if (a > 0xFFCu) return cli_fail(c, EXIT_USAGE, "register range runs past offset 0xffc");
+      if (write) warn_library_reg((uint32_t)a);
       rc = write ? sgpu_reg_write(c->dev, (uint32_t)a, w[k])
                  : sgpu_reg_read(c->dev, (uint32_t)a, &w[k]);
     } else {
       rc = write ? sgpu_write(c->dev, a, &w[k], 4) : sgpu_read(c->dev, a, &w[k], 4);
+      if (rc == SGPU_ERROR_RESERVED_ADDRESS) {
+        /* poke is the raw path: say what it overrides, then write anyway. */
+        warn_reserved(c, a);
+        rc = sgpu_write_raw(c->dev, a, &w[k], 4);
+      }
     }
     if (rc) {
       char what[96];

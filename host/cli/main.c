@@ -16,7 +16,12 @@ static const command commands[] = {
     {"info", cmd_info, true, "show the device: versions, nodes, sources, memory, display modes",
      "usage: sgpu [--device URI] [--json] info [SET-UP OPTIONS]\n"
      "\nQuery the device (sgpu_query_info) and print its transport, hardware and\n"
-     "firmware versions, capabilities, memory segments and display modes.  On a\n"
+     "firmware versions, capabilities, memory segments and display modes, and\n"
+     "which GPU addresses are whose (sgpu_get_areas): the areas the library\n"
+     "reserved (each node's ring, rptr/fence words and staging area, the boot\n"
+     "identity block), the user's (SCRATCH, and with --mode the framebuffers\n"
+     "FB0 and FB1) and the free ones, with the symbols command files may use\n"
+     "(--json: \"areas\" [{segment, kind, base, size, name}], \"symbols\").  On a\n"
      "link (tcp:, serial:, usb) also the link's counters for this session\n"
      "(sgpu_get_link_stats): frames sent and received, retransmissions, timeouts,\n"
      "NAKs, CRC errors, duplicate ACKs, bytes each way and bytes per second while\n"
@@ -57,14 +62,24 @@ static const command commands[] = {
      "  --text, --binary  force the input format\n"
      "  (--source S selects the display source of a flip)\n"},
     {"asm", cmd_asm, false, "assemble command-stream text into binary words",
-     "usage: sgpu asm [--base ADDR] IN [-o OUT]\n"
+     "usage: sgpu [--device URI] asm [--base ADDR] [--mode WxH[:fmt]] [--source S] IN [-o OUT]\n"
      "\nAssemble IN ('-' = stdin) into little-endian 32-bit words written to OUT\n"
      "(default: IN with its extension replaced by .bin; '-' = stdout).  Errors\n"
      "name FILE:LINE:COLUMN.  --base is the GPU address of the first word for\n"
      "labels (default 0; a .org in the file overrides it).\n"
+     "\nsymbols: the user's areas of GPU memory, with the addresses the device\n"
+     "commands give them (`sgpu submit --mode WxH FILE`, same device and mode):\n"
+     "  SCRATCH   4 KiB of local video memory for the command files\n"
+     "  FB0, FB1  the two framebuffers of the mode (FB = FB0, the one scanned out)\n"
+     "  FB_PITCH, FB_WIDTH, FB_HEIGHT, FB_BYTES  the mode's sizes; SOURCE (--source)\n"
+     "The mode is --mode (default 320x240, RGB565); the addresses are those of\n"
+     "--device (default sim: opened only to read its memory layout, nothing is\n"
+     "sent; a build without the model then has none of these symbols).  `sgpu\n"
+     "info --mode WxH` lists them with the free areas and the library's own.\n"
      "\nsyntax: one packet per line, `;` or `#` comments, `label:`, `.org ADDR`,\n"
      "`.word V, ...`, `.equ NAME, V`; numbers decimal, 0x hex or 0b binary;\n"
-     "expressions with + - * / % << >> & | ^ ~ ( ).  Packets:\n"
+     "expressions with + - * / % << >> & | ^ ~ ( ), nested at most 64 deep.\n"
+     "Packets:\n"
      "  nop [WORD, ...]                 indirect ADDR, LEN [, fence=ID] [, skip]\n"
      "  fence ADDR, VALUE [, irq]       write_data ADDR, WORD [, WORD ...]\n"
      "  wait_mem ADDR [, mask=M] [, ref=R] [, func=eq|ne|lt|le|gt|ge|geq_wrap]\n"
@@ -133,7 +148,13 @@ static const command commands[] = {
     {"poke", cmd_poke, true, "write GPU memory or registers",
      "usage: sgpu [--device URI] [--json] poke [SET-UP OPTIONS] ADDR VALUE...\n"
      "\nWrite the 32-bit VALUEs to consecutive words at ADDR (as for peek) and\n"
-     "print what reads back.  On the sim device the chip lives only for this run.\n"},
+     "print what reads back.  On the sim device the chip lives only for this run.\n"
+     "poke is the raw path: it writes the areas the library reserved (rings,\n"
+     "rptr/fence words, staging areas, the boot identity block: `sgpu info`\n"
+     "lists them) with a warning line naming the area, and the registers the\n"
+     "library programs (RING_*, RPTR_ADDR, CONTROL, WATCHDOG, INT_ENABLE) with\n"
+     "a warning too.  A read-only register (ID, VERSION, CYCLE_LO, STATUS, ...)\n"
+     "is refused (exit 3): the write would have no effect.\n"},
     {"top", cmd_top, true, "live hardware counters: busy, stalls, words, packets, fences, vblanks",
      "usage: sgpu [--device URI] [--json] top [OPTIONS] [SET-UP OPTIONS]\n"
      "\nSample the chip's counters every interval and show, per node, the busy and\n"
@@ -142,9 +163,12 @@ static const command commands[] = {
      "source, vblanks per second, flips and scanout underflows.  On a terminal the\n"
      "screen is redrawn like top until --count samples (or Ctrl-C); otherwise one\n"
      "block is printed per sample; --json prints one sample as a JSON object.\n"
-     "Intervals are simulated time on sim.  --run files are submitted without\n"
-     "waiting, so their work shows.  A build without performance counters\n"
-     "(CAPS.PERF = 0) says so and shows the rest.\n"
+     "On a terminal `q` quits (so does Ctrl-C).  Intervals and rates are the\n"
+     "chip's own time on every transport: the cycles its CYCLE counter\n"
+     "(CYCLE_LO/CYCLE_HI) advanced, at its clock (`sgpu info`), so a link's\n"
+     "model running slower than real time shows the same shares as sim.  --run\n"
+     "files are submitted without waiting, so their work shows.  A build\n"
+     "without performance counters (CAPS.PERF = 0) says so and shows the rest.\n"
      "\noptions:\n"
      "  --interval MS     sampling interval in milliseconds (default 100)\n"
      "  --count N         samples to take (default: 1 with --json or when not a\n"
@@ -214,7 +238,7 @@ static void usage(FILE *f) {
 static void finish_json(cli *c, char **bufp, size_t *lenp, int rc) {
   if (!c->json) return;
   fflush(c->out);
-  char *buf = *bufp;
+  char *buf = bufp ? *bufp : NULL;
   size_t len = *lenp;
   if (c->json_error) {
     json j;
@@ -232,11 +256,21 @@ static void finish_json(cli *c, char **bufp, size_t *lenp, int rc) {
   fflush(stdout);
 }
 
+/* A usage error before the command runs: its line on stderr and, with
+ * --json, the {"error", "exit"} object on stdout like any other failure. */
+static int early_fail(cli *c, int code) {
+  if (code && c->json && c->json_error) finish_json(c, NULL, &(size_t){0}, code);
+  return code;
+}
+
 int main(int argc, char **argv) {
   cli c;
   memset(&c, 0, sizeof c);
   c.prog = "sgpu";
   c.out = stdout;
+  /* --json anywhere (before a "--") asks for JSON, usage errors included. */
+  for (int k = 1; k < argc && strcmp(argv[k], "--") != 0; k++)
+    if (strcmp(argv[k], "--json") == 0) c.json = true;
   int i = 1;
   for (; i < argc; i++) {
     const char *a = argv[i];
@@ -247,8 +281,12 @@ int main(int argc, char **argv) {
       return EXIT_OK;
     }
     if (strcmp(a, "--version") == 0) {
-      printf("sgpu %u.%u (hardware interface %u.%u)\n", SGPU_HW_VERSION_MAJOR,
-             SGPU_HW_VERSION_MINOR, SGPU_HW_VERSION_MAJOR, SGPU_HW_VERSION_MINOR);
+      if (c.json)
+        printf("{\"version\":\"%u.%u\",\"hw_interface\":\"%u.%u\"}\n", SGPU_HW_VERSION_MAJOR,
+               SGPU_HW_VERSION_MINOR, SGPU_HW_VERSION_MAJOR, SGPU_HW_VERSION_MINOR);
+      else
+        printf("sgpu %u.%u (hardware interface %u.%u)\n", SGPU_HW_VERSION_MAJOR,
+               SGPU_HW_VERSION_MINOR, SGPU_HW_VERSION_MAJOR, SGPU_HW_VERSION_MINOR);
       return EXIT_OK;
     }
     if (strcmp(a, "--json") == 0) {
@@ -256,30 +294,23 @@ int main(int argc, char **argv) {
       continue;
     }
     if (strcmp(a, "-d") == 0) {
-      if (i + 1 >= argc) return cli_fail(&c, EXIT_USAGE, "-d needs a device URI");
+      if (i + 1 >= argc) return early_fail(&c, cli_fail(&c, EXIT_USAGE, "-d needs a device URI"));
       c.uri = argv[++i];
       continue;
     }
     if ((m = cli_opt(&c, argc, argv, &i, "--device", &v))) {
-      if (m < 0) return EXIT_USAGE;
+      if (m < 0) return early_fail(&c, EXIT_USAGE);
       c.uri = v;
       continue;
     }
-    if (a[0] == '-') {
-      fprintf(stderr, "sgpu: unknown option '%s' (see sgpu --help)\n", a);
-      return EXIT_USAGE;
-    }
+    if (a[0] == '-')
+      return early_fail(&c, cli_fail(&c, EXIT_USAGE, "unknown option '%s' (see sgpu --help)", a));
     break;
   }
-  if (i >= argc) {
-    fprintf(stderr, "sgpu: no command given (see sgpu --help)\n");
-    return EXIT_USAGE;
-  }
+  if (i >= argc) return early_fail(&c, cli_fail(&c, EXIT_USAGE, "no command given (see sgpu --help)"));
   const command *cmd = find_command(argv[i]);
-  if (!cmd) {
-    fprintf(stderr, "sgpu: unknown command '%s' (see sgpu --help)\n", argv[i]);
-    return EXIT_USAGE;
-  }
+  if (!cmd)
+    return early_fail(&c, cli_fail(&c, EXIT_USAGE, "unknown command '%s' (see sgpu --help)", argv[i]));
   c.cmd = cmd->name;
   int cargc = argc - i;
   char **cargv = argv + i;

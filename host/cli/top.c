@@ -1,7 +1,15 @@
 /* top.c — `sgpu top`: the chip's counters sampled over an interval, shown
- * like top(1) on a terminal, as text blocks otherwise, or as one JSON sample. */
+ * like top(1) on a terminal, as text blocks otherwise, or as one JSON sample.
+ * Every rate is per second of the chip's own time: the cycles its CYCLE
+ * counter (CYCLE_LO/CYCLE_HI) advanced over the sample, divided by the clock
+ * it counts, on every transport (a link's device runs at its own pace,
+ * which is not the host's). */
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/select.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -24,9 +32,18 @@ typedef struct sample {
 
 static int rd(cli *c, uint32_t off, uint32_t *v) { return sgpu_reg_read(c->dev, off, v); }
 
+/* The chip's cycle counter: reading CYCLE_LO latches CYCLE_HI. */
+static int chip_cycles(cli *c, uint64_t *cycles) {
+  uint32_t lo = 0, hi = 0;
+  int rc = rd(c, SGPU_REG_CYCLE_LO, &lo);
+  if (!rc) rc = rd(c, SGPU_REG_CYCLE_HI, &hi);
+  if (!rc) *cycles = (uint64_t)hi << 32 | lo;
+  return rc;
+}
+
 static int take(cli *c, const sgpu_info *in, sample *s) {
   memset(s, 0, sizeof *s);
-  int rc = sgpu_get_cycles(c->dev, &s->cycles);
+  int rc = chip_cycles(c, &s->cycles);
   sgpu_stats st;
   if (!rc) rc = sgpu_get_stats(c->dev, &st);
   if (rc) return rc;
@@ -50,13 +67,101 @@ static int take(cli *c, const sgpu_info *in, sample *s) {
   return rc;
 }
 
-/* Let the interval pass: simulated time on sim, wall time elsewhere. */
-static int wait_interval(cli *c, const sgpu_info *in, uint32_t ms) {
-  if (strcmp(in->transport, "sim") == 0)
-    return sgpu_run_cycles(c->dev, (uint64_t)in->clock_hz / 1000u * ms);
-  struct timespec ts = {(time_t)(ms / 1000u), (long)(ms % 1000u) * 1000000L};
-  nanosleep(&ts, NULL);
-  return 0;
+/* Keys on an interactive terminal: stdin in non-canonical mode without echo
+ * while top runs (restored at the end, and on Ctrl-C, which ends it too). */
+typedef struct keys {
+  bool on;
+  struct termios saved;
+} keys;
+
+static volatile sig_atomic_t top_interrupted; /* set by SIGINT while keys are on */
+static void on_sigint(int sig) {
+  (void)sig;
+  top_interrupted = 1;
+}
+
+static void keys_start(keys *k) {
+  k->on = false;
+  if (!isatty(STDIN_FILENO) || tcgetattr(STDIN_FILENO, &k->saved) != 0) return;
+  struct termios t = k->saved;
+  t.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+  t.c_cc[VMIN] = 0;
+  t.c_cc[VTIME] = 0;
+  if (tcsetattr(STDIN_FILENO, TCSANOW, &t) != 0) return;
+  k->on = true;
+  top_interrupted = 0;
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_sigint;
+  sigaction(SIGINT, &sa, NULL);
+}
+
+static void keys_stop(keys *k) {
+  if (!k->on) return;
+  tcsetattr(STDIN_FILENO, TCSANOW, &k->saved);
+  signal(SIGINT, SIG_DFL);
+  k->on = false;
+}
+
+/* Wait up to ms for a key (0: just look); true when top should quit: 'q',
+ * 'Q', Ctrl-C or the end of stdin. */
+static bool keys_quit(keys *k, uint32_t ms) {
+  if (!k->on) return false;
+  if (top_interrupted) return true;
+  fd_set fds;
+  FD_ZERO(&fds);
+  FD_SET(STDIN_FILENO, &fds);
+  struct timeval tv = {(time_t)(ms / 1000u), (suseconds_t)(ms % 1000u) * 1000};
+  int n = select(STDIN_FILENO + 1, &fds, NULL, NULL, &tv);
+  if (n < 0) return errno == EINTR && top_interrupted;
+  if (n == 0) return false;
+  char ch;
+  ssize_t got = read(STDIN_FILENO, &ch, 1);
+  if (got == 0) return true;
+  return got == 1 && (ch == 'q' || ch == 'Q');
+}
+
+/* Let the interval pass in the chip's time: on sim by running the model (in
+ * slices, looking at the keys between them); elsewhere the device runs on
+ * its own, so wait until its cycle counter has advanced by the interval
+ * since `from` (a link's model may run slower than real time; a board runs
+ * at its clock).  A counter that stops moving ends the wait after 10 s +
+ * 100 intervals of wall time; the rates use the cycles that did pass.
+ * *quit when a key said so. */
+static int wait_interval(cli *c, const sgpu_info *in, uint32_t ms, uint64_t from, keys *k, bool *quit) {
+  *quit = false;
+  if (strcmp(in->transport, "sim") == 0) {
+    uint64_t left = (uint64_t)in->clock_hz / 1000u * ms, slice = (uint64_t)in->clock_hz / 100u;
+    while (left) {
+      uint64_t step = left < slice || !k->on ? left : slice;
+      int rc = sgpu_run_cycles(c->dev, step);
+      if (rc) return rc;
+      left -= step;
+      if (keys_quit(k, 0)) return *quit = true, 0;
+    }
+    return 0;
+  }
+  uint64_t want = (uint64_t)in->clock_hz / 1000u * ms;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  double give_up = 10.0 + ms / 10.0; /* seconds: 100 intervals */
+  for (;;) {
+    uint64_t now = 0;
+    int rc = chip_cycles(c, &now);
+    if (rc) return rc;
+    if (now - from >= want) return 0;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    if ((double)(t1.tv_sec - t0.tv_sec) + (t1.tv_nsec - t0.tv_nsec) / 1e9 > give_up) return 0;
+    /* sleep for what is left at the chip's clock, 1..50 ms at a time */
+    uint64_t left_ms = (want - (now - from)) * 1000u / (in->clock_hz ? in->clock_hz : 1u);
+    uint32_t nap = left_ms < 1 ? 1 : left_ms > 50 ? 50 : (uint32_t)left_ms;
+    if (k->on) {
+      if (keys_quit(k, nap)) return *quit = true, 0;
+    } else {
+      struct timespec ts = {0, (long)nap * 1000000L};
+      nanosleep(&ts, NULL);
+    }
+  }
 }
 
 static double pct(uint32_t part, uint64_t whole) { return whole ? 100.0 * part / (double)whole : 0.0; }
@@ -66,9 +171,9 @@ static void show_text(cli *c, const sgpu_info *in, const sample *a, const sample
   uint64_t dc = b->cycles - a->cycles;
   double secs = dc / (double)in->clock_hz;
   if (redraw) fputs("\033[H\033[J", f);
-  fprintf(f, "sgpu top — %s, %u node(s), %u source(s), cycle %llu, interval %.3f s (%llu cycles)\n",
+  fprintf(f, "sgpu top — %s, %u node(s), %u source(s), cycle %llu, interval %.3f s (%llu cycles)%s\n",
           in->transport, in->node_count, in->source_count, (unsigned long long)b->cycles, secs,
-          (unsigned long long)dc);
+          (unsigned long long)dc, redraw ? "  [q quits]" : "");
   if (!in->has_perf_counters)
     fputs("this build has no performance counters (CAPS.PERF = 0): busy, stall, words and packets "
           "are not measured\n",
@@ -171,12 +276,24 @@ int cmd_top(cli *c, int argc, char **argv) {
   if ((rc = sgpu_query_info(c->dev, &in))) return cli_lib_fail(c, rc, "querying the device");
   sample a, b;
   if ((rc = take(c, &in, &a))) return cli_lib_fail(c, rc, "reading the counters");
+  /* q quits when top redraws a terminal and stdin is one too */
+  keys k = {0};
+  if (tty) keys_start(&k);
   for (uint32_t s = 0; s < count; s++) {
-    if ((rc = wait_interval(c, &in, interval))) return cli_lib_fail(c, rc, "waiting for the interval");
-    if ((rc = take(c, &in, &b))) return cli_lib_fail(c, rc, "reading the counters");
+    bool quit = false;
+    if ((rc = wait_interval(c, &in, interval, a.cycles, &k, &quit))) {
+      keys_stop(&k);
+      return cli_lib_fail(c, rc, "waiting for the interval");
+    }
+    if (quit) break;
+    if ((rc = take(c, &in, &b))) {
+      keys_stop(&k);
+      return cli_lib_fail(c, rc, "reading the counters");
+    }
     if (c->json) show_json(c, &in, &a, &b);
     else show_text(c, &in, &a, &b, tty);
     a = b;
   }
+  keys_stop(&k);
   return 0;
 }

@@ -1,6 +1,7 @@
 /* util.c — helpers of the `sgpu` CLI: JSON writer, errors, parsing, files,
  * device set-up and submission. */
 #include <errno.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -187,10 +188,14 @@ int cli_read_file(cli *c, const char *path, uint8_t **data, size_t *size) {
   }
   for (;;) {
     if (n == cap) {
+      /* A file of exactly SGPU_ASM_MAX_TEXT bytes is accepted: only a byte
+       * past the limit refuses it. */
       if (cap >= SGPU_ASM_MAX_TEXT) {
+        if (fgetc(f) == EOF) break;
         free(buf);
         if (f != stdin) fclose(f);
-        return cli_fail(c, EXIT_INPUT, "'%s' is larger than %u bytes", path, SGPU_ASM_MAX_TEXT);
+        return cli_fail(c, EXIT_INPUT, "'%s' is over the size limit (at most %u bytes)", path,
+                        SGPU_ASM_MAX_TEXT);
       }
       uint8_t *p = realloc(buf, cap * 2);
       if (!p) {
@@ -272,10 +277,30 @@ int cli_load_stream(cli *c, const char *path, cli_format fmt, uint32_t base, uin
     *count = n / 4;
     return 0;
   }
-  sgpu_asm_options o = {base, c->syms, c->nsyms};
+  /* A label or .equ in the file wins over a predefined symbol of the same
+   * name (the file's own FB stays its own): the assembler refuses the
+   * clash, so assemble again without that symbol. */
+  sgpu_asm_symbol syms[CLI_MAX_SYMS];
+  size_t nsyms = c->nsyms;
+  memcpy(syms, c->syms, nsyms * sizeof *syms);
   sgpu_asm_error e;
-  rc = sgpu_asm_assemble_ex((const char *)d, n, strcmp(path, "-") ? path : "<stdin>", &o, words,
-                            count, &e);
+  for (;;) {
+    sgpu_asm_options o = {base, syms, nsyms};
+    rc = sgpu_asm_assemble_ex((const char *)d, n, strcmp(path, "-") ? path : "<stdin>", &o, words,
+                              count, &e);
+    const char *tail = rc == SGPU_ASM_ERR_DUPLICATE_SYMBOL ? strstr(e.message, "' is a predefined symbol") : NULL;
+    if (!tail) break;
+    size_t k = 0;
+    for (; k < nsyms; k++) {
+      size_t len = strlen(syms[k].name);
+      if ((size_t)(tail - e.message) > len && strncmp(tail - len, syms[k].name, len) == 0 &&
+          tail[-(ptrdiff_t)len - 1] == '\'')
+        break;
+    }
+    if (k == nsyms) break;
+    memmove(&syms[k], &syms[k + 1], (nsyms - k - 1) * sizeof *syms);
+    nsyms--;
+  }
   free(d);
   if (rc) return cli_fail(c, rc == SGPU_ASM_ERR_NO_MEMORY ? EXIT_DEVICE : EXIT_INPUT, "%s", e.message);
   return 0;
@@ -331,7 +356,9 @@ const char *cli_common_help(void) {
          "                              (repeatable, in order; fences count up from 1)\n"
          "  symbols usable in command files: SCRATCH (4 KiB of local video memory),\n"
          "  SOURCE, and with a display mode FB, FB0, FB1, FB_PITCH, FB_WIDTH, FB_HEIGHT,\n"
-         "  FB_BYTES\n";
+         "  FB_BYTES (`sgpu info` with the same options lists them and the free areas;\n"
+         "  `sgpu asm` knows them too); a label or .equ of the same name in the file\n"
+         "  takes precedence\n";
 }
 
 int cli_common_opt(cli *c, int argc, char **argv, int *i, int *rc) {
@@ -382,30 +409,76 @@ static int parse_mode(cli *c, const char *s, uint32_t *w, uint32_t *h, uint32_t 
   return 0;
 }
 
-int cli_setup(cli *c, bool wait_runs) {
+/* The user's areas of the set-up: SCRATCH (4 KiB), and with a mode the two
+ * framebuffers, allocated in segment 1 in this order (the allocator is
+ * deterministic: the same device and mode give the same addresses), with
+ * their symbols.  With clear, they are zeroed on the device. */
+static int setup_areas(cli *c, const char *mode, bool clear, uint64_t fb[2], uint32_t *pitch_out,
+                       uint32_t *w_out, uint32_t *h_out, uint32_t *fmt_out) {
   int rc;
   uint64_t scratch;
   rc = sgpu_alloc(c->dev, SGPU_SEGMENT_LOCAL, 4096, 4096, &scratch);
   if (rc) return cli_lib_fail(c, rc, "allocating SCRATCH");
   uint8_t zero[4096] = {0};
-  if ((rc = sgpu_write(c->dev, scratch, zero, sizeof zero))) return cli_lib_fail(c, rc, "clearing SCRATCH");
+  if (clear && (rc = sgpu_write(c->dev, scratch, zero, sizeof zero)))
+    return cli_lib_fail(c, rc, "clearing SCRATCH");
+  c->scratch = (uint32_t)scratch;
   add_sym(c, "SCRATCH", (uint32_t)scratch);
   add_sym(c, "SOURCE", c->source);
-  if (c->mode) {
-    uint32_t w = 0, h = 0, fmt = 0;
-    if ((rc = parse_mode(c, c->mode, &w, &h, &fmt))) return rc;
-    uint32_t bpp = fmt == SGPU_FORMAT_RGB332 ? 1 : 2;
-    uint32_t pitch = (w * bpp + 3u) & ~3u;
-    uint32_t bytes = pitch * h;
-    uint64_t fb[2];
-    for (int k = 0; k < 2; k++) {
-      rc = sgpu_alloc(c->dev, SGPU_SEGMENT_LOCAL, bytes, 4096, &fb[k]);
-      if (rc) return cli_lib_fail(c, rc, "allocating a framebuffer for --mode");
-      for (uint32_t off = 0; off < bytes; off += sizeof zero) {
-        uint32_t n = bytes - off < sizeof zero ? bytes - off : (uint32_t)sizeof zero;
-        if ((rc = sgpu_write(c->dev, fb[k] + off, zero, n))) return cli_lib_fail(c, rc, "clearing a framebuffer");
-      }
+  if (!mode) return 0;
+  uint32_t w = 0, h = 0, fmt = 0;
+  if ((rc = parse_mode(c, mode, &w, &h, &fmt))) return rc;
+  uint32_t bpp = fmt == SGPU_FORMAT_RGB332 ? 1 : 2;
+  uint32_t pitch = (w * bpp + 3u) & ~3u;
+  uint32_t bytes = pitch * h;
+  for (int k = 0; k < 2; k++) {
+    rc = sgpu_alloc(c->dev, SGPU_SEGMENT_LOCAL, bytes, 4096, &fb[k]);
+    if (rc) return cli_lib_fail(c, rc, "allocating a framebuffer for --mode");
+    for (uint32_t off = 0; clear && off < bytes; off += sizeof zero) {
+      uint32_t n = bytes - off < sizeof zero ? bytes - off : (uint32_t)sizeof zero;
+      if ((rc = sgpu_write(c->dev, fb[k] + off, zero, n))) return cli_lib_fail(c, rc, "clearing a framebuffer");
     }
+    c->fb[k] = (uint32_t)fb[k];
+  }
+  c->fb_bytes = bytes;
+  add_sym(c, "FB", (uint32_t)fb[0]);
+  add_sym(c, "FB0", (uint32_t)fb[0]);
+  add_sym(c, "FB1", (uint32_t)fb[1]);
+  add_sym(c, "FB_PITCH", pitch);
+  add_sym(c, "FB_WIDTH", w);
+  add_sym(c, "FB_HEIGHT", h);
+  add_sym(c, "FB_BYTES", bytes);
+  *pitch_out = pitch;
+  *w_out = w;
+  *h_out = h;
+  *fmt_out = fmt;
+  return 0;
+}
+
+int cli_asm_symbols(cli *c, bool explicit_device) {
+  char detail[512];
+  sgpu_device *dev = NULL;
+  int rc = sgpu_open_detail(c->uri, &dev, detail, sizeof detail);
+  if (rc) {
+    if (!explicit_device) return 0; /* e.g. a build without the model: no symbols */
+    return cli_fail(c, lib_exit_code(rc), "cannot open device '%s' for the symbols: %s (%s, %d)",
+                    c->uri ? c->uri : "sim", detail, sgpu_strerror(rc), rc);
+  }
+  c->dev = dev;
+  uint64_t fb[2];
+  uint32_t pitch, w, h, fmt;
+  rc = setup_areas(c, c->mode ? c->mode : "320x240", false, fb, &pitch, &w, &h, &fmt);
+  sgpu_close(dev);
+  c->dev = NULL;
+  return rc;
+}
+
+int cli_setup(cli *c, bool wait_runs) {
+  int rc;
+  uint64_t fb[2];
+  uint32_t pitch = 0, w = 0, h = 0, fmt = 0;
+  if ((rc = setup_areas(c, c->mode, true, fb, &pitch, &w, &h, &fmt))) return rc;
+  if (c->mode) {
     sgpu_display_mode m;
     memset(&m, 0, sizeof m);
     m.width = w;
@@ -416,13 +489,6 @@ int cli_setup(cli *c, bool wait_runs) {
     if ((rc = sgpu_set_display_mode(c->dev, c->source, &m)))
       return cli_lib_fail(c, rc, "setting the display mode");
     c->mode_set = true;
-    add_sym(c, "FB", (uint32_t)fb[0]);
-    add_sym(c, "FB0", (uint32_t)fb[0]);
-    add_sym(c, "FB1", (uint32_t)fb[1]);
-    add_sym(c, "FB_PITCH", pitch);
-    add_sym(c, "FB_WIDTH", w);
-    add_sym(c, "FB_HEIGHT", h);
-    add_sym(c, "FB_BYTES", bytes);
   } else {
     sgpu_display_mode m;
     if (sgpu_get_display_mode(c->dev, c->source, &m) == 0 && m.enabled) {
@@ -564,7 +630,8 @@ int cli_submit_file(cli *c, const char *path, const submit_opts *o, uint32_t *fe
   }
   if (n > UINT32_MAX / 8) {
     free(w);
-    return cli_fail(c, EXIT_INPUT, "%s: command stream too large", path);
+    return cli_fail(c, EXIT_INPUT, "%s: command stream of %zu words is over the limit (at most %u words)",
+                    path, n, UINT32_MAX / 8);
   }
   rc = cli_submit_words(c, path, w, n, o, fence, cycles);
   free(w);

@@ -190,11 +190,42 @@ int sgpu_list_boards(sgpu_board *boards, size_t max, char *msg, size_t msg_size)
 int sgpu_alloc(sgpu_device *dev, uint32_t segment_id, uint32_t size, uint32_t alignment,
                uint64_t *address);
 int sgpu_free(sgpu_device *dev, uint64_t address);
-/* Copy to/from GPU memory (segments 1/2) or a segment-0 host buffer. */
+/* Copy to/from GPU memory (segments 1/2) or a segment-0 host buffer.
+ * sgpu_write refuses (SGPU_ERROR_RESERVED_ADDRESS, nothing written; the
+ * area named in sgpu_last_error) a range that overlaps an area the library
+ * reserved for itself: each node's ring, its rptr and fence words, its
+ * staging area (segment 2), and the boot identity block when one was found
+ * (sgpu_get_areas lists them).  Reading them is allowed. */
 int sgpu_write(sgpu_device *dev, uint64_t address, const void *data, uint32_t size);
 int sgpu_read(sgpu_device *dev, uint64_t address, void *data, uint32_t size);
+/* sgpu_write without that check, for tools (`sgpu poke`): it overrides what
+ * the library keeps there (a ring packet, a fence word...) and can break
+ * submissions in flight. */
+int sgpu_write_raw(sgpu_device *dev, uint64_t address, const void *data, uint32_t size);
 
-/* Raw register access (offset as in sgpu_hw.h, e.g. SGPU_REG_ID) for tools. */
+/* The GPU memory of segments 1 and 2, cut into areas in address order: the
+ * ranges the library reserved (named), those allocated with sgpu_alloc, and
+ * the free ones between them (what sgpu_alloc hands out next).  Fills
+ * areas[0 .. min(count, max)) and returns the count (>= 0). */
+typedef enum sgpu_area_kind {
+  SGPU_AREA_FREE = 0,      /* not allocated: sgpu_alloc may hand it out */
+  SGPU_AREA_ALLOCATED = 1, /* allocated by the user (sgpu_alloc) */
+  SGPU_AREA_RESERVED = 2   /* the library's: sgpu_write refuses it */
+} sgpu_area_kind;
+typedef struct sgpu_area {
+  uint32_t segment;  /* SGPU_SEGMENT_LOCAL or SGPU_SEGMENT_APERTURE */
+  uint32_t kind;     /* sgpu_area_kind */
+  uint64_t base, size;
+  char name[48];     /* RESERVED: "node 0's ring", "node 0's rptr and fence words",
+                        "node 0's staging area", "the boot identity block"; else "" */
+} sgpu_area;
+int sgpu_get_areas(sgpu_device *dev, sgpu_area *areas, size_t max);
+
+/* Raw register access (offset as in sgpu_hw.h, e.g. SGPU_REG_ID) for tools:
+ * any register, the ones the library programs included.  A write to a
+ * read-only register (access "ro" in docs/interface.md: ID, VERSION, CAPS,
+ * CYCLE_LO, RING_RPTR, STATUS...) is not sent and returns
+ * SGPU_ERROR_READ_ONLY (the chip would ignore it and flag CFG_ERROR). */
 int sgpu_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value);
 int sgpu_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value);
 

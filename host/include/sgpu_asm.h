@@ -66,6 +66,7 @@ enum sgpu_asm_status {
   SGPU_ASM_ERR_DUPLICATE_SYMBOL = -212, /* label or .equ name defined twice */
   SGPU_ASM_ERR_TOO_LARGE = -213,        /* input or output over the size limit */
   SGPU_ASM_ERR_DIV_ZERO = -214,         /* division or modulo by zero in an expression */
+  SGPU_ASM_ERR_TOO_DEEP = -215,         /* expression nested deeper than SGPU_ASM_MAX_NESTING */
 };
 
 /* Where and why assembly failed.  `message` is one line, no newline:
@@ -77,9 +78,15 @@ typedef struct sgpu_asm_error {
   char message[320];
 } sgpu_asm_error;
 
-/* Largest input text and output stream the assembler accepts. */
+/* Largest input text and output stream the assembler accepts (inclusive:
+ * exactly SGPU_ASM_MAX_TEXT bytes are accepted, one more is not). */
 #define SGPU_ASM_MAX_TEXT (64u * 1024u * 1024u)
 #define SGPU_ASM_MAX_WORDS (16u * 1024u * 1024u)
+/* Deepest nesting of an expression: parentheses and unary operators (- ~ +)
+ * together, e.g. `((1))` and `-(1)` are 2 levels.  A deeper one is refused
+ * with SGPU_ASM_ERR_TOO_DEEP (the parser recurses once per level, so the
+ * limit bounds its stack use whatever the input). */
+#define SGPU_ASM_MAX_NESTING 64u
 
 /* Assemble `len` bytes of text (need not be NUL-terminated).  `base` is the
  * GPU address of the first word unless a `.org` says otherwise; labels take

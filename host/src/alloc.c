@@ -1,5 +1,6 @@
 /* alloc.c — the segment allocator (alloc.h) and the public sgpu_alloc /
  * sgpu_free. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -81,6 +82,77 @@ sgpu_block *sgpu__host_block(sgpu_device *dev, uint64_t addr, uint64_t size) {
   /* addr >= b->addr here; compare lengths, which cannot wrap. */
   if (size > b->size || addr - b->addr > b->size - size) return NULL;
   return b;
+}
+
+const sgpu_block *sgpu__reserved_block(const sgpu_device *dev, uint64_t addr, uint64_t size) {
+  if (size == 0) return NULL;
+  for (uint32_t s = SGPU_SEGMENT_LOCAL; s < SGPU_SEGMENT_COUNT; s++) {
+    const sgpu_segment *seg = &dev->seg[s];
+    for (size_t i = 0; i < seg->count; i++) {
+      const sgpu_block *b = &seg->blocks[i];
+      if (b->addr >= addr + size) break; /* sorted: the rest start after the range */
+      if (b->internal && addr < b->addr + ((b->size + 3ull) & ~3ull)) return b;
+    }
+  }
+  return NULL;
+}
+
+void sgpu__block_name(const sgpu_device *dev, const sgpu_block *b, char *buf, size_t size) {
+  for (uint32_t n = 0; n < dev->nodes; n++) {
+    const sgpu_node *nd = &dev->node[n];
+    if (b->addr == nd->ring_base) {
+      snprintf(buf, size, "node %u's ring", n);
+      return;
+    }
+    if (b->addr == nd->ctrl_addr) {
+      snprintf(buf, size, "node %u's rptr and fence words", n);
+      return;
+    }
+    if (b->addr == nd->stage_base) {
+      snprintf(buf, size, "node %u's staging area", n);
+      return;
+    }
+  }
+  if (b->addr == SGPU_IDENTITY_ADDR) snprintf(buf, size, "the boot identity block");
+  else snprintf(buf, size, "a library area");
+}
+
+int sgpu_get_areas(sgpu_device *dev, sgpu_area *areas, size_t max) {
+  if (!dev || (!areas && max)) return SGPU_ERROR_INVALID_PARAM;
+  sgpu__lock(dev);
+  size_t n = 0;
+  for (uint32_t s = SGPU_SEGMENT_LOCAL; s < SGPU_SEGMENT_COUNT; s++) {
+    const sgpu_segment *seg = &dev->seg[s];
+    uint64_t cur = seg->base, end = seg->base + seg->size;
+    for (size_t i = 0; i <= seg->count; i++) {
+      const sgpu_block *b = i < seg->count ? &seg->blocks[i] : NULL;
+      uint64_t start = b ? b->addr : end;
+      if (start > cur) { /* the gap before the block: free */
+        if (n < max) {
+          memset(&areas[n], 0, sizeof areas[n]);
+          areas[n].segment = s;
+          areas[n].kind = SGPU_AREA_FREE;
+          areas[n].base = cur;
+          areas[n].size = start - cur;
+        }
+        n++;
+      }
+      if (!b) break;
+      uint64_t bend = b->addr + ((b->size + 3ull) & ~3ull);
+      if (n < max) {
+        memset(&areas[n], 0, sizeof areas[n]);
+        areas[n].segment = s;
+        areas[n].kind = b->internal ? SGPU_AREA_RESERVED : SGPU_AREA_ALLOCATED;
+        areas[n].base = b->addr;
+        areas[n].size = bend - b->addr;
+        if (b->internal) sgpu__block_name(dev, b, areas[n].name, sizeof areas[n].name);
+      }
+      n++;
+      if (bend > cur) cur = bend;
+    }
+  }
+  sgpu__unlock(dev);
+  return n > INT32_MAX ? INT32_MAX : (int)n;
 }
 
 void sgpu__seg_free_all(sgpu_device *dev) {

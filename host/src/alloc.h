@@ -15,6 +15,11 @@ int sgpu__seg_insert(sgpu_device *dev, sgpu_segment *seg, size_t i, uint64_t add
                      int internal, uint8_t *host);
 /* The segment-0 block that holds [addr, addr+size), or NULL. */
 sgpu_block *sgpu__host_block(sgpu_device *dev, uint64_t addr, uint64_t size);
+/* The first block the library reserved (internal) in segments 1/2 that
+ * overlaps [addr, addr+size), or NULL. */
+const sgpu_block *sgpu__reserved_block(const sgpu_device *dev, uint64_t addr, uint64_t size);
+/* What a reserved block is: "node 0's ring", "the boot identity block"... */
+void sgpu__block_name(const sgpu_device *dev, const sgpu_block *b, char *buf, size_t size);
 /* Free every block and list (closing the device). */
 void sgpu__seg_free_all(sgpu_device *dev);
 

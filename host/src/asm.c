@@ -91,6 +91,7 @@ const char *sgpu_asm_strerror(int code) {
   case SGPU_ASM_ERR_DUPLICATE_SYMBOL: return "symbol defined twice";
   case SGPU_ASM_ERR_TOO_LARGE: return "input or output too large";
   case SGPU_ASM_ERR_DIV_ZERO: return "division by zero";
+  case SGPU_ASM_ERR_TOO_DEEP: return "expression nested too deeply";
   default: return "unknown assembler error";
   }
 }
@@ -182,6 +183,7 @@ typedef struct assembler {
   size_t nout, cap;
   sgpu_asm_error *err;
   int code;         /* first error */
+  unsigned depth;   /* nesting of the expression being parsed (parentheses, unary operators) */
 } assembler;
 
 static int fail(assembler *a, int code, unsigned col, const char *fmt, ...) {
@@ -367,17 +369,28 @@ static int primary(assembler *a, int64_t *v) {
     return next(a);
   }
   case T_LPAREN:
-    if ((rc = next(a)) || (rc = expr(a, v))) return rc;
-    if (a->tok.type != T_RPAREN)
-      return fail(a, SGPU_ASM_ERR_SYNTAX, a->tok.col, "expected ')'");
-    return next(a);
   case T_MINUS:
   case T_TILDE:
   case T_PLUS:
-    if ((rc = next(a)) || (rc = primary(a, v))) return rc;
-    if (t.type == T_MINUS) *v = wrap_sub(0, *v);
-    else if (t.type == T_TILDE) *v = ~*v;
-    return 0;
+    /* Each '(' and unary operator is one level of recursion: bounded, so
+     * that no input can exhaust the stack. */
+    if (a->depth >= SGPU_ASM_MAX_NESTING)
+      return fail(a, SGPU_ASM_ERR_TOO_DEEP, t.col,
+                  "expression nested too deeply (at most %u levels of parentheses and unary "
+                  "operators)", SGPU_ASM_MAX_NESTING);
+    a->depth++;
+    if (t.type == T_LPAREN) {
+      if ((rc = next(a)) || (rc = expr(a, v))) return rc;
+      if (a->tok.type != T_RPAREN)
+        return fail(a, SGPU_ASM_ERR_SYNTAX, a->tok.col, "expected ')'");
+      rc = next(a);
+    } else {
+      if ((rc = next(a)) || (rc = primary(a, v))) return rc;
+      if (t.type == T_MINUS) *v = wrap_sub(0, *v);
+      else if (t.type == T_TILDE) *v = ~*v;
+    }
+    a->depth--;
+    return rc;
   case T_END:
     return fail(a, SGPU_ASM_ERR_MISSING_OPERAND, t.col, "missing operand: expected a value");
   default: {
@@ -478,7 +491,8 @@ static int emit(assembler *a, uint32_t w) {
 
 static int check_size(assembler *a, size_t words_to_add, unsigned col) {
   if (a->pass == 2 && a->nout + words_to_add > SGPU_ASM_MAX_WORDS)
-    return fail(a, SGPU_ASM_ERR_TOO_LARGE, col, "output larger than %u words", SGPU_ASM_MAX_WORDS);
+    return fail(a, SGPU_ASM_ERR_TOO_LARGE, col, "output over the limit (at most %u words)",
+                SGPU_ASM_MAX_WORDS);
   if (words_to_add && a->loc + 4ull * words_to_add > (uint64_t)UINT32_MAX + 1)
     return fail(a, SGPU_ASM_ERR_RANGE, col, "code runs past the end of the 32-bit address space");
   return 0;
@@ -869,7 +883,8 @@ int sgpu_asm_assemble_ex(const char *text, size_t len, const char *filename,
     return fail(&a, SGPU_ASM_ERR_INVALID_ARG, 0, "invalid argument to sgpu_asm_assemble");
   }
   if (len > SGPU_ASM_MAX_TEXT)
-    return fail(&a, SGPU_ASM_ERR_TOO_LARGE, 0, "input larger than %u bytes", SGPU_ASM_MAX_TEXT);
+    return fail(&a, SGPU_ASM_ERR_TOO_LARGE, 0, "input of %zu bytes is over the limit (at most %u bytes)",
+                len, SGPU_ASM_MAX_TEXT);
   if (base & 3u)
     return fail(&a, SGPU_ASM_ERR_RANGE, 0, "base address 0x%x is not 4-byte aligned", base);
   int rc;
@@ -900,7 +915,8 @@ int sgpu_asm_assemble_ex(const char *text, size_t len, const char *filename,
     rc = run_pass(&a, text, len, base);
   }
   if (!rc && a.nout > SGPU_ASM_MAX_WORDS)
-    rc = fail(&a, SGPU_ASM_ERR_TOO_LARGE, 0, "output larger than %u words", SGPU_ASM_MAX_WORDS);
+    rc = fail(&a, SGPU_ASM_ERR_TOO_LARGE, 0, "output of %zu words is over the limit (at most %u words)",
+              a.nout, SGPU_ASM_MAX_WORDS);
   sym_free(&a.syms);
   if (rc) {
     free(a.out);

@@ -25,6 +25,21 @@ int sgpu__error_of_fault(uint32_t fault) {
   return SGPU_ERROR_INVALID_PARAM;
 }
 
+int sgpu__reg_is_read_only(uint32_t offset, char *buf, size_t size) {
+  const char *name = sgpu_register_name(offset, buf, size);
+  if (!name) return 0;
+  char base[48];
+  snprintf(base, sizeof base, "%s", name);
+  char *at = strchr(base, '@');
+  if (at) *at = '\0';
+  for (size_t k = 0; k < sizeof sgpu_hw_regs / sizeof sgpu_hw_regs[0]; k++)
+    if (strcmp(sgpu_hw_regs[k].name, base) == 0 && strcmp(sgpu_hw_regs[k].access, "ro") == 0) {
+      if (name != buf) snprintf(buf, size, "%s", name);
+      return 1;
+    }
+  return 0;
+}
+
 int sgpu_register_offset(const char *name, uint32_t index, uint32_t *offset) {
   if (!name || !offset) return SGPU_ERROR_INVALID_PARAM;
   for (size_t k = 0; k < sizeof sgpu_hw_regs / sizeof sgpu_hw_regs[0]; k++) {

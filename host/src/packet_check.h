@@ -53,6 +53,9 @@ uint32_t sgpu__check_packet(const sgpu_pkt_env *env, const uint32_t *pkt, uint64
 const char *sgpu__error_message(int code);
 /* SGPU_ERROR_PACKET_<fault> for a fault validation predicts. */
 int sgpu__error_of_fault(uint32_t fault);
+/* 1 when the register at host offset `offset` is read-only ("ro" in the
+ * interface's register table), its NAME or NAME@INDEX in buf. */
+int sgpu__reg_is_read_only(uint32_t offset, char *buf, size_t size);
 
 /* Is [addr, addr + len) inside memory of mem_size bytes?  An address at or
  * past the end is outside even with len 0 (the hardware's rule). */

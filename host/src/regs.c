@@ -1,5 +1,6 @@
 /* regs.c — register access: the core's (regs.h) and the public
  * sgpu_reg_read / sgpu_reg_write. */
+#include "packet_check.h"
 #include "regs.h"
 
 int sgpu__reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
@@ -41,6 +42,11 @@ int sgpu_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value) {
   if (offset & 3 || offset > 0xFFF)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS, "register offset 0x%x is not a word in 0..0xfff",
                       offset);
+  char name[48];
+  if (sgpu__reg_is_read_only(offset, name, sizeof name))
+    return sgpu__fail(dev, SGPU_ERROR_READ_ONLY,
+                      "register %s (offset 0x%03x) is read-only: the write of 0x%08x was not sent",
+                      name, offset, value);
   sgpu__lock(dev);
   int r = sgpu__reg_write(dev, offset, value);
   sgpu__unlock(dev);

@@ -50,7 +50,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int rc = (hdr & 0x20) ? sgpu_asm_assemble(text, len, (hdr & 0x40) ? NULL : "fuzz.s", base, &w, &n, &e)
                         : sgpu_asm_assemble_ex(text, len, "fuzz.s", &o, &w, &n, &e);
   if (rc != 0) {
-    FZ_CHECK(rc <= SGPU_ASM_ERR_INVALID_ARG && rc >= SGPU_ASM_ERR_DIV_ZERO, "code %d", rc);
+    FZ_CHECK(rc <= SGPU_ASM_ERR_INVALID_ARG && rc >= SGPU_ASM_ERR_TOO_DEEP, "code %d", rc);
     FZ_CHECK(e.code == rc, "err.code %d, returned %d", e.code, rc);
     FZ_CHECK(memchr(e.message, 0, sizeof e.message) != NULL, "message not terminated");
     FZ_CHECK(strchr(e.message, '\n') == NULL, "message has a newline: %s", e.message);

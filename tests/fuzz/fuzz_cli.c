@@ -8,7 +8,7 @@
  * temporary folder (named .s, .bin or neither, which changes the format
  * detection) and given to them, as the command line would.  Properties:
  *   - cli_load_stream: text is assembled exactly as sgpu_asm_assemble_ex
- *     would, binary gives size/4 little-endian words, anything else is an
+ *     would (with the predefined symbols the text does not define itself), binary gives size/4 little-endian words, anything else is an
  *     input error (exit code 2) — never a crash;
  *   - `asm IN -o OUT` writes the assembled words; `disasm IN -o OUT` writes
  *     text that the assembler turns back into IN's words.
@@ -100,6 +100,29 @@ static uint32_t le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* What the CLI assembles: the predefined symbols, less those the text
+ * defines itself (a label or .equ of the same name wins: util.c). */
+static int assemble_like_cli(const uint8_t *d, size_t n, const char *name, uint32_t base,
+                             const cli *c, uint32_t **w, size_t *wn, sgpu_asm_error *e) {
+  sgpu_asm_symbol syms[CLI_MAX_SYMS];
+  size_t ns = c->nsyms;
+  memcpy(syms, c->syms, ns * sizeof *syms);
+  for (;;) {
+    sgpu_asm_options o = {base, syms, ns};
+    int rc = sgpu_asm_assemble_ex((const char *)d, n, name, &o, w, wn, e);
+    if (rc != SGPU_ASM_ERR_DUPLICATE_SYMBOL) return rc;
+    size_t k = 0;
+    for (; k < ns; k++) {
+      char q[80];
+      snprintf(q, sizeof q, "'%s' is a predefined symbol", syms[k].name);
+      if (strstr(e->message, q)) break;
+    }
+    if (k == ns) return rc;
+    memmove(&syms[k], &syms[k + 1], (ns - k - 1) * sizeof *syms);
+    ns--;
+  }
+}
+
 /* cli_load_stream with every format choice. */
 static void load_stream(const uint8_t *d, size_t n, uint8_t hdr) {
   int which = hdr % 3;
@@ -129,8 +152,7 @@ static void load_stream(const uint8_t *d, size_t n, uint8_t hdr) {
   uint32_t *w2 = NULL;
   size_t n2 = 0;
   sgpu_asm_error e;
-  sgpu_asm_options o = {base, c.syms, c.nsyms};
-  int arc = sgpu_asm_assemble_ex((const char *)d, n, path, &o, &w2, &n2, &e);
+  int arc = assemble_like_cli(d, n, path, base, &c, &w2, &n2, &e);
   if (arc) {
     FZ_CHECK(rc == (arc == SGPU_ASM_ERR_NO_MEMORY ? EXIT_DEVICE : EXIT_INPUT), "rc %d for asm error %d",
              rc, arc);
@@ -186,9 +208,7 @@ static void asm_disasm(const uint8_t *d, size_t n, uint8_t hdr) {
   uint32_t *w = NULL;
   size_t wn = 0;
   sgpu_asm_error e;
-  int arc = sgpu_asm_assemble_ex((const char *)d, n, in,
-                                 &(sgpu_asm_options){((hdr >> 2) & 7u) * 0x100u, c.syms, c.nsyms}, &w,
-                                 &wn, &e);
+  int arc = assemble_like_cli(d, n, in, ((hdr >> 2) & 7u) * 0x100u, &c, &w, &wn, &e);
   if (arc) {
     FZ_CHECK(rc == EXIT_INPUT || rc == EXIT_DEVICE, "asm error %d but rc %d", arc, rc);
     return;

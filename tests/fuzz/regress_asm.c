@@ -7,11 +7,19 @@
  *       the end of the 32-bit address space"), breaking the round trip that
  *       sgpu_asm.h promises.  Either sgpu_disasm refuses such a range or the
  *       two agree on it.
+ *   deep_nesting_stack_overflow: `nop (((...1...)))` 20,000 levels deep (a
+ *       40 KB text) overflowed the stack: primary() and binary() recursed
+ *       once per parenthesis (and primary() once per unary operator: the
+ *       reproducer deep_unary_stack_overflow is `.word ----...1`).  The
+ *       assembler refuses nesting past SGPU_ASM_MAX_NESTING with
+ *       SGPU_ASM_ERR_TOO_DEEP and a FILE:LINE:COLUMN message; fuzz_cli's
+ *       reproducer runs the same text through `sgpu asm`.
  */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -43,9 +51,36 @@ static void test_disasm_past_4gib_does_not_reassemble(void **state) {
   }
 }
 
+static void test_deep_nesting_stack_overflow(void **state) {
+  (void)state;
+  const size_t depth = 20000;
+  for (int unary = 0; unary <= 1; unary++) {
+    size_t cap = 16 + 2 * depth;
+    char *t = malloc(cap);
+    assert_non_null(t);
+    size_t n = 0;
+    n += (size_t)snprintf(t, cap, "%s", unary ? ".word " : "nop ");
+    for (size_t i = 0; i < depth; i++) t[n++] = unary ? '-' : '(';
+    t[n++] = '1';
+    for (size_t i = 0; !unary && i < depth; i++) t[n++] = ')';
+    t[n++] = '\n';
+    uint32_t *w = NULL;
+    size_t cnt = 0;
+    sgpu_asm_error e;
+    int rc = sgpu_asm_assemble(t, n, "deep.s", 0, &w, &cnt, &e);
+    free(t);
+    assert_int_equal(rc, SGPU_ASM_ERR_TOO_DEEP);
+    assert_int_equal(e.line, 1);
+    assert_int_equal(e.column, (unary ? 6 : 4) + SGPU_ASM_MAX_NESTING + 1);
+    assert_non_null(strstr(e.message, "deep.s:1:"));
+    assert_non_null(strstr(e.message, "nested too deeply (at most 64 levels"));
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_disasm_past_4gib_does_not_reassemble),
+      cmocka_unit_test(test_deep_nesting_stack_overflow),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

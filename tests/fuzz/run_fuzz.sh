@@ -27,9 +27,13 @@ done
 
 # Options per target: fuzz_cli's error messages go to stderr on every bad
 # input, so its stdout/stderr are closed (libFuzzer keeps its own reports).
+# The assembler's inputs go up to 64 KiB so that expressions can nest far
+# past SGPU_ASM_MAX_NESTING (a 20,000-deep one is 40 KB); its dictionary
+# offers the tokens that build them.
 target_opts() {
   case "$1" in
-    cli) echo "-close_fd_mask=3 -max_len=4096" ;;
+    asm) echo "-max_len=65536 -dict=$root/tests/fuzz/asm.dict" ;;
+    cli) echo "-close_fd_mask=3 -max_len=65536 -dict=$root/tests/fuzz/asm.dict" ;;
     submit) echo "-max_len=4200" ;;
     *) echo "-max_len=4096" ;;
   esac

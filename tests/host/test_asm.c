@@ -433,7 +433,7 @@ static void test_error_messages(void **state) {
     assert_string_not_equal(sgpu_asm_strerror(rc), "unknown assembler error");
   }
   /* Distinct codes have distinct strings. */
-  for (int c1 = SGPU_ASM_ERR_DIV_ZERO; c1 <= SGPU_ASM_ERR_INVALID_ARG; c1++)
+  for (int c1 = SGPU_ASM_ERR_TOO_DEEP; c1 <= SGPU_ASM_ERR_INVALID_ARG; c1++)
     for (int c2 = c1 + 1; c2 <= SGPU_ASM_ERR_INVALID_ARG; c2++)
       assert_string_not_equal(sgpu_asm_strerror(c1), sgpu_asm_strerror(c2));
   /* Bad arguments. */
@@ -470,7 +470,7 @@ static void test_fuzz_text(void **state) {
     int rc = sgpu_asm_assemble(text, n, "f.s", 0, &w, &cnt, &e);
     if (rc) {
       errors++;
-      assert_true(rc <= SGPU_ASM_ERR_INVALID_ARG && rc >= SGPU_ASM_ERR_DIV_ZERO);
+      assert_true(rc <= SGPU_ASM_ERR_INVALID_ARG && rc >= SGPU_ASM_ERR_TOO_DEEP);
       assert_null(strchr(e.message, '\n'));
       assert_true(strncmp(e.message, "f.s:", 4) == 0);
     } else {
@@ -479,6 +479,72 @@ static void test_fuzz_text(void **state) {
     }
   }
   printf("FIGURE asm fuzz: 3000 random texts, %zu rejected with one-line errors\n", errors);
+}
+
+/* Deep nesting: `nop (((...1...)))` 20,000 levels deep (40 KB) used to
+ * overflow the stack (primary/binary recursing once per level); it is an
+ * error at the level past SGPU_ASM_MAX_NESTING, with FILE:LINE:COLUMN.
+ * Exactly SGPU_ASM_MAX_NESTING levels still assemble; unary chains too. */
+static char *nested(const char *prefix, const char *open, const char *mid, const char *close,
+                    unsigned depth, size_t *len) {
+  size_t pl = strlen(prefix), ol = strlen(open), ml = strlen(mid), cl = strlen(close);
+  char *t = malloc(pl + depth * (ol + cl) + ml + 2);
+  assert_non_null(t);
+  size_t n = 0;
+  memcpy(t + n, prefix, pl), n += pl;
+  for (unsigned i = 0; i < depth; i++) memcpy(t + n, open, ol), n += ol;
+  memcpy(t + n, mid, ml), n += ml;
+  for (unsigned i = 0; i < depth; i++) memcpy(t + n, close, cl), n += cl;
+  t[n++] = '\n';
+  t[n] = '\0';
+  *len = n;
+  return t;
+}
+
+static void test_nesting_limit(void **state) {
+  (void)state;
+  static const struct {
+    const char *prefix, *open, *close;
+    unsigned depth;
+  } deep[] = {
+      {"nop ", "(", ")", 20000},  {"nop ", "-", "", 20000},     {"nop ", "~(", ")", 10000},
+      {".equ X, ", "(", ")", 20000}, {"fence 0, ", "(", ")", 20000}, {".word ", "+", "", 20000},
+  };
+  for (size_t i = 0; i < sizeof deep / sizeof deep[0]; i++) {
+    size_t len;
+    char *t = nested(deep[i].prefix, deep[i].open, "1", deep[i].close, deep[i].depth, &len);
+    uint32_t *w = NULL;
+    size_t n = 0;
+    sgpu_asm_error e;
+    int rc = sgpu_asm_assemble(t, len, "deep.s", 0, &w, &n, &e);
+    if (rc != SGPU_ASM_ERR_TOO_DEEP) fail_msg("%s%s... x%u: got %d '%s'", deep[i].prefix, deep[i].open, deep[i].depth, rc, e.message);
+    assert_int_equal(e.line, 1);
+    char want[64];
+    snprintf(want, sizeof want, "deep.s:1:%u: error: ", e.column);
+    assert_true(strncmp(e.message, want, strlen(want)) == 0);
+    assert_non_null(strstr(e.message, "at most 64 levels"));
+    free(t);
+  }
+  /* The limit itself is allowed; one more is not. */
+  for (unsigned d = SGPU_ASM_MAX_NESTING - 1; d <= SGPU_ASM_MAX_NESTING + 1; d++) {
+    size_t len;
+    char *t = nested("fence 0, ", "(", "7", ")", d, &len);
+    uint32_t *w = NULL;
+    size_t n = 0;
+    sgpu_asm_error e;
+    int rc = sgpu_asm_assemble(t, len, "lim.s", 0, &w, &n, &e);
+    if (d <= SGPU_ASM_MAX_NESTING) {
+      if (rc) fail_msg("%u levels: %s", d, e.message);
+      assert_int_equal(n, 3);
+      assert_int_equal(w[2], 7);
+      free(w);
+    } else {
+      assert_int_equal(rc, SGPU_ASM_ERR_TOO_DEEP);
+      /* the column of the '(' past the limit */
+      assert_int_equal(e.column, strlen("fence 0, ") + SGPU_ASM_MAX_NESTING + 1);
+    }
+    free(t);
+  }
 }
 
 int main(void) {
@@ -493,6 +559,7 @@ int main(void) {
       cmocka_unit_test(test_word_fallback),
       cmocka_unit_test(test_error_messages),
       cmocka_unit_test(test_fuzz_text),
+      cmocka_unit_test(test_nesting_limit),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

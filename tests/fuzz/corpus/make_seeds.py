@@ -35,6 +35,12 @@ ASM = {
     "misc": "nop\nnop 1, 2\nwait_vsync 1\nwait_scanline 0, 10, 20\ncontext 3, 0x10000, 0x20000\n"
             "# hash comment\n  .set X, (1 << 4) | 0x3 ^ ~0 & 0xff\n.word X, -5, 0b101 % 3\n",
     "error": "fill 0x2000, 64\n",
+    # nesting at and past the assembler's limit (SGPU_ASM_MAX_NESTING = 64):
+    # parentheses, unary chains, mixed; the mutator grows these further
+    "deep": "fence 0, " + "(" * 64 + "1" + ")" * 64 + "\n"
+            "nop " + "(" * 70 + "2" + ")" * 70 + "\n"
+            ".word " + "-~" * 40 + "3\n"
+            ".equ D, " + "((-" * 30 + "4" + "))" * 30 + "\n",
 }
 
 
@@ -111,6 +117,7 @@ def main():
     put("cli", "asm_cmd", bytes([2, 0x04]) + ASM["labels"].encode())
     put("cli", "disasm_cmd", bytes([2, 0x21]) + le_words(WORDS["fence_timestamp"]))
     put("cli", "number", bytes([3, 0]) + b"0x1000")
+    put("cli", "deep", bytes([2, 0x04]) + ASM["deep"].encode())
     # fuzz_submit: op, then fields in the harness's order (see fuzz_submit.c)
     fence = WORDS["fence_timestamp"]
     nbytes = 4 * len(fence)
