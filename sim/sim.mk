@@ -201,7 +201,7 @@ $(SIM_2C_LIB): $(SIM_2C_DIR)/sgpu_sim.o $(SIM_2C_DIR)/fst.stamp
 # sgpu-sim: the chip standalone (window, PNG frames; later the TCP server).
 SIM_SDL_CFLAGS := $(shell pkg-config --cflags sdl2 2>/dev/null)
 SIM_SDL_LIBS   := $(shell pkg-config --libs sdl2 2>/dev/null)
-$(SIM_BIN): sim/sgpu_sim_main.c sim/sgpu_sim.h $(HW_H) $(SIM_LIB)
+$(SIM_BIN): sim/sgpu_sim_main.c sim/sgpu_sim.h sim/sgpu_link_sim.h sim/sgpu_link_model.h $(HW_H) $(SIM_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CSTD) $(OPT) -I$(GEN) -Isim $(SIM_SDL_CFLAGS) -o $@ $< $(SIM_LIB) \
 	  $(SIM_SDL_LIBS) -lpng $(SIM_LDLIBS) -lm
