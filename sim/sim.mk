@@ -226,7 +226,7 @@ $(BUILD)/tests/chip/%: tests/chip/%.c $(CHIP_UTIL_OBJ) tests/chip/chip_util.h $(
 	  $(if $(filter $(SIM_COV_PLAIN),$*),$(SIM_LIB),$(SIM_COV_LIB)) $(SIM_LDLIBS)
 
 # Tests of the sgpu-sim program (scripts; they need the binary).
-SIM_TEST_SCRIPTS := tests/chip/sgpu_sim_cli.sh tests/chip/sgpu_sim_window.sh
+SIM_TEST_SCRIPTS := tests/chip/sgpu_sim_cli.sh tests/chip/sgpu_sim_window.sh tests/chip/sgpu_sim_nodisplay.sh
 $(SIM_TEST_SCRIPTS): $(SIM_BIN)
 
 TESTS += $(CHIP_TESTS) $(SIM_TEST_SCRIPTS)
