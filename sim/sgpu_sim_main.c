@@ -835,10 +835,13 @@ static uint64_t track_acks(ack_track *t, const uint8_t *p, size_t n) {
 
 /* Serve one client on fd until it goes away or is idle too long (returns
  * 1 then): its bytes enter the bridge, the bridge's bytes go back, the
- * clock runs all the while; meanwhile other connections are refused.
- * pty: a hang-up means the terminal's other side was closed. */
+ * clock runs all the while; meanwhile other connections are refused.  A
+ * connection that comes once the client has closed its side (a program
+ * that ended, the next one started) is not refused: it is left in *next
+ * for the caller to serve.  pty: a hang-up means the terminal's other side
+ * was closed. */
 static int serve_client(server *S, int fd, fault *up, fault *down, frame_sink *fs,
-                        uint32_t latency_us) {
+                        uint32_t latency_us, int *next) {
   const sgpu_link_model *lm = S->lm;
   uint8_t in[4096], tmp[8192], out[4096];
   const uint64_t chunk = 1024;
@@ -857,7 +860,14 @@ static int serve_client(server *S, int fd, fault *up, fault *down, frame_sink *f
         if (q[i].fd == S->lfd) {
           if (q[i].revents & POLLIN) {
             int c = accept(S->lfd, NULL, NULL);
-            if (c >= 0) refuse_add(S, c);
+            if (c >= 0) {
+              struct pollfd g = {fd, POLLRDHUP, 0};
+              if (poll(&g, 1, 0) > 0 && (g.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+                *next = c; /* the client has gone: this one is the next */
+                return 0;
+              }
+              refuse_add(S, c);
+            }
           }
         } else if (q[i].revents) {
           refuse_io(S, &S->ref[ref_idx[i]], q[i].revents, now);
@@ -967,7 +977,8 @@ static int serve_link(const options *o) {
         usleep(20000);
         continue;
       }
-      serve_client(&S, m, &up, &down, &fsink, o->latency_us);
+      int none = -1;
+      serve_client(&S, m, &up, &down, &fsink, o->latency_us, &none);
     }
   } else {
     const char *spec = o->listen;
@@ -1016,7 +1027,11 @@ static int serve_link(const options *o) {
     fflush(stdout);
     S.lfd = lfd;
     fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    int next = -1; /* a connection accepted as the last client went */
     for (;;) {
+      int c = next;
+      next = -1;
+      if (c >= 0) goto serve;
       /* no client: time stands still; refused connections still get their
        * answer and are closed */
       struct pollfd q[1 + SRV_REFUSED_MAX];
@@ -1034,20 +1049,21 @@ static int serve_link(const options *o) {
       for (int i = 0; i < SRV_REFUSED_MAX; i++)
         if (S.ref[i].fd >= 0) refuse_io(&S, &S.ref[i], 0, now);
       if (!(pr > 0 && (q[0].revents & POLLIN))) continue;
-      int c = accept(lfd, NULL, NULL);
+      c = accept(lfd, NULL, NULL);
       if (c < 0) {
         if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED) continue;
         fprintf(stderr, "sgpu-sim: accept: %s\n", strerror(errno));
         rc = 1;
         break;
       }
+    serve:
       setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
       S.accepted++;
       S.rx_peak = 0;
       if (!o->quiet)
         fprintf(stderr, "sgpu-sim: client connected at t=%.1f ms\n", srv_ms(&S, wall_us()));
-      serve_client(&S, c, &up, &down, &fsink, o->latency_us);
+      serve_client(&S, c, &up, &down, &fsink, o->latency_us, &next);
       close(c);
       if (!o->quiet)
         fprintf(stderr, "sgpu-sim: client gone at cycle %" PRIu64 " (%" PRIu64 " frames, %" PRIu64
