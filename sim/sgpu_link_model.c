@@ -26,7 +26,9 @@ static uint64_t c_run(void *m, uint64_t c, uint8_t *o, size_t cap, size_t *n) { 
 static uint64_t c_cycle(const void *m) { return sgpu_lsim_cycle(m); }
 static uint64_t c_ok(const void *m) { return sgpu_lsim_frames_ok(m); }
 static uint64_t c_err(const void *m) { return sgpu_lsim_frames_err(m); }
-static const sgpu_link_model_ops chip_ops = {c_destroy, c_send_after, c_quiet, c_run, c_cycle, c_ok, c_err, NULL};
+static size_t c_queued(const void *m) { return sgpu_lsim_rx_queued(m); }
+static const sgpu_link_model_ops chip_ops = {c_destroy, c_send_after, c_quiet, c_run, c_cycle, c_ok, c_err, NULL,
+                                             c_queued};
 
 #ifndef SGPU_LINK_MODEL_NO_BOARDS
 /* ---- a board-level simulation (sim/sgpu_board_lsim.h) */
@@ -40,8 +42,9 @@ static uint64_t b_err(const void *m) { return sgpu_blsim_frames_err(m); }
 static void b_frame(void *m, uint64_t *num, uint32_t *w, uint32_t *h, const uint8_t **rgb, int *ok) {
   sgpu_blsim_frame(m, num, w, h, rgb, ok);
 }
+static size_t b_queued(const void *m) { return sgpu_blsim_rx_queued(m); }
 static const sgpu_link_model_ops board_ops = {b_destroy, b_send_after, b_quiet, b_run,
-                                              b_cycle,   b_ok,         b_err,   b_frame};
+                                              b_cycle,   b_ok,         b_err,   b_frame, b_queued};
 #endif
 
 int sgpu_link_model_open(sgpu_link_model *lm, const char *board, uint32_t cycles_per_byte, char *err,

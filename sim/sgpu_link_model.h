@@ -26,6 +26,8 @@ typedef struct sgpu_link_model_ops {
    * yet); NULL where the model has no video pins to capture */
   void (*frame)(void *m, uint64_t *number, uint32_t *width, uint32_t *height, const uint8_t **rgb,
                 int *timing_ok);
+  /* host bytes queued and not yet taken by the device's receiver */
+  size_t (*rx_queued)(const void *m);
 } sgpu_link_model_ops;
 
 typedef struct sgpu_link_model {

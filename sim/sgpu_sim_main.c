@@ -46,6 +46,7 @@
 #include "sgpu_sim.h"
 
 #define PATTERN_FB 0x00100000u /* framebuffer of --pattern, in segment 1 */
+#define SRV_IDLE_MS_DEFAULT 5000u /* --idle-ms */
 
 typedef struct options {
   uint64_t cycles;      /* 0 = not limited by cycles */
@@ -67,6 +68,8 @@ typedef struct options {
   int quiet;
   const char *board;      /* --board: "sim" (default), "icebreaker", "ulx3s" */
   const char *frames_dir; /* --frames-dir */
+  uint32_t idle_ms;       /* --idle-ms: close a --listen connection without an ACK this long */
+  int idle_set;
 } options;
 
 static void usage(FILE *f) {
@@ -89,7 +92,16 @@ static void usage(FILE *f) {
           "  --seed S           seed of the stall injection\n"
           "  --listen tcp:HOST:PORT  serve the host link (docs/link-protocol.md) on TCP\n"
           "                     through the host-bridge RTL; PORT 0 picks a free port;\n"
-          "                     prints 'listening on tcp:HOST:PORT'\n"
+          "                     prints 'listening on tcp:HOST:PORT'.  HOST defaults to\n"
+          "                     127.0.0.1 (this machine only); whoever can connect has\n"
+          "                     the whole chip: every register and all of its memory,\n"
+          "                     no password.  One program at a time: a connection that\n"
+          "                     comes while another is served gets NAK IN_USE (the\n"
+          "                     client reports 'device in use by another connection')\n"
+          "  --idle-ms N        with --listen: close a connection whose frames the chip\n"
+          "                     has not ACKed for N ms of wall time (silent, stopped\n"
+          "                     inside a frame, or sending no frames), so the next\n"
+          "                     program gets the chip (default %u; 0 never)\n"
           "  --pty              serve the host link on a pseudo-terminal; prints\n"
           "                     'serving on /dev/pts/N' (a serial:/dev/pts/N device)\n"
           "  --baud N           with --listen/--pty: bytes at N baud (10 bits a byte) in\n"
@@ -122,7 +134,8 @@ static void usage(FILE *f) {
           "  --quiet            no summary on stdout\n"
           "  --help             this text\n"
           "\n"
-          "Exit status: 0 success, 1 runtime error, 2 usage error.\n");
+          "Exit status: 0 success, 1 runtime error, 2 usage error.\n",
+          SRV_IDLE_MS_DEFAULT);
 }
 
 static int parse_u64(const char *s, uint64_t *v) {
@@ -272,6 +285,10 @@ static int parse_args(int argc, char **argv, options *o) {
     } else if (!strcmp(a, "--frames-dir")) {
       NEED_VALUE();
       o->frames_dir = v;
+    } else if (!strcmp(a, "--idle-ms")) {
+      NEED_NUMBER(3600000);
+      o->idle_ms = (uint32_t)n;
+      o->idle_set = 1;
     } else if (!strcmp(a, "--quiet")) {
       o->quiet = 1;
     } else {
@@ -303,6 +320,11 @@ static int parse_args(int argc, char **argv, options *o) {
                     "--trace)\n");
     return -1;
   }
+  if (o->idle_set && !o->listen) {
+    fprintf(stderr, "sgpu-sim: --idle-ms needs --listen\n");
+    return -1;
+  }
+  if (!o->idle_set) o->idle_ms = SRV_IDLE_MS_DEFAULT;
   if (!o->board) o->board = "sim";
   const int on_board = strcmp(o->board, "sim") != 0;
   if (on_board && !o->listen && !o->pty) {
@@ -405,15 +427,73 @@ static int write_png_rgb(const char *path, uint32_t width, uint32_t height, cons
 }
 
 /* ---------------------------------------------------------------- window */
+/* The window's title from the counters of the last interval: `frames`
+ * complete frames and `cycles` clock cycles of a clock of clock_hz were
+ * simulated in `wall_us` microseconds of wall time.  "sgpu-sim: source 0,
+ * F frames/s, R x real time" (R: simulated seconds per wall second). */
+int sgpu_sim_window_title(char *buf, size_t size, uint64_t frames, uint64_t cycles, uint64_t wall_us,
+                          uint64_t clock_hz);
+int sgpu_sim_window_title(char *buf, size_t size, uint64_t frames, uint64_t cycles, uint64_t wall_us,
+                          uint64_t clock_hz) {
+  if (!wall_us || !clock_hz) return snprintf(buf, size, "sgpu-sim: source 0");
+  const double secs = (double)wall_us / 1e6;
+  const double ratio = (double)cycles / (double)clock_hz / secs;
+  return snprintf(buf, size, "sgpu-sim: source 0, %.1f frames/s, %.*f x real time",
+                  (double)frames / secs, ratio < 0.01 ? 4 : ratio < 1 ? 3 : 2, ratio);
+}
+
 typedef struct view {
   SDL_Window *win;
   int w, h; /* window size in pixels */
   int scale;
+  char title[128];
+  uint64_t t_us, cycle, frames; /* the title's interval began: wall time, counters */
 } view;
 
+/* wall time in microseconds (monotonic) */
+static uint64_t wall_us(void);
+
+/* Every half second of wall time: the title from the interval's counters. */
+static void view_title(view *v, uint64_t cycle, uint64_t frames, int force) {
+  const uint64_t now = wall_us();
+  if (!v->t_us) {
+    v->t_us = now;
+    v->cycle = cycle;
+    v->frames = frames;
+    return;
+  }
+  if (!force && now - v->t_us < 500000u) return;
+  if (now == v->t_us) return;
+  sgpu_sim_window_title(v->title, sizeof v->title, frames - v->frames, cycle - v->cycle,
+                        now - v->t_us, SGPU_NOMINAL_CLOCK_HZ);
+  SDL_SetWindowTitle(v->win, v->title);
+  v->t_us = now;
+  v->cycle = cycle;
+  v->frames = frames;
+}
+
 static int view_open(view *v, int scale, int fw, int fh) {
+  const char *env_d = getenv("DISPLAY"), *env_wl = getenv("WAYLAND_DISPLAY"), *env_drv = getenv("SDL_VIDEODRIVER");
+  if (!(env_d && *env_d) && !(env_wl && *env_wl) && !(env_drv && *env_drv)) {
+    /* SDL would fall back to a driver that shows nothing (offscreen), after
+     * its probes print their own complaints */
+    fprintf(stderr, "sgpu-sim: --window: no display (DISPLAY and WAYLAND_DISPLAY are unset; "
+                    "set SDL_VIDEODRIVER to use another SDL video driver)\n");
+    return -1;
+  }
   if (SDL_Init(SDL_INIT_VIDEO) != 0) {
-    fprintf(stderr, "sgpu-sim: SDL_Init: %s\n", SDL_GetError());
+    const char *d = getenv("DISPLAY"), *wl = getenv("WAYLAND_DISPLAY");
+    fprintf(stderr, "sgpu-sim: --window: no display (SDL: %s; DISPLAY %s%s%s, WAYLAND_DISPLAY %s%s%s)\n",
+            SDL_GetError(), d ? "'" : "", d ? d : "unset", d ? "'" : "", wl ? "'" : "",
+            wl ? wl : "unset", wl ? "'" : "");
+    return -1;
+  }
+  /* a driver that shows nothing, taken only when asked for by name */
+  const char *drv = SDL_GetCurrentVideoDriver(), *asked = getenv("SDL_VIDEODRIVER");
+  if (drv && (!strcmp(drv, "dummy") || !strcmp(drv, "offscreen")) && !(asked && strstr(asked, drv))) {
+    fprintf(stderr, "sgpu-sim: --window: no display (SDL chose its '%s' video driver, which shows "
+                    "nothing)\n", drv);
+    SDL_Quit();
     return -1;
   }
   v->scale = scale;
@@ -422,7 +502,7 @@ static int view_open(view *v, int scale, int fw, int fh) {
   v->win = SDL_CreateWindow("sgpu-sim: source 0", SDL_WINDOWPOS_UNDEFINED, SDL_WINDOWPOS_UNDEFINED,
                             v->w, v->h, 0);
   if (!v->win) {
-    fprintf(stderr, "sgpu-sim: SDL_CreateWindow: %s\n", SDL_GetError());
+    fprintf(stderr, "sgpu-sim: --window: cannot open a window (SDL: %s)\n", SDL_GetError());
     SDL_Quit();
     return -1;
   }
@@ -608,32 +688,226 @@ static int hold_put(ftdi_hold *h, int fd, const uint8_t *p, size_t k, uint64_t n
   return 0;
 }
 
-/* Serve one client on fd until it goes away: its bytes enter the bridge,
- * the bridge's bytes go back, the clock runs all the while.  pty: a hang-up
- * means the terminal's other side was closed. */
-static void serve_client(const sgpu_link_model *lm, int fd, fault *up, fault *down, frame_sink *fs,
-                         uint32_t latency_us) {
+/* ---------------------------------------------------------------- hostile clients
+ * The server holds at most SRV_RX_BOUND bytes of a client's for the device:
+ * the bridge's receive FIFO.  Past that it stops reading the socket, so a
+ * flood waits in the kernel's socket buffers and TCP's flow control stops
+ * the sender (nothing is dropped: a client within its window never meets
+ * the bound, one that floods is closed by the idle rule below).
+ *
+ * Idle rule (--idle-ms, default SRV_IDLE_MS_DEFAULT): a connection whose
+ * frames the device has not ACKed for that long in wall time is closed: one
+ * that sends nothing, stops inside a frame (the bridge NAKs it TIMEOUT,
+ * which is no ACK) or sends bytes that are no frames.  A program that
+ * keeps the link open without using it that long loses it too.
+ *
+ * One program at a time: a connection that comes while another is served
+ * is answered NAK IN_USE (the SEQ of its first frame) and closed. */
+#define SRV_RX_BOUND SGPU_LINK_RX_FIFO_BYTES
+#define SRV_REFUSED_MAX 8          /* refused connections kept until answered; more are closed */
+#define SRV_REFUSED_HOLD_US 2000000u /* a refused connection's life at most */
+
+typedef struct refused {
+  int fd;          /* -1: free */
+  uint64_t t0;     /* accepted, wall us */
+  int sync;        /* its SYNC seen: the next byte is the SEQ */
+  int answered;
+} refused;
+
+typedef struct server {
+  const sgpu_link_model *lm;
+  int lfd;                 /* listening socket; -1 with --pty */
+  uint64_t idle_us;        /* 0: never closed for idleness */
+  int quiet;
+  uint64_t t_start;        /* wall us the server started */
+  refused ref[SRV_REFUSED_MAX];
+  uint64_t accepted, refusals, idle_closed;
+  uint64_t rx_peak;        /* most host bytes queued for the device at once */
+} server;
+
+static double srv_ms(const server *S, uint64_t t) { return (double)(t - S->t_start) / 1000.0; }
+
+/* CRC-32/MPEG-2 (docs/link-protocol.md) */
+static uint32_t link_crc(const uint8_t *p, size_t n) {
+  uint32_t c = SGPU_LINK_CRC_INIT;
+  for (size_t i = 0; i < n; i++) {
+    c ^= (uint32_t)p[i] << 24;
+    for (int k = 0; k < 8; k++) c = (c & 0x80000000u) ? (c << 1) ^ SGPU_LINK_CRC_POLY : c << 1;
+  }
+  return c;
+}
+
+static void refuse_answer(server *S, refused *r, uint8_t seq) {
+  uint8_t f[SGPU_LINK_RSP_HDR_BYTES + SGPU_LINK_CRC_BYTES] = {
+      SGPU_LINK_SYNC, seq, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_IN_USE, 0, 0};
+  uint32_t c = link_crc(f + 1, SGPU_LINK_RSP_HDR_BYTES - 1);
+  for (int i = 0; i < 4; i++) f[SGPU_LINK_RSP_HDR_BYTES + i] = (uint8_t)(c >> (24 - 8 * i));
+  ssize_t w = write(r->fd, f, sizeof f); /* 10 bytes into an empty socket buffer */
+  (void)w;
+  shutdown(r->fd, SHUT_WR);
+  r->answered = 1;
+  S->refusals++;
+  if (!S->quiet)
+    fprintf(stderr, "sgpu-sim: refused a connection at t=%.1f ms: device in use by another "
+                    "connection (NAK IN_USE %.2f ms after it connected)\n",
+            srv_ms(S, wall_us()), (double)(wall_us() - r->t0) / 1000.0);
+}
+
+static void refuse_add(server *S, int fd) {
+  for (int i = 0; i < SRV_REFUSED_MAX; i++)
+    if (S->ref[i].fd < 0) {
+      fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+      S->ref[i] = (refused){fd, wall_us(), 0, 0};
+      return;
+    }
+  close(fd); /* too many waiting: closed unanswered */
+}
+
+/* A refused connection's bytes (revents from poll): answer its first
+ * frame's SYNC SEQ, then drop what it sends until it closes. */
+static void refuse_io(server *S, refused *r, short revents, uint64_t now) {
+  if (revents & (POLLIN | POLLHUP | POLLERR)) {
+    uint8_t buf[512];
+    ssize_t n = read(r->fd, buf, sizeof buf);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) {
+      close(r->fd);
+      r->fd = -1;
+      return;
+    }
+    for (ssize_t i = 0; i < n && !r->answered; i++) {
+      if (r->sync) refuse_answer(S, r, buf[i]);
+      else if (buf[i] == SGPU_LINK_SYNC) r->sync = 1;
+    }
+  }
+  if (now > r->t0 && now - r->t0 > SRV_REFUSED_HOLD_US) {
+    close(r->fd);
+    r->fd = -1;
+  }
+}
+
+/* pollfds of the listening socket and the refused connections after q[0..n) */
+static int srv_pollfds(const server *S, struct pollfd *q, int n, int *ref_idx) {
+  if (S->lfd >= 0) q[n++] = (struct pollfd){S->lfd, POLLIN, 0};
+  for (int i = 0; i < SRV_REFUSED_MAX; i++)
+    if (S->ref[i].fd >= 0) {
+      ref_idx[n] = i;
+      q[n++] = (struct pollfd){S->ref[i].fd, POLLIN, 0};
+    }
+  return n;
+}
+
+static int srv_refused_pending(const server *S) {
+  for (int i = 0; i < SRV_REFUSED_MAX; i++)
+    if (S->ref[i].fd >= 0) return 1;
+  return 0;
+}
+
+/* Follows the device's answers to count its ACKs (the idle rule's sign of
+ * progress): SYNC SEQ KIND INFO COUNT(2) DATA CRC. */
+typedef struct ack_track {
+  uint32_t pos, need;
+  uint16_t count;
+} ack_track;
+
+static uint64_t track_acks(ack_track *t, const uint8_t *p, size_t n) {
+  uint64_t acks = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t b = p[i];
+    if (t->pos == 0) {
+      if (b == SGPU_LINK_SYNC) t->pos = 1;
+      continue;
+    }
+    t->pos++;
+    if (t->pos == 3) {
+      if (b == SGPU_LINK_KIND_ACK) acks++;
+      else if (b != SGPU_LINK_KIND_NAK && b != SGPU_LINK_KIND_EVENT) t->pos = 0;
+    } else if (t->pos == 5) {
+      t->count = b;
+    } else if (t->pos == 6) {
+      t->count = (uint16_t)(t->count | b << 8);
+      t->need = SGPU_LINK_RSP_HDR_BYTES + 4u * (t->count > SGPU_LINK_MAX_WORDS ? 0 : t->count) +
+                SGPU_LINK_CRC_BYTES;
+    }
+    if (t->pos >= 6 && t->pos >= t->need) t->pos = 0;
+  }
+  return acks;
+}
+
+/* Serve one client on fd until it goes away or is idle too long (returns
+ * 1 then): its bytes enter the bridge, the bridge's bytes go back, the
+ * clock runs all the while; meanwhile other connections are refused.  A
+ * connection that comes once the client has closed its side (a program
+ * that ended, the next one started) is not refused: it is left in *next
+ * for the caller to serve.  pty: a hang-up means the terminal's other side
+ * was closed. */
+static int serve_client(server *S, int fd, fault *up, fault *down, frame_sink *fs,
+                        uint32_t latency_us, int *next) {
+  const sgpu_link_model *lm = S->lm;
   uint8_t in[4096], tmp[8192], out[4096];
   const uint64_t chunk = 1024;
   ftdi_hold hold = {(uint64_t)latency_us * lm->clock_hz / 1000000u, {0}, 0, 0};
+  ack_track trk = {0, 0, 0};
+  uint64_t progress = wall_us(); /* connected, or the device's last ACK to it */
+  struct pollfd q[2 + SRV_REFUSED_MAX];
+  int ref_idx[2 + SRV_REFUSED_MAX];
   for (;;) {
-    struct pollfd q = {fd, POLLIN, 0};
-    int pr = poll(&q, 1, 0);
-    if (pr > 0 && (q.revents & POLLIN)) {
-      ssize_t n = read(fd, in, sizeof in);
-      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return;
-      if (n > 0) {
-        size_t k = inject(up, in, (size_t)n, tmp);
-        if (lm->ops->send_after(lm->m, tmp, k, 0) != 0) return;   /* no silences kept: the bridge NAKs at once */
+    q[0] = (struct pollfd){fd, POLLIN, 0};
+    int nq = srv_pollfds(S, q, 1, ref_idx);
+    int pr = poll(q, (nfds_t)nq, 0);
+    uint64_t now = wall_us();
+    if (pr > 0) {
+      for (int i = 1; i < nq; i++) {
+        if (q[i].fd == S->lfd) {
+          if (q[i].revents & POLLIN) {
+            int c = accept(S->lfd, NULL, NULL);
+            if (c >= 0) {
+              struct pollfd g = {fd, POLLRDHUP, 0};
+              if (poll(&g, 1, 0) > 0 && (g.revents & (POLLRDHUP | POLLHUP | POLLERR))) {
+                *next = c; /* the client has gone: this one is the next */
+                return 0;
+              }
+              refuse_add(S, c);
+            }
+          }
+        } else if (q[i].revents) {
+          refuse_io(S, &S->ref[ref_idx[i]], q[i].revents, now);
+        }
       }
-    } else if (pr > 0 && (q.revents & (POLLHUP | POLLERR | POLLNVAL))) {
-      return;
+    }
+    for (int i = 0; i < SRV_REFUSED_MAX; i++)
+      if (S->ref[i].fd >= 0) refuse_io(S, &S->ref[i], 0, now);
+    size_t queued = lm->ops->rx_queued(lm->m);
+    if (queued > S->rx_peak) S->rx_peak = queued;
+    if (pr > 0 && (q[0].revents & POLLIN)) {
+      /* no more than the bound holds (a duplicating fault may double it) */
+      size_t room = queued < SRV_RX_BOUND ? SRV_RX_BOUND - queued : 0;
+      if (down->dup > 0 || up->dup > 0) room /= 2;
+      if (room > sizeof in) room = sizeof in;
+      if (room) {
+        ssize_t n = read(fd, in, room);
+        if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) return 0;
+        if (n > 0) {
+          size_t k = inject(up, in, (size_t)n, tmp);
+          if (lm->ops->send_after(lm->m, tmp, k, 0) != 0) return 0; /* no silences kept: the bridge NAKs at once */
+        }
+      }
+    } else if (pr > 0 && (q[0].revents & (POLLHUP | POLLERR | POLLNVAL))) {
+      return 0;
     }
     size_t got = 0;
     lm->ops->run(lm->m, hold_left(&hold, lm->ops->cycle(lm->m), chunk), out, sizeof out, &got);
     sink_frames(lm, fs);
+    if (got && track_acks(&trk, out, got)) progress = wall_us();
     size_t k = got ? inject(down, out, got, tmp) : 0;
-    if (hold_put(&hold, fd, tmp, k, lm->ops->cycle(lm->m)) != 0) return;
+    if (hold_put(&hold, fd, tmp, k, lm->ops->cycle(lm->m)) != 0) return 0;
+    if (S->idle_us && now > progress && now - progress > S->idle_us) {
+      S->idle_closed++;
+      if (!S->quiet)
+        fprintf(stderr, "sgpu-sim: closed a connection at t=%.1f ms: no ACK for %.1f ms "
+                        "(--idle-ms %.0f)\n",
+                srv_ms(S, now), (double)(now - progress) / 1000.0, (double)S->idle_us / 1000.0);
+      return 1;
+    }
   }
 }
 
@@ -667,6 +941,14 @@ static int serve_link(const options *o) {
   fault up = {o->drop, o->corrupt, o->dup, o->err_seed, 0, 0, 0};
   fault down = {o->drop, o->corrupt, o->dup, o->err_seed * 2654435761u | 1u, 0, 0, 0};
   int rc = 0;
+  server S;
+  memset(&S, 0, sizeof S);
+  S.lm = ls;
+  S.lfd = -1;
+  S.idle_us = o->listen ? (uint64_t)o->idle_ms * 1000u : 0;
+  S.quiet = o->quiet;
+  S.t_start = wall_us();
+  for (int i = 0; i < SRV_REFUSED_MAX; i++) S.ref[i].fd = -1;
   if (o->pty) {
     int m = posix_openpt(O_RDWR | O_NOCTTY);
     if (m < 0 || grantpt(m) != 0 || unlockpt(m) != 0) {
@@ -695,7 +977,8 @@ static int serve_link(const options *o) {
         usleep(20000);
         continue;
       }
-      serve_client(ls, m, &up, &down, &fsink, o->latency_us);
+      int none = -1;
+      serve_client(&S, m, &up, &down, &fsink, o->latency_us, &none);
     }
   } else {
     const char *spec = o->listen;
@@ -742,26 +1025,54 @@ static int serve_link(const options *o) {
                                            : ntohs(((struct sockaddr_in *)&sa)->sin_port);
     printf("listening on tcp:%s:%u\n", host, pn);
     fflush(stdout);
+    S.lfd = lfd;
+    fcntl(lfd, F_SETFL, fcntl(lfd, F_GETFL) | O_NONBLOCK);
+    int next = -1; /* a connection accepted as the last client went */
     for (;;) {
-      int c = accept(lfd, NULL, NULL);
+      int c = next;
+      next = -1;
+      if (c >= 0) goto serve;
+      /* no client: time stands still; refused connections still get their
+       * answer and are closed */
+      struct pollfd q[1 + SRV_REFUSED_MAX];
+      int ref_idx[1 + SRV_REFUSED_MAX];
+      int nq = srv_pollfds(&S, q, 0, ref_idx);
+      int pr = poll(q, (nfds_t)nq, srv_refused_pending(&S) ? 20 : -1);
+      if (pr < 0 && errno != EINTR) {
+        fprintf(stderr, "sgpu-sim: poll: %s\n", strerror(errno));
+        rc = 1;
+        break;
+      }
+      uint64_t now = wall_us();
+      for (int i = 1; i < nq; i++)
+        if (q[i].revents) refuse_io(&S, &S.ref[ref_idx[i]], q[i].revents, now);
+      for (int i = 0; i < SRV_REFUSED_MAX; i++)
+        if (S.ref[i].fd >= 0) refuse_io(&S, &S.ref[i], 0, now);
+      if (!(pr > 0 && (q[0].revents & POLLIN))) continue;
+      c = accept(lfd, NULL, NULL);
       if (c < 0) {
-        if (errno == EINTR) continue;
+        if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK || errno == ECONNABORTED) continue;
         fprintf(stderr, "sgpu-sim: accept: %s\n", strerror(errno));
         rc = 1;
         break;
       }
+    serve:
       setsockopt(c, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
       fcntl(c, F_SETFL, fcntl(c, F_GETFL) | O_NONBLOCK);
-      serve_client(ls, c, &up, &down, &fsink, o->latency_us);
+      S.accepted++;
+      S.rx_peak = 0;
+      if (!o->quiet)
+        fprintf(stderr, "sgpu-sim: client connected at t=%.1f ms\n", srv_ms(&S, wall_us()));
+      serve_client(&S, c, &up, &down, &fsink, o->latency_us, &next);
       close(c);
       if (!o->quiet)
         fprintf(stderr, "sgpu-sim: client gone at cycle %" PRIu64 " (%" PRIu64 " frames, %" PRIu64
                         " naks, %" PRIu64 " cycles of kept silence; faults: %" PRIu64 " dropped, %" PRIu64
-                        " corrupted, %" PRIu64 " duplicated)\n",
+                        " corrupted, %" PRIu64 " duplicated; at most %" PRIu64 " bytes queued) at t=%.1f ms\n",
                 ls->ops->cycle(ls->m), ls->ops->frames_ok(ls->m), ls->ops->frames_err(ls->m),
                 ls->ops->quiet_cycles(ls->m),
                 up.dropped + down.dropped, up.corrupted + down.corrupted,
-                up.duplicated + down.duplicated);
+                up.duplicated + down.duplicated, S.rx_peak, srv_ms(&S, wall_us()));
     }
     close(lfd);
   }
@@ -815,6 +1126,7 @@ int main(int argc, char **argv) {
         break;
       }
     }
+    if (o.window) view_title(&v, sgpu_sim_cycle(sim), seen_frames, 0);
     if (o.window && view_poll()) {
       closed = 1;
       break;
@@ -829,6 +1141,10 @@ int main(int argc, char **argv) {
       printf("source0 %ux%u h_total %u v_total %u hsync %u vsync_lines %u\n", f.width, f.height,
              f.h_total, f.v_total, f.hsync_width, f.vsync_lines);
     if (closed) printf("window closed\n");
+    if (o.window) {
+      if (!v.title[0]) view_title(&v, sgpu_sim_cycle(sim), seen_frames, 1);
+      printf("window title: %s\n", v.title);
+    }
   }
   if (rc == 0 && o.png) {
     if (!f.frame_number) {

@@ -201,7 +201,7 @@ $(SIM_2C_LIB): $(SIM_2C_DIR)/sgpu_sim.o $(SIM_2C_DIR)/fst.stamp
 # sgpu-sim: the chip standalone (window, PNG frames; later the TCP server).
 SIM_SDL_CFLAGS := $(shell pkg-config --cflags sdl2 2>/dev/null)
 SIM_SDL_LIBS   := $(shell pkg-config --libs sdl2 2>/dev/null)
-$(SIM_BIN): sim/sgpu_sim_main.c sim/sgpu_sim.h $(HW_H) $(SIM_LIB)
+$(SIM_BIN): sim/sgpu_sim_main.c sim/sgpu_sim.h sim/sgpu_link_sim.h sim/sgpu_link_model.h $(HW_H) $(SIM_LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(WARN) $(CSTD) $(OPT) -I$(GEN) -Isim $(SIM_SDL_CFLAGS) -o $@ $< $(SIM_LIB) \
 	  $(SIM_SDL_LIBS) -lpng $(SIM_LDLIBS) -lm
@@ -226,7 +226,7 @@ $(BUILD)/tests/chip/%: tests/chip/%.c $(CHIP_UTIL_OBJ) tests/chip/chip_util.h $(
 	  $(if $(filter $(SIM_COV_PLAIN),$*),$(SIM_LIB),$(SIM_COV_LIB)) $(SIM_LDLIBS)
 
 # Tests of the sgpu-sim program (scripts; they need the binary).
-SIM_TEST_SCRIPTS := tests/chip/sgpu_sim_cli.sh tests/chip/sgpu_sim_window.sh
+SIM_TEST_SCRIPTS := tests/chip/sgpu_sim_cli.sh tests/chip/sgpu_sim_window.sh tests/chip/sgpu_sim_nodisplay.sh
 $(SIM_TEST_SCRIPTS): $(SIM_BIN)
 
 TESTS += $(CHIP_TESTS) $(SIM_TEST_SCRIPTS)

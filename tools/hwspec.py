@@ -550,6 +550,8 @@ LINK_NAKS = [
     ("BAD_ADDR", 5, "ADDR not 4-byte aligned"),
     ("OUT_OF_ORDER", 6, "a WRITE whose SEQ is neither the last executed SEQ + 1 nor the last; "
                         "one data word: [7:0] the last executed SEQ"),
+    ("IN_USE", 7, "never sent by a bridge: sgpu-sim's link server answers a connection's "
+                  "first frame so while another connection has the device, then closes it"),
 ]
 # request FLAGS byte
 LINK_FLAGS = [

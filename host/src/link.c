@@ -120,6 +120,7 @@ typedef struct sgpu_link {
   uint64_t busy_ns;       /* time with a frame in flight */
   int opening;            /* the opening PING: received bytes are kept in open_cap */
   int old_version;        /* the device answered in link version 1 (CRC-16) */
+  int in_use;             /* NAK IN_USE: sgpu-sim serves another connection */
   uint8_t open_cap[256];
   size_t open_cap_n;
   sgpu_scanout scan;      /* frame capture (its own mutex: it calls the ops) */
@@ -351,6 +352,8 @@ static int drain(sgpu_link *L, int waiting, int *nak) {
     if (f.kind == SGPU_LINK_KIND_NAK) {
       L->st.naks++;
       if (f.info == SGPU_LINK_NAK_BAD_CRC) L->st.crc_errors++;
+      /* sgpu-sim's server has another client: no repeat will be taken */
+      if (f.info == SGPU_LINK_NAK_IN_USE) L->in_use = 1;
     }
     if (!waiting || !L->w_n) continue; /* a stale answer */
     sgpu_link_slot *h = slot_at(L, 0);
@@ -608,6 +611,10 @@ static int win_step(sgpu_link *L) {
   int got = await_answer(L, deadline, gap_ms, &nak);
   if (got < 0) return SGPU_ERROR_IO;
   if (got) return 0;
+  if (L->in_use) {
+    die(L, "%s", "device in use by another connection (NAK IN_USE)");
+    return SGPU_ERROR_BUSY;
+  }
   if (!nak && L->opening && sgpu_link_v1_answer(L->open_cap, L->open_cap_n)) {
     /* a device of link version 1 (CRC-16) answers in frames this
      * client rejects: no repeat will ever be understood */
@@ -991,6 +998,14 @@ int sgpu_link_open(const char *name, const sgpu_link_chan *chan, const sgpu_link
                       name, ver, SGPU_LINK_VERSION_SINGLE, SGPU_LINK_VERSION);
     sgpu_tr_link_close(&L->base);
     return SGPU_ERROR_NO_DEVICE;
+  }
+  if (r && L->in_use) {
+    if (msg)
+      snprintf(msg, msg_size,
+               "%s: device in use by another connection (sgpu-sim serves one program at a time; "
+               "try again when it has finished)", name);
+    sgpu_tr_link_close(&L->base);
+    return SGPU_ERROR_BUSY;
   }
   if (r) {
     if (msg) snprintf(msg, msg_size, "%s: no answer to the link PING: %s", name, L->why);

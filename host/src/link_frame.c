@@ -112,6 +112,7 @@ const char *sgpu_link_nak_name(uint32_t reason) {
   case SGPU_LINK_NAK_TIMEOUT: return "TIMEOUT";
   case SGPU_LINK_NAK_BAD_ADDR: return "BAD_ADDR";
   case SGPU_LINK_NAK_OUT_OF_ORDER: return "OUT_OF_ORDER";
+  case SGPU_LINK_NAK_IN_USE: return "IN_USE";
   default: return NULL;
   }
 }

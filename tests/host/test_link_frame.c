@@ -260,7 +260,8 @@ static void test_encode_request_errors(void **state) {
   assert_string_equal(sgpu_link_nak_name(SGPU_LINK_NAK_TIMEOUT), "TIMEOUT");
   assert_null(sgpu_link_nak_name(0));
   assert_string_equal(sgpu_link_nak_name(SGPU_LINK_NAK_OUT_OF_ORDER), "OUT_OF_ORDER");
-  assert_null(sgpu_link_nak_name(SGPU_LINK_NAK_OUT_OF_ORDER + 1));
+  assert_string_equal(sgpu_link_nak_name(SGPU_LINK_NAK_IN_USE), "IN_USE");
+  assert_null(sgpu_link_nak_name(SGPU_LINK_NAK_IN_USE + 1));
 }
 
 /* ------------------------------------------------------------ decoder: vectors */
@@ -581,7 +582,7 @@ static void test_reject_bad_info(void **state) {
   expect_reject(buf, n, SGPU_LINK_ERR_BAD_INFO);
   n = raw_answer(buf, 1, SGPU_LINK_KIND_NAK, 0, 0, NULL, 0);
   expect_reject(buf, n, SGPU_LINK_ERR_BAD_INFO);
-  n = raw_answer(buf, 1, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_OUT_OF_ORDER + 1, 0, NULL, 0);
+  n = raw_answer(buf, 1, SGPU_LINK_KIND_NAK, SGPU_LINK_NAK_IN_USE + 1, 0, NULL, 0);
   expect_reject(buf, n, SGPU_LINK_ERR_BAD_INFO);
   n = raw_answer(buf, 1, SGPU_LINK_KIND_EVENT, 1, 1, w, 1);
   expect_reject(buf, n, SGPU_LINK_ERR_BAD_INFO);
