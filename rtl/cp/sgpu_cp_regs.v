@@ -1,0 +1,320 @@
+// Register block of one command-processor node (part of sgpu_cp): the
+// decode of the node register offsets, the write checks that reject a
+// write with CFG_ERROR bits, the configuration registers (ring base and
+// size, WPTR, RPTR_ADDR, CONTROL, WATCHDOG), the perf counters, the shadow
+// RAM of the values the engine only writes and the host only reads, and
+// the read mux.  The executor (sgpu_cp_exec) owns the engine's state and
+// reports it here for the reads (status, RPTR, the header address, the
+// fault reason, the context).
+`include "sgpu_hw.vh"
+module sgpu_cp_regs #(
+  parameter IW        = 23,        // internal address width (sgpu_cp)
+  parameter MEM_BYTES = 8388608,
+  parameter PERF      = 1,         // 0: no PERF_* counters (they read 0)
+  // 1: RING_BASE, RING_SIZE, RPTR_ADDR, CONTROL and WATCHDOG read 0 here
+  // (the chip's register mirror answers them)
+  parameter MIRROR    = 0
+) (
+  input  wire          clk_i,
+  input  wire          rst_ni,
+  // register port (sgpu_cp's)
+  input  wire          reg_we_i,
+  input  wire [6:0]    reg_addr_i,
+  input  wire [31:0]   reg_wdata_i,
+  input  wire          reg_re_i,
+  output reg  [31:0]   reg_rdata_o,
+  output wire [31:0]   reg_rdata_late_o,
+  output wire          cfg_err_o,
+  output wire          reg_kept_o,
+  output wire [5:0]    cfg_err_bits_o,
+  // configuration, to the executor
+  output wire [IW-1:0] ring_base_o,
+  output wire [IW-1:0] ring_mask_o,     // RING_SIZE - 1
+  output wire [IW-1:0] wptr_o,
+  output wire [IW-1:2] rptr_addr_o,
+  output wire          rptr_wb_o,       // RPTR_ADDR.ENABLE
+  output wire          enable_o,        // CONTROL.ENABLE
+  output wire          ring_cfg_we_o,   // RING_BASE or RING_SIZE written: the ring restarts at 0
+  output wire          reset_o,         // CONTROL.RESET written: engine reset
+  output wire          wdog_we_o,       // WATCHDOG written (reg_wdata_i[23:0])
+  output wire          wdog_on_o,       // WATCHDOG != 0
+  output wire          wdog_new_o,      // WATCHDOG written in the last cycle
+  // the executor's state, for reads and the write lock
+  input  wire          busy_i,
+  input  wire          faulted_i,
+  input  wire          waiting_i,
+  input  wire [1:0]    level_i,
+  input  wire [IW-1:0] rptr_i,
+  input  wire [IW-1:0] hdr_addr_i,      // FAULT_ADDR / CUR_ADDR
+  input  wire [3:0]    fault_reason_i,
+  input  wire          ctx_null_i,
+  // perf events
+  input  wire          stall_i,
+  input  wire          ring_word_i,
+  input  wire          ib_word_i,
+  input  wire          pkt_done_i,
+  // shadow RAM writes: the stream word taken in that cycle goes to the slot
+  // of the strobe (at most one at a time)
+  input  wire [31:0]   sh_word_i,
+  input  wire          sh_hdr_we_i,     // a header (FAULT_OPCODE)
+  input  wire          sh_ffence_we_i,  // a ring INDIRECT's fence id (FAULT_FENCE)
+  input  wire          sh_lf_we_i,      // a FENCE's value (LAST_FENCE, spare slot)
+  input  wire          sh_cx_we_i,      // a CONTEXT word (spare slot) ...
+  input  wire [1:0]    sh_cx_idx_i,     // ... 0 id, 1 window base, 2 window size
+  input  wire          lf_commit_i,     // the FENCE was written: its value is LAST_FENCE
+  input  wire          cx_commit_i      // the CONTEXT completed: its words are the context's
+);
+  localparam MAW = $clog2(MEM_BYTES);
+  localparam [31:0] MEM32   = MEM_BYTES;
+  localparam [32:0] MEM_END = (IW < MAW) ? (33'd1 << IW) : (33'd0 + MEM32);
+  localparam [31:0] IW32  = IW;
+  localparam [4:0]  IW_LG = IW32[4:0];   // log2 of the largest ring that fits
+
+  reg [IW-1:0] ring_base_q;
+  reg [4:0]    ring_lg_q;       // log2 of RING_SIZE
+  reg [IW-1:0] wptr_q;
+  reg [IW-1:2] rptr_addr_q;     // bits at or above IW are rejected at write
+  reg          rptr_wb_q;
+  reg          enable_q;
+  reg [23:0]   wdog_limit_q;    // WATCHDOG: 24 bits, larger values are rejected
+                                // (read here only without the mirror)
+  reg          wdog_on_q, wdog_new_q;
+  reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
+
+  // Thermometer mask and one-hot size: no adder.  (A shift of a constant:
+  // each bit is a function of ring_lg_q alone for synthesis, and one shift
+  // for the simulator, where a loop of 32 compares ran every cycle.)
+  wire [31:0] ring_mask32 = ~(32'hFFFF_FFFF << ring_lg_q);
+  wire [31:0] ring_size = {ring_mask32[30:0], 1'b1} & ~ring_mask32;
+  wire [IW-1:0] ring_mask = ring_mask32[IW-1:0];
+
+  // ------------------------------------------------------------ write checks
+  wire [31:0] wr_data = reg_wdata_i;
+  // A power of two from 64 to 1 MiB: exactly one of bits [20:6] set (and
+  // no other bit): "any" and "two or more" chains, no subtractor.  size_lg
+  // is the log2 of the highest set bit (only stored when there is one bit).
+  reg         size_any, size_two;
+  reg  [4:0]  size_lg;
+  integer k;
+  always @(*) begin
+    size_any = 1'b0; size_two = 1'b0; size_lg = 5'd0;
+    for (k = 6; k <= 20; k = k + 1) begin
+      size_two = size_two | (size_any & wr_data[k]);
+      size_any = size_any | wr_data[k];
+      if (wr_data[k]) size_lg = k[4:0];
+    end
+  end
+  wire        size_pow2 = (wr_data[31:21] == 11'd0) && (wr_data[5:0] == 6'd0) && size_any && !size_two;
+  wire        addr_big  = (wr_data[31:IW] != 0);   // at or past the end of memory
+
+  localparam CE_SIZE = `SGPU_CFG_ERROR_RING_SIZE,     CE_ALIGN = `SGPU_CFG_ERROR_MISALIGNED,
+             CE_PTR  = `SGPU_CFG_ERROR_POINTER_RANGE, CE_BITS  = `SGPU_CFG_ERROR_UNKNOWN_BITS,
+             CE_VAL  = `SGPU_CFG_ERROR_VALUE_RANGE,   CE_EN    = `SGPU_CFG_ERROR_WHILE_ENABLED;
+
+  // Ring base, size and RPTR_ADDR change only on a disabled, idle node: a
+  // packet still running (after ENABLE was cleared) keeps its ring words,
+  // RPTR write-back address and data (valid/ready).
+  wire       cfg_locked = enable_q || busy_i;
+  reg  [5:0] cfg_bits;
+  reg        w_base, w_size, w_wptr, w_rptra, w_ctrl, w_wdog, do_reset;
+  always @(*) begin
+    cfg_bits = 6'd0;
+    w_base = 1'b0; w_size = 1'b0; w_wptr = 1'b0; w_rptra = 1'b0; w_ctrl = 1'b0; w_wdog = 1'b0;
+    do_reset = 1'b0;
+    if (reg_we_i) begin
+      case (reg_addr_i)
+        `SGPU_NREG_RING_BASE:
+          if (cfg_locked)                       cfg_bits[CE_EN] = 1'b1;
+          else if (wr_data[5:0] != 6'd0)        cfg_bits[CE_ALIGN] = 1'b1;
+          else if (addr_big)                    cfg_bits[CE_VAL] = 1'b1;
+          else                                  w_base = 1'b1;
+        `SGPU_NREG_RING_SIZE:
+          if (cfg_locked)                       cfg_bits[CE_EN] = 1'b1;
+          else if (!size_pow2)                  cfg_bits[CE_SIZE] = 1'b1;
+          else                                  w_size = 1'b1;
+        `SGPU_NREG_RING_WPTR:
+          if (wr_data[1:0] != 2'd0)             cfg_bits[CE_ALIGN] = 1'b1;
+          else if ((wr_data & ~ring_mask32) != 0) cfg_bits[CE_PTR] = 1'b1;
+          else                                  w_wptr = 1'b1;
+        `SGPU_NREG_RPTR_ADDR:
+          if (cfg_locked)                       cfg_bits[CE_EN] = 1'b1;
+          else if (wr_data[1])                  cfg_bits[CE_BITS] = 1'b1;
+          else if (addr_big)                    cfg_bits[CE_VAL] = 1'b1;
+          else                                  w_rptra = 1'b1;
+        `SGPU_NREG_CONTROL:
+          if (wr_data[31:2] != 30'd0)           cfg_bits[CE_BITS] = 1'b1;
+          else if (wr_data[`SGPU_CONTROL_RESET]) do_reset = 1'b1;
+          else if (wr_data[`SGPU_CONTROL_ENABLE] && !enable_q &&
+                   ((ring_base_q & ring_mask) != {IW{1'b0}})) cfg_bits[CE_ALIGN] = 1'b1;
+          // base is aligned to the size and inside memory: it fits if the size does
+          else if (wr_data[`SGPU_CONTROL_ENABLE] && !enable_q && ring_lg_q > IW_LG)
+                                                cfg_bits[CE_VAL] = 1'b1;
+          else                                  w_ctrl = 1'b1;
+        `SGPU_NREG_WATCHDOG:
+          if (wr_data[31:24] != 8'd0)           cfg_bits[CE_VAL] = 1'b1;
+          else                                  w_wdog = 1'b1;
+        default:                                cfg_bits[CE_BITS] = 1'b1;  // read-only or unmapped
+      endcase
+    end
+  end
+  assign cfg_err_o      = (cfg_bits != 6'd0);
+  // Each of these stores the written word as is (the checks above reject
+  // every word that would read back differently).
+  assign reg_kept_o     = w_base | w_size | w_rptra | w_ctrl | w_wdog;
+  assign cfg_err_bits_o = cfg_bits;
+
+  assign ring_base_o   = ring_base_q;
+  assign ring_mask_o   = ring_mask;
+  assign wptr_o        = wptr_q;
+  assign rptr_addr_o   = rptr_addr_q;
+  assign rptr_wb_o     = rptr_wb_q;
+  assign enable_o      = enable_q;
+  assign ring_cfg_we_o = w_base | w_size;
+  assign reset_o       = do_reset;
+  assign wdog_we_o     = w_wdog;
+  assign wdog_on_o     = wdog_on_q;
+  assign wdog_new_o    = wdog_new_q;
+
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      ring_base_q <= {IW{1'b0}};
+      ring_lg_q   <= 5'd6;
+      wptr_q      <= {IW{1'b0}};
+      rptr_addr_q <= {(IW-2){1'b0}}; rptr_wb_q <= 1'b0;
+      enable_q    <= 1'b0;
+      wdog_limit_q <= 24'd0; wdog_on_q <= 1'b0; wdog_new_q <= 1'b0;
+      perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
+    end else begin
+      if (w_base) ring_base_q <= wr_data[IW-1:0];
+      if (w_size) ring_lg_q <= size_lg;
+      if (w_base || w_size) wptr_q <= {IW{1'b0}};
+      if (w_wptr) wptr_q <= wr_data[IW-1:0];
+      if (w_rptra) begin rptr_addr_q <= wr_data[IW-1:2]; rptr_wb_q <= wr_data[0]; end
+      if (w_ctrl) enable_q <= wr_data[`SGPU_CONTROL_ENABLE];
+      if (w_wdog) begin wdog_limit_q <= wr_data[23:0]; wdog_on_q <= (wr_data[23:0] != 24'd0); end
+      wdog_new_q <= w_wdog;
+      if (do_reset) wptr_q <= {IW{1'b0}};
+
+      if (PERF != 0 && busy_i) perf_busy_q <= perf_busy_q + 32'd1;
+      if (PERF != 0 && stall_i) perf_stall_q <= perf_stall_q + 32'd1;
+      if (PERF != 0 && (ring_word_i | ib_word_i))
+        perf_words_q <= perf_words_q + {30'd0, ring_word_i & ib_word_i, ring_word_i ^ ib_word_i};
+      if (PERF != 0 && pkt_done_i) perf_packets_q <= perf_packets_q + 32'd1;
+
+      // Alignment the checks above guarantee: the constant low bits need no flops.
+      ring_base_q[5:0] <= 6'd0;
+      wptr_q[1:0] <= 2'd0;
+    end
+  end
+
+  // ------------------------------------------------------------ shadow registers
+  // Values the command processor only writes and the host only reads sit in
+  // a small block RAM instead of flip-flops and the read mux: the header of
+  // the last packet taken (FAULT_OPCODE), the fence id in flight
+  // (FAULT_FENCE, a ring INDIRECT's), the last FENCE value written
+  // (LAST_FENCE) and the context's id, window base and size (CONTEXT_ID,
+  // WINDOW_BASE, WINDOW_SIZE: CONTEXT's three words, which read back as
+  // written once the packet's checks passed).  Every one is written
+  // straight from the stream word as it is taken, so the RAM needs no data
+  // mux.  LAST_FENCE and the context change only when their packet
+  // completes: each has two slots, the word goes to the spare one, and
+  // completion flips which slot is current (lf_cur_q, cx_cur_q).  FAULT_FENCE is the
+  // INDIRECT's last payload word, taken right before its checks, where the
+  // id counts as in flight.  Slots not written since reset read 0.  A read
+  // never shows a slot written in the same cycle (LAST_FENCE and the context
+  // read the current slot, written ones are the spare; the opcode and fence
+  // slots show only while faulted, when nothing is taken): no_rw_check spares
+  // yosys's read-during-write bypass (32 flip-flops and a 32-bit mux).
+  localparam [3:0] SH_OPCODE = 4'd0, SH_FFENCE = 4'd1, SH_LF0 = 4'd2, SH_CX0 = 4'd4,
+                   SH_WB0 = 4'd6, SH_WS0 = 4'd8;
+  (* ram_style = "block", no_rw_check *) reg [31:0] sh_mem [0:15];
+  reg  [31:0] sh_rdata_q;
+  reg         op_ok_q, ff_ok_q, lf_ok_q;   // written since reset
+  reg         lf_cur_q, cx_cur_q;
+  reg         sh_sel_q;                    // the last cycle's read showed a slot
+  wire        sh_we = sh_hdr_we_i | sh_ffence_we_i | sh_lf_we_i | sh_cx_we_i;
+  wire [3:0]  sh_cx_slot = (sh_cx_idx_i == 2'd0) ? SH_CX0 : (sh_cx_idx_i == 2'd1) ? SH_WB0 : SH_WS0;
+  wire [3:0]  sh_wa = sh_ffence_we_i ? SH_FFENCE :
+                      sh_lf_we_i     ? (SH_LF0 | {3'b000, !lf_cur_q}) :
+                      sh_cx_we_i     ? (sh_cx_slot | {3'b000, !cx_cur_q}) : SH_OPCODE;
+  // the slot a read asks for, and whether it shows it now
+  reg  [3:0]  sh_ra;
+  reg         sh_rd;
+  always @(*) begin
+    sh_ra = SH_OPCODE; sh_rd = 1'b0;
+    case (reg_addr_i)
+      `SGPU_NREG_FAULT_OPCODE: begin sh_ra = SH_OPCODE; sh_rd = faulted_i && op_ok_q; end
+      `SGPU_NREG_FAULT_FENCE:  begin sh_ra = SH_FFENCE; sh_rd = faulted_i && ff_ok_q; end
+      `SGPU_NREG_LAST_FENCE:   begin sh_ra = SH_LF0 | {3'b000, lf_cur_q}; sh_rd = lf_ok_q; end
+      `SGPU_NREG_CONTEXT_ID:   begin sh_ra = SH_CX0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_i; end
+      `SGPU_NREG_WINDOW_BASE:  begin sh_ra = SH_WB0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_i; end
+      `SGPU_NREG_WINDOW_SIZE:  begin sh_ra = SH_WS0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_i; end
+      default: ;
+    endcase
+  end
+  always @(posedge clk_i) begin
+    if (sh_we) sh_mem[sh_wa] <= sh_word_i;
+    sh_rdata_q <= sh_mem[sh_ra];
+  end
+  always @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      op_ok_q <= 1'b0; ff_ok_q <= 1'b0; lf_ok_q <= 1'b0;
+      lf_cur_q <= 1'b0; cx_cur_q <= 1'b0; sh_sel_q <= 1'b0;
+    end else begin
+      if (sh_hdr_we_i) op_ok_q <= 1'b1;
+      if (sh_ffence_we_i) ff_ok_q <= 1'b1;
+      if (lf_commit_i) begin lf_cur_q <= !lf_cur_q; lf_ok_q <= 1'b1; end
+      if (cx_commit_i) cx_cur_q <= !cx_cur_q;
+      sh_sel_q <= reg_re_i && sh_rd;
+    end
+  end
+  assign reg_rdata_late_o = {32{sh_sel_q}} & sh_rdata_q;
+
+`ifdef FORMAL
+  // The shadow RAM's write port takes one slot a cycle: the executor never
+  // raises two of its strobes together.
+  always @(*) if (rst_ni) assert({1'b0, sh_hdr_we_i} + {1'b0, sh_ffence_we_i} +
+                                 {1'b0, sh_lf_we_i} + {1'b0, sh_cx_we_i} <= 2'd1);
+`endif
+
+  // ------------------------------------------------------------ register reads
+  wire [31:0] status = ({31'd0, busy_i} << `SGPU_STATUS_BUSY_LSB) |
+                       ({31'd0, faulted_i} << `SGPU_STATUS_FAULTED_LSB) |
+                       ({31'd0, waiting_i} << `SGPU_STATUS_WAITING_LSB) |
+                       ({31'd0, enable_q} << `SGPU_STATUS_ENABLED_LSB) |
+                       ({30'd0, level_i} << `SGPU_STATUS_IB_DEPTH_LSB);
+  // One AND-OR read mux: each register's select is decoded once (the FAULT_*
+  // ones only while faulted) and narrow registers add no terms to high bits.
+  wire [4:0] ra = reg_addr_i[6:2];
+  function sel(input [4:0] a, input [6:0] off);
+    sel = (a == off[6:2]) && (off[1:0] == 2'b00);
+  endfunction
+  wire [31:0] base32   = {{(32-IW){1'b0}}, ring_base_q};
+  wire [31:0] wptr32   = {{(32-IW){1'b0}}, wptr_q};
+  wire [31:0] rptr32   = {{(32-IW){1'b0}}, rptr_i};
+  wire [31:0] haddr32  = {{(32-IW){1'b0}}, hdr_addr_i};
+  wire [31:0] memend32 = {{(31-IW){1'b0}}, MEM_END[IW:0]};
+  wire [31:0] rpa32    = {{(32-IW){1'b0}}, rptr_addr_q, 1'b0, rptr_wb_q};
+  wire here = (MIRROR == 0);   // the registers the mirror answers otherwise
+  // sgpu_top takes it only in a read's cycle (reg_re_i); a don't-care
+  // otherwise, which the simulator then skips.
+  always @(*) begin
+    reg_rdata_o = 32'hxxxx_xxxx;
+    if (reg_re_i) reg_rdata_o =
+      ({32{here && sel(ra, `SGPU_NREG_RING_BASE)}} & base32) |
+      ({32{here && sel(ra, `SGPU_NREG_RING_SIZE)}} & ring_size) |
+      ({32{sel(ra, `SGPU_NREG_RING_WPTR)}}    & wptr32) |
+      ({32{sel(ra, `SGPU_NREG_RING_RPTR)}}    & rptr32) |
+      ({32{here && sel(ra, `SGPU_NREG_RPTR_ADDR)}} & rpa32) |
+      ({32{here && sel(ra, `SGPU_NREG_CONTROL)}}   & {31'd0, enable_q}) |
+      ({32{sel(ra, `SGPU_NREG_STATUS)}}       & status) |
+      ({32{sel(ra, `SGPU_NREG_FAULT_REASON)}} & {28'd0, fault_reason_i}) |
+      ({32{(sel(ra, `SGPU_NREG_FAULT_ADDR) && faulted_i) || sel(ra, `SGPU_NREG_CUR_ADDR)}} & haddr32) |
+      ({32{here && sel(ra, `SGPU_NREG_WATCHDOG)}}  & {8'd0, wdog_limit_q}) |
+      ({32{sel(ra, `SGPU_NREG_PERF_BUSY)}}    & perf_busy_q) |
+      ({32{sel(ra, `SGPU_NREG_PERF_STALL)}}   & perf_stall_q) |
+      ({32{sel(ra, `SGPU_NREG_PERF_WORDS)}}   & perf_words_q) |
+      ({32{sel(ra, `SGPU_NREG_PERF_PACKETS)}} & perf_packets_q) |
+      ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE) && ctx_null_i}}  & memend32);
+  end
+endmodule
