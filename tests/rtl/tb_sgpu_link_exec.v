@@ -243,6 +243,15 @@ module tb_link_exec_run #(
     end
   end
 
+  // watchdog: a frame presented at least every 100,000 cycles
+  integer wd_mark = 0, wd_cyc = 0;
+  always @(posedge clk) begin
+    wd_cyc = wd_cyc + 1;
+    if (x_wr != wd_mark || done) begin wd_mark = x_wr; wd_cyc = 0; end
+    if (wd_cyc > 100000)
+      $fatal(1, "V%0d: stuck: %0d of %0d answers, %0d of %0d events", V3 ? 3 : 2, x_rd, x_wr, events_got, events_exp);
+  end
+
   // ------------------------------------------------------------ irq
   reg irq_prev = 1'b0;
   always @(posedge clk) begin

@@ -204,6 +204,14 @@ module tb_link_parser_run #(
       $fatal(1, "V%0d: a frame held that was not sent (SEQ %h, NAK %0d)", V3 ? 3 : 2, f_seq, f_nak);
   end
 
+  // watchdog: a frame taken at least every 50,000 cycles while one is due
+  integer wd_mark = 0, wd_cyc = 0;
+  always @(posedge clk) begin
+    wd_cyc = wd_cyc + 1;
+    if (e_rd != wd_mark || e_rd == e_wr) begin wd_mark = e_rd; wd_cyc = 0; end
+    if (wd_cyc > 50000) $fatal(1, "V%0d: stuck: %0d of %0d frames taken", V3 ? 3 : 2, e_rd, e_wr);
+  end
+
   initial begin
     done = 1'b0;
     @(posedge rst_n);
