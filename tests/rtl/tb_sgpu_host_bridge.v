@@ -419,7 +419,7 @@ module tb_sgpu_host_bridge;
       end
       // the FIFO hands the parser a byte only once the CRC steps of the
       // one before are done
-      if (rst_n && dut_f.p_rx && dut_f.p_cstep_q != 4'd0)
+      if (rst_n && dut_f.u_parser.rx_valid_i && dut_f.u_parser.u_crc.busy_o)
         $fatal(1, "fast bridge %0d: a byte reached the parser during its CRC steps", gk);
     end
   end endgenerate
