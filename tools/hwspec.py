@@ -273,6 +273,9 @@ ERRORS = [
      'address range overlaps an area the library reserved (ring, fence words, staging, identity)'),
     ('READ_ONLY', -27, 'sgpu_reg_write to a read-only register: nothing was sent',
      'register is read-only: the write had no effect'),
+    ('CONTEXT_BANNED', -30, 'the context was guilty of too many engine resets (sgpu_set_ban_threshold); '
+     'its submissions are refused, other contexts go on',
+     'context is banned after repeated hangs or faults'),
     # sgpu_submit_command field rules, one code per rule
     ('SUBMIT_NULL_CONTEXT', -40, 'context NULL without Paging',
      'submit: context is NULL without the Paging flag'),
