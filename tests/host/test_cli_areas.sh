@@ -8,6 +8,7 @@
 #     device commands give them (same mode), so `fill FB0, ...` and
 #     `write_data SCRATCH, ...` assemble, and the words land there when
 #     submitted;
+#   - the display line of `sgpu info --mode` names FB0;
 #   - `sgpu peek`/`poke` take the symbols as addresses (SCRATCH+4, FB1);
 #   - `sgpu poke` over a reserved area writes with a warning naming it;
 #     poke of a read-only register is refused (exit 3, "read-only").
@@ -45,6 +46,13 @@ for n in ("SCRATCH", "FB0", "FB1"):
 assert named["FB0"]["size"] >= 160 * 120 and sym["FB_PITCH"] == 160 and sym["FB_HEIGHT"] == 120, sym
 assert all(x["kind"] == "reserved" for x in a if "ring" in x["name"] or "fence" in x["name"])
 PY
+
+# the display line names FB0: scanned out, or from the next vblank when the
+# mode was only just written (DISP_BASE still reads the old address)
+"$SGPU" info --mode 160x120:rgb332 >"$T/info.txt" 2>"$T/err"
+fb0=$(python3 -c 'import json,sys; print("0x%x" % json.load(open(sys.argv[1]))["symbols"]["FB0"])' "$T/info.json")
+grep -qE "^display 0: +160x120 RGB332 .*(at 0x0*${fb0#0x},|\(FB0 $fb0 from the next vblank\))" "$T/info.txt" \
+  && ok "info: display 0 shows FB0 ($fb0)" || bad "info display line: $(grep display "$T/info.txt") $(cat "$T/err")"
 
 cat >"$T/draw.s" <<'S'
   fill FB0, FB_PITCH, FB_WIDTH, FB_HEIGHT, 0x5a5a5a5a
