@@ -315,6 +315,11 @@ typedef struct sgpu_submit_command_args {
   uint32_t node_ordinal;
 } sgpu_submit_command_args;
 
+/* Validate, stage (a segment-0 buffer is copied into the node's staging
+ * area), write CONTEXT/INDIRECT/FENCE to the node's ring and ring its
+ * doorbell; the fence's interrupt later retires it as a DMA_COMPLETED event.
+ * Step by step, with the ring's layout and where each reserved word lives:
+ * docs/driver.md. */
 int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *args);
 
 /* Both sgpu_submit_command and sgpu_validate_submit_command check every packet
