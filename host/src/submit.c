@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote.h"
 #include "alloc.h"
 #include "events.h"
 #include "packet_check.h"
@@ -202,6 +203,7 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
 
 int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
+  if (dev->remote) return sgpu__remote_submit(dev, a);
   sgpu__lock(dev);
   sgpu_context *c = NULL;
   int r = check_fields(dev, a, &c);
@@ -296,6 +298,7 @@ out:
 /* ------------------------------------------------------------ validate */
 int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_command_args *a) {
   if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_validate_submit_command");
   if (a->flags.value & ~1u)
     return sgpu__fail(dev, SGPU_ERROR_VALIDATE_RESERVED_FLAGS, "flags 0x%x: reserved bits 0x%x set",
                       a->flags.value, a->flags.value & ~1u);

@@ -1,0 +1,512 @@
+/* bench_sgpud.c — a program for tests/host/test_sgpud.sh: the same calls on
+ * any device URI (sgpud:PATH, or sim for the in-process comparison).
+ *
+ *   bench_sgpud fences URI N TAG   N submissions on node 0 counting fences
+ *                                  from 1, each filling its own word with
+ *                                  TAG<<16|i; checks its events (only its
+ *                                  own, in order, with its private data),
+ *                                  its fences, its stats and the words
+ *   bench_sgpud victim URI         allocates, prints READY, then submits
+ *                                  forever (the test SIGKILLs it)
+ *   bench_sgpud isolate URI        two connections: the second cannot read,
+ *                                  write, free or submit the first's memory
+ *   bench_sgpud errors URI         wrong calls: "code text" per line (the
+ *                                  test compares sgpud's with in-process)
+ *   bench_sgpud unsupported URI    calls not carried: NOT_SUPPORTED, text
+ *   bench_sgpud free URI           free bytes of segments 0, 1 and 2
+ *   bench_sgpud hostile PATH MODE  raw socket: MODE half (half a request,
+ *                                  then waits to be closed), oversize
+ *   bench_sgpud idle URI K         K connections open until stdin closes
+ *   bench_sgpud bench URI N        figures: submissions/s, call latency
+ * Exit status 0 when every check holds; FAIL lines say what did not. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sgpu.h"
+
+static int failures;
+#define CHECK(cond, ...)                  \
+  do {                                    \
+    if (!(cond)) {                        \
+      printf("FAIL %s:%d: ", __func__, __LINE__); \
+      printf(__VA_ARGS__);                \
+      printf("\n");                       \
+      fflush(stdout);                     \
+      failures++;                         \
+    }                                     \
+  } while (0)
+
+static sgpu_device *open_or_die(const char *uri) {
+  sgpu_device *dev = NULL;
+  char msg[256];
+  int r = sgpu_open_detail(uri, &dev, msg, sizeof msg);
+  if (r) {
+    printf("FAIL open %s: %s (%s)\n", uri, sgpu_strerror(r), msg);
+    exit(1);
+  }
+  return dev;
+}
+
+#define TRY(dev, call)                                                               \
+  do {                                                                               \
+    int r_ = (call);                                                                 \
+    if (r_ < 0) {                                                                    \
+      printf("FAIL %s:%d: %s: %s (%s)\n", __func__, __LINE__, #call, sgpu_strerror(r_), \
+             sgpu_last_error(dev));                                                  \
+      exit(1);                                                                       \
+    }                                                                                \
+  } while (0)
+
+/* ------------------------------------------------------------ fences */
+static int cmd_fences(const char *uri, unsigned n, unsigned tag) {
+  sgpu_device *dev = open_or_die(uri);
+  sgpu_context *ctx;
+  uint64_t target, cmds, host;
+  TRY(dev, sgpu_create_context(dev, 0, &ctx));
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 4 * n, 0, &target));
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 32 * n, 0, &cmds));
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_SYSTEM, 64, 0, &host));
+  uint32_t *zero = calloc(n, 4), *words = calloc(8 * n, 4);
+  TRY(dev, sgpu_write(dev, target, zero, 4 * n));
+  /* One FILL per submission (6 words, padded to 8), each its own word. */
+  for (unsigned i = 0; i < n; i++) {
+    sgpu_cmdbuf cb;
+    sgpu_cmdbuf_init(&cb, words + 8 * i, 32);
+    sgpu_cmd_fill(&cb, (uint32_t)target + 4 * i, 4, 4, 1, (tag << 16) | (i + 1));
+    sgpu_cmd_nop(&cb, 8 - sgpu_cmdbuf_size(&cb) / 4 - 1);
+    CHECK(sgpu_cmdbuf_error(&cb) == 0 && sgpu_cmdbuf_size(&cb) == 32, "cmdbuf %u", i);
+  }
+  TRY(dev, sgpu_write(dev, cmds, words, 32 * n));
+  char *priv = calloc(n + 1, 1);
+  sgpu_submit_command_args a;
+  for (unsigned i = 1; i <= n; i++) {
+    memset(&a, 0, sizeof a);
+    a.context = ctx;
+    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+    a.dma_buffer_physical_address = cmds;
+    a.dma_buffer_size = 32 * n;
+    a.dma_buffer_submission_start_offset = 32 * (i - 1);
+    a.dma_buffer_submission_end_offset = 32 * i;
+    if (i % 7 == 0) { /* some from host memory (segment 0: staged) */
+      TRY(dev, sgpu_write(dev, host, words + 8 * (i - 1), 32));
+      a.dma_buffer_segment_id = SGPU_SEGMENT_SYSTEM;
+      a.dma_buffer_physical_address = host;
+      a.dma_buffer_size = 64;
+      a.dma_buffer_submission_start_offset = 0;
+      a.dma_buffer_submission_end_offset = 32;
+    }
+    a.dma_buffer_private_data = priv + i;
+    a.dma_buffer_private_data_size = 1;
+    a.dma_buffer_private_data_submission_end_offset = 1;
+    a.submission_fence_id = i;
+    TRY(dev, sgpu_submit_command(dev, &a));
+    if (i % 7 == 0) TRY(dev, sgpu_wait_fence(dev, 0, i, 10000)); /* host buffer reused */
+    if (i % 5 == 0 && i > 2) TRY(dev, sgpu_wait_fence(dev, 0, i - 2, 10000));
+  }
+  TRY(dev, sgpu_wait_fence(dev, 0, n, 10000));
+  /* Its events: exactly its n completions, in order, with its private data. */
+  sgpu_event ev;
+  unsigned seen = 0;
+  while (sgpu_next_event(dev, &ev, 0) == 0) {
+    CHECK(ev.type == SGPU_EVENT_DMA_COMPLETED, "event type %u", ev.type);
+    CHECK(ev.node_ordinal == 0 && ev.fence_id == seen + 1 && ev.fence_id64 == seen + 1,
+          "event %u: node %u fence %u/%llu", seen, ev.node_ordinal, ev.fence_id,
+          (unsigned long long)ev.fence_id64);
+    CHECK(ev.private_data == priv + seen + 1 && ev.private_data_size == 1,
+          "event %u: private data %p+%u, expected %p", seen, ev.private_data, ev.private_data_size,
+          (void *)(priv + seen + 1));
+    seen++;
+  }
+  CHECK(seen == n, "%u completion events, expected %u", seen, n);
+  sgpu_fence_info fi;
+  TRY(dev, sgpu_get_fence(dev, 0, &fi));
+  CHECK(fi.submitted == n && fi.completed == n && fi.pending == 0 && !fi.faulted,
+        "fence info %llu/%llu pending %u", (unsigned long long)fi.submitted,
+        (unsigned long long)fi.completed, fi.pending);
+  sgpu_stats st;
+  TRY(dev, sgpu_get_stats(dev, &st));
+  CHECK(st.submissions == n && st.completed == n, "stats: %llu submissions %llu completed",
+        (unsigned long long)st.submissions, (unsigned long long)st.completed);
+  uint32_t *got = calloc(n, 4);
+  TRY(dev, sgpu_read(dev, target, got, 4 * n));
+  for (unsigned i = 0; i < n; i++)
+    CHECK(got[i] == ((tag << 16) | (i + 1)), "word %u is 0x%08x, expected 0x%08x", i, got[i],
+          (tag << 16) | (i + 1));
+  TRY(dev, sgpu_free(dev, target));
+  TRY(dev, sgpu_free(dev, cmds));
+  TRY(dev, sgpu_free(dev, host));
+  sgpu_destroy_context(ctx);
+  sgpu_close(dev);
+  free(zero);
+  free(words);
+  free(priv);
+  free(got);
+  if (!failures) printf("OK fences %u tag %u\n", n, tag);
+  return failures != 0;
+}
+
+/* ------------------------------------------------------------ victim */
+static int cmd_victim(const char *uri) {
+  sgpu_device *dev = open_or_die(uri);
+  sgpu_context *ctx;
+  uint64_t target, cmds, extra;
+  TRY(dev, sgpu_create_context(dev, 0, &ctx));
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 16384, 0, &target));
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 64, 0, &cmds));
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_SYSTEM, 4096, 0, &extra));
+  uint32_t words[16];
+  sgpu_cmdbuf cb;
+  sgpu_cmdbuf_init(&cb, words, sizeof words);
+  sgpu_cmd_fill(&cb, (uint32_t)target, 1024, 1024, 16, 0xdeadbeef);
+  TRY(dev, sgpu_write(dev, cmds, words, sgpu_cmdbuf_size(&cb)));
+  printf("READY\n");
+  fflush(stdout);
+  for (uint32_t i = 1;; i++) {
+    sgpu_submit_command_args a;
+    memset(&a, 0, sizeof a);
+    a.context = ctx;
+    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+    a.dma_buffer_physical_address = cmds;
+    a.dma_buffer_size = 64;
+    a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+    a.submission_fence_id = i;
+    TRY(dev, sgpu_submit_command(dev, &a));
+    if (i % 16 == 0) TRY(dev, sgpu_wait_fence(dev, 0, i - 8, 60000));
+  }
+}
+
+/* ------------------------------------------------------------ isolation */
+static void expect(sgpu_device *dev, int r, int code, const char *what, const char *text) {
+  CHECK(r == code, "%s: %d (%s), expected %d (%s)", what, r, sgpu_strerror(r), code,
+        sgpu_strerror(code));
+  CHECK(!text || strstr(sgpu_last_error(dev), text), "%s: text '%s' lacks '%s'", what,
+        sgpu_last_error(dev), text);
+  printf("  %s: %s: %s\n", what, sgpu_strerror(r), sgpu_last_error(dev));
+}
+
+static int cmd_isolate(const char *uri) {
+  sgpu_device *a = open_or_die(uri), *b = open_or_die(uri);
+  sgpu_context *ca, *cb;
+  uint64_t x, h, bcmd;
+  TRY(a, sgpu_create_context(a, 0, &ca));
+  TRY(b, sgpu_create_context(b, 0, &cb));
+  TRY(a, sgpu_alloc(a, SGPU_SEGMENT_LOCAL, 256, 0, &x));
+  TRY(a, sgpu_alloc(a, SGPU_SEGMENT_SYSTEM, 256, 0, &h));
+  TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, 64, 0, &bcmd));
+  uint8_t pat[256], got[256], junk[256];
+  for (int i = 0; i < 256; i++) pat[i] = (uint8_t)(i * 7 + 1);
+  memset(junk, 0xEE, sizeof junk);
+  TRY(a, sgpu_write(a, x, pat, sizeof pat));
+  TRY(a, sgpu_write(a, h, pat, sizeof pat));
+  const char *txt = "not inside one of this program's allocations";
+  expect(b, sgpu_read(b, x, got, 16), SGPU_ERROR_NOT_OWNER, "read another's GPU memory", txt);
+  expect(b, sgpu_write(b, x + 16, junk, 16), SGPU_ERROR_NOT_OWNER, "write another's GPU memory", txt);
+  expect(b, sgpu_write(b, bcmd, junk, 128), SGPU_ERROR_NOT_OWNER,
+         "write from its own into the next allocation", txt);
+  expect(b, sgpu_read(b, h, got, 16), SGPU_ERROR_NOT_OWNER, "read another's host memory", txt);
+  expect(b, sgpu_write(b, h, junk, 16), SGPU_ERROR_NOT_OWNER, "write another's host memory", txt);
+  expect(b, sgpu_free(b, x), SGPU_ERROR_NOT_OWNER, "free another's allocation", "another program");
+  expect(b, sgpu_free(b, h), SGPU_ERROR_NOT_OWNER, "free another's host allocation", "another program");
+  /* A submission of the other's buffer as its DMA buffer. */
+  sgpu_submit_command_args s;
+  memset(&s, 0, sizeof s);
+  s.context = cb;
+  s.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+  s.dma_buffer_physical_address = x;
+  s.dma_buffer_size = 256;
+  s.submission_fence_id = 1;
+  expect(b, sgpu_submit_command(b, &s), SGPU_ERROR_NOT_OWNER, "submit another's buffer", NULL);
+  s.context = ca; /* the other's context handle */
+  expect(b, sgpu_submit_command(b, &s), SGPU_ERROR_SUBMIT_CONTEXT_DEVICE, "submit another's context",
+         NULL);
+  /* The library's areas: writes refused as in-process, reads refused too. */
+  sgpu_info info;
+  TRY(b, sgpu_query_info(b, &info));
+  CHECK(!strcmp(info.transport, "sgpud"), "transport '%s'", info.transport);
+  expect(b, sgpu_read(b, info.segment[1].base, got, 16), SGPU_ERROR_NOT_OWNER,
+         "read the library's ring", txt);
+  expect(b, sgpu_write(b, info.segment[1].base, junk, 16), SGPU_ERROR_RESERVED_ADDRESS,
+         "write the library's ring", "reserved by the library");
+  expect(b, sgpu_read(b, info.mem_size, got, 16), SGPU_ERROR_INVALID_ADDRESS,
+         "read beyond GPU memory", "leaves GPU memory");
+  /* Nothing changed. */
+  TRY(a, sgpu_read(a, x, got, sizeof got));
+  CHECK(!memcmp(got, pat, sizeof pat), "A's GPU memory changed");
+  TRY(a, sgpu_read(a, h, got, sizeof got));
+  CHECK(!memcmp(got, pat, sizeof pat), "A's host memory changed");
+  /* Events: A's completion is A's alone; fence 1 for both. */
+  uint32_t w[8];
+  sgpu_cmdbuf c;
+  sgpu_cmdbuf_init(&c, w, sizeof w);
+  sgpu_cmd_nop(&c, 1);
+  TRY(b, sgpu_write(b, bcmd, w, sgpu_cmdbuf_size(&c)));
+  s.context = cb;
+  s.dma_buffer_physical_address = bcmd;
+  s.dma_buffer_size = 64;
+  s.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&c);
+  TRY(b, sgpu_submit_command(b, &s));
+  TRY(b, sgpu_wait_fence(b, 0, 1, 10000));
+  sgpu_event ev;
+  expect(a, sgpu_next_event(a, &ev, 0), SGPU_ERROR_TIMEOUT, "A sees no event of B's", "no event");
+  TRY(b, sgpu_next_event(b, &ev, 0));
+  CHECK(ev.type == SGPU_EVENT_DMA_COMPLETED && ev.fence_id == 1, "B's event %u fence %u", ev.type,
+        ev.fence_id);
+  sgpu_fence_info fi;
+  TRY(a, sgpu_get_fence(a, 0, &fi));
+  CHECK(fi.submitted == 0 && fi.completed == 0, "A's fences moved: %llu/%llu",
+        (unsigned long long)fi.submitted, (unsigned long long)fi.completed);
+  expect(a, sgpu_wait_fence(a, 0, 1, 10), SGPU_ERROR_FENCE_NOT_SUBMITTED, "A waits B's fence",
+         "ahead of the last one submitted");
+  sgpu_destroy_context(ca);
+  sgpu_destroy_context(cb);
+  sgpu_close(a);
+  sgpu_close(b);
+  if (!failures) printf("OK isolate\n");
+  return failures != 0;
+}
+
+/* ------------------------------------------------------------ errors */
+static void show(sgpu_device *dev, const char *what, int r) {
+  printf("%s: %d %s | %s\n", what, r, sgpu_strerror(r), r < 0 ? sgpu_last_error(dev) : "");
+}
+
+static int cmd_errors(const char *uri) {
+  sgpu_device *dev = open_or_die(uri);
+  sgpu_context *ctx = NULL;
+  uint64_t a = 0, cmd = 0;
+  show(dev, "context on node 9", sgpu_create_context(dev, 9, &ctx));
+  show(dev, "window misaligned", sgpu_create_context_windowed(dev, 0, 2, 64, &ctx));
+  show(dev, "alloc segment 3", sgpu_alloc(dev, 3, 64, 0, &a));
+  show(dev, "alloc alignment 3", sgpu_alloc(dev, 1, 64, 3, &a));
+  show(dev, "alloc too big", sgpu_alloc(dev, 1, 0x40000000u, 0, &a));
+  show(dev, "free never allocated", sgpu_free(dev, 0x123450));
+  show(dev, "read beyond memory", sgpu_read(dev, 0xFFFFFF00u, &a, 8));
+  show(dev, "read host unallocated", sgpu_read(dev, SGPU_HOST_ADDRESS_BASE + 0x1000, &a, 8));
+  show(dev, "wait node 7", sgpu_wait_fence(dev, 7, 1, 10));
+  show(dev, "wait unsubmitted", sgpu_wait_fence(dev, 0, 3, 10));
+  show(dev, "fence info node 5", sgpu_get_fence(dev, 5, &(sgpu_fence_info){0}));
+  sgpu_event ev;
+  show(dev, "next event", sgpu_next_event(dev, &ev, 0));
+  TRY(dev, sgpu_create_context(dev, 0, &ctx));
+  TRY(dev, sgpu_alloc(dev, 1, 64, 0, &cmd));
+  uint32_t w[4];
+  sgpu_cmdbuf cb;
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_nop(&cb, 0);
+  TRY(dev, sgpu_write(dev, cmd, w, 4));
+  sgpu_submit_command_args s;
+  memset(&s, 0, sizeof s);
+  s.context = ctx;
+  s.dma_buffer_segment_id = 1;
+  s.dma_buffer_physical_address = cmd;
+  s.dma_buffer_size = 64;
+  s.dma_buffer_submission_end_offset = 4;
+  s.submission_fence_id = 0;
+  show(dev, "fence 0", sgpu_submit_command(dev, &s));
+  s.submission_fence_id = 1;
+  s.flags.value = 0x8000;
+  show(dev, "reserved flags (fence fine)", sgpu_submit_command(dev, &s));
+  s.flags.value = 0;
+  s.dma_buffer_submission_end_offset = 128;
+  show(dev, "end offset beyond size", sgpu_submit_command(dev, &s));
+  s.dma_buffer_submission_end_offset = 4;
+  show(dev, "submit 1", sgpu_submit_command(dev, &s));
+  show(dev, "submit 1 again", sgpu_submit_command(dev, &s));
+  s.flags.value = 0x8000;
+  show(dev, "reserved flags and a stale fence", sgpu_submit_command(dev, &s));
+  s.flags.value = 0;
+  s.node_ordinal = 3;
+  show(dev, "node 3", sgpu_submit_command(dev, &s));
+  s.node_ordinal = 0;
+  s.context = NULL;
+  show(dev, "NULL context", sgpu_submit_command(dev, &s));
+  show(dev, "wait 1", sgpu_wait_fence(dev, 0, 1, 1000));
+  show(dev, "wait 2", sgpu_wait_fence(dev, 0, 2, 10));
+  sgpu_destroy_context(ctx);
+  sgpu_free(dev, cmd);
+  sgpu_close(dev);
+  return 0;
+}
+
+/* ------------------------------------------------------------ unsupported */
+static void not_carried(sgpu_device *dev, const char *fn, int r) {
+  char want[128];
+  snprintf(want, sizeof want, "%s is not carried by sgpud yet", fn);
+  CHECK(r == SGPU_ERROR_NOT_SUPPORTED, "%s: %d, expected NOT_SUPPORTED", fn, r);
+  CHECK(!strcmp(sgpu_last_error(dev), want), "%s: text '%s'", fn, sgpu_last_error(dev));
+}
+
+static int cmd_unsupported(const char *uri) {
+  sgpu_device *dev = open_or_die(uri);
+  uint32_t v;
+  uint64_t a = 0;
+  sgpu_ring_info ri;
+  sgpu_display_mode m;
+  sgpu_frame fr;
+  sgpu_identity id;
+  sgpu_link_stats ls;
+  sgpu_area ar[4];
+  sgpu_validate_submit_command_args va;
+  memset(&va, 0, sizeof va);
+  not_carried(dev, "sgpu_reg_read", sgpu_reg_read(dev, 0, &v));
+  not_carried(dev, "sgpu_reg_write", sgpu_reg_write(dev, 0x10, 0));
+  not_carried(dev, "sgpu_write_raw", sgpu_write_raw(dev, 0, &v, 4));
+  not_carried(dev, "sgpu_get_areas", sgpu_get_areas(dev, ar, 4));
+  not_carried(dev, "sgpu_get_ring_info", sgpu_get_ring_info(dev, 0, &ri));
+  not_carried(dev, "sgpu_run_cycles", sgpu_run_cycles(dev, 100));
+  not_carried(dev, "sgpu_enable_vsync_events", sgpu_enable_vsync_events(dev, 0, 1));
+  not_carried(dev, "sgpu_get_display_mode", sgpu_get_display_mode(dev, 0, &m));
+  not_carried(dev, "sgpu_set_display_mode", sgpu_set_display_mode(dev, 0, &m));
+  not_carried(dev, "sgpu_capture_frame", sgpu_capture_frame(dev, 0, &fr));
+  not_carried(dev, "sgpu_read_identity", sgpu_read_identity(dev, &id));
+  not_carried(dev, "sgpu_reset_engine", sgpu_reset_engine(dev, 0, NULL));
+  not_carried(dev, "sgpu_reset_from_timeout", sgpu_reset_from_timeout(dev));
+  not_carried(dev, "sgpu_set_ban_threshold", sgpu_set_ban_threshold(dev, 1));
+  not_carried(dev, "sgpu_get_link_stats", sgpu_get_link_stats(dev, &ls));
+  not_carried(dev, "sgpu_ping", sgpu_ping(dev, 10, &v));
+  not_carried(dev, "sgpu_validate_submit_command", sgpu_validate_submit_command(dev, &va));
+  /* and the carried ones still work after them */
+  TRY(dev, sgpu_alloc(dev, 1, 64, 0, &a));
+  TRY(dev, sgpu_free(dev, a));
+  sgpu_close(dev);
+  if (!failures) printf("OK unsupported\n");
+  return failures != 0;
+}
+
+/* ------------------------------------------------------------ free bytes */
+static int cmd_free(const char *uri) {
+  sgpu_device *dev = open_or_die(uri);
+  sgpu_info info;
+  TRY(dev, sgpu_query_info(dev, &info));
+  printf("%llu %llu %llu\n", (unsigned long long)info.segment[0].free,
+         (unsigned long long)info.segment[1].free, (unsigned long long)info.segment[2].free);
+  sgpu_close(dev);
+  return 0;
+}
+
+/* ------------------------------------------------------------ hostile */
+static int cmd_hostile(const char *path, const char *mode) {
+  struct sockaddr_un sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa)) {
+    printf("FAIL connect %s: %s\n", path, strerror(errno));
+    return 1;
+  }
+  uint32_t hdr[2];
+  if (!strcmp(mode, "oversize")) {
+    hdr[0] = 0x7FFFFFFF;
+    hdr[1] = 1;
+  } else { /* half: a header promising 64 bytes, then 10 of them */
+    hdr[0] = 64;
+    hdr[1] = 1;
+  }
+  if (send(fd, hdr, sizeof hdr, MSG_NOSIGNAL) != sizeof hdr) return 1;
+  if (strcmp(mode, "oversize")) send(fd, "0123456789", 10, MSG_NOSIGNAL);
+  /* The server must close the connection (after an error answer, or none). */
+  char buf[1024];
+  for (;;) {
+    ssize_t k = recv(fd, buf, sizeof buf, 0);
+    if (k <= 0) break;
+  }
+  printf("OK hostile %s: closed by the server\n", mode);
+  return 0;
+}
+
+/* ------------------------------------------------------------ idle */
+static int cmd_idle(const char *uri, unsigned k) {
+  sgpu_device **d = calloc(k, sizeof *d);
+  for (unsigned i = 0; i < k; i++) d[i] = open_or_die(uri);
+  printf("OPEN %u\n", k);
+  char line[16];
+  if (!fgets(line, sizeof line, stdin)) { /* until stdin closes */
+  }
+  for (unsigned i = 0; i < k; i++) sgpu_close(d[i]);
+  free(d);
+  return 0;
+}
+
+/* ------------------------------------------------------------ figures */
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static int cmd_bench(const char *uri, unsigned n) {
+  sgpu_device *dev = open_or_die(uri);
+  sgpu_context *ctx;
+  uint64_t cmds;
+  TRY(dev, sgpu_create_context(dev, 0, &ctx));
+  TRY(dev, sgpu_alloc(dev, 1, 64, 0, &cmds));
+  uint32_t w[4];
+  sgpu_cmdbuf cb;
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_nop(&cb, 0);
+  TRY(dev, sgpu_write(dev, cmds, w, 4));
+  sgpu_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  a.context = ctx;
+  a.dma_buffer_segment_id = 1;
+  a.dma_buffer_physical_address = cmds;
+  a.dma_buffer_size = 64;
+  a.dma_buffer_submission_end_offset = 4;
+  uint64_t c0 = 0, c1 = 0;
+  sgpu_get_cycles(dev, &c0);
+  double t0 = now_s(), tsub = 0;
+  for (unsigned i = 1; i <= n; i++) {
+    a.submission_fence_id = i;
+    double s0 = now_s();
+    TRY(dev, sgpu_submit_command(dev, &a));
+    tsub += now_s() - s0;
+    if (i % 32 == 0) TRY(dev, sgpu_wait_fence(dev, 0, i, 10000));
+  }
+  TRY(dev, sgpu_wait_fence(dev, 0, n, 10000));
+  double t1 = now_s();
+  sgpu_get_cycles(dev, &c1);
+  sgpu_event ev;
+  while (sgpu_next_event(dev, &ev, 0) == 0) {
+  }
+  /* A call that does the least: sgpu_get_fence. */
+  sgpu_fence_info fi;
+  double g0 = now_s();
+  for (unsigned i = 0; i < n; i++) TRY(dev, sgpu_get_fence(dev, 0, &fi));
+  double g1 = now_s();
+  printf("RESULT %s: %u submissions (wait every 32) in %.3f s: %.0f submissions/s; "
+         "%.1f us per sgpu_submit_command; %.1f us per sgpu_get_fence; %llu simulated cycles\n",
+         uri, n, t1 - t0, n / (t1 - t0), tsub / n * 1e6, (g1 - g0) / n * 1e6,
+         (unsigned long long)(c1 - c0));
+  sgpu_destroy_context(ctx);
+  sgpu_close(dev);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  setvbuf(stdout, NULL, _IOLBF, 0);
+  if (argc < 3) {
+    fprintf(stderr, "usage: bench_sgpud fences|victim|isolate|errors|unsupported|free|hostile|bench ...\n");
+    return 2;
+  }
+  const char *m = argv[1];
+  if (!strcmp(m, "fences") && argc >= 5)
+    return cmd_fences(argv[2], (unsigned)strtoul(argv[3], NULL, 0), (unsigned)strtoul(argv[4], NULL, 0));
+  if (!strcmp(m, "victim")) return cmd_victim(argv[2]);
+  if (!strcmp(m, "isolate")) return cmd_isolate(argv[2]);
+  if (!strcmp(m, "errors")) return cmd_errors(argv[2]);
+  if (!strcmp(m, "unsupported")) return cmd_unsupported(argv[2]);
+  if (!strcmp(m, "free")) return cmd_free(argv[2]);
+  if (!strcmp(m, "hostile") && argc >= 4) return cmd_hostile(argv[2], argv[3]);
+  if (!strcmp(m, "idle") && argc >= 4) return cmd_idle(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
+  if (!strcmp(m, "bench") && argc >= 4) return cmd_bench(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
+  fprintf(stderr, "bench_sgpud: bad arguments\n");
+  return 2;
+}

@@ -1,0 +1,158 @@
+#!/bin/bash
+# test_sgpud.sh — sgpud, the device server (docs/sgpud.md), on the simulated
+# chip: its socket's access control, the same errors as in-process, calls
+# not carried refused cleanly, two programs with their own fences and
+# events, isolation of their memory, a program SIGKILLed mid-submission
+# cleaned up while the others finish, hostile connections closed, the
+# default path, a stale socket, and the figures against in-process.
+# Timeouts are hang guards only; nothing asserts wall time.
+set -euo pipefail
+root=${SGPU_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
+bin=${SGPU_BIN:-$root/build/bin}
+tbin=${SGPU_TEST_BIN:-$root/build/tests/host}
+# the server with sanitizers when it is built (hostile input must not crash it)
+sgpud=${SGPU_ASAN_BIN:-$root/build/asan/bin}/sgpud
+[ -x "$sgpud" ] || sgpud=$bin/sgpud
+client=$tbin/bench_sgpud
+tmp=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null || true; done
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+fail() { echo "test_sgpud: FAILED: $*"; for f in "$tmp"/*.log; do [ -f "$f" ] && { echo "--- $f"; tail -20 "$f"; }; done; exit 1; }
+
+# start_server NAME ARGS...: sgpud in the background, waits for its ready line.
+start_server() {
+  local name=$1; shift
+  "$sgpud" --device sim:video=tiny "$@" >"$tmp/$name.out" 2>"$tmp/$name.log" &
+  server=$!
+  pids+=("$server")
+  for _ in $(seq 1 600); do
+    grep -q '^sgpud: ready at' "$tmp/$name.out" 2>/dev/null && return 0
+    kill -0 "$server" 2>/dev/null || fail "sgpud $name exited: $(cat "$tmp/$name.log")"
+    sleep 0.2
+  done
+  fail "sgpud $name never said ready"
+}
+
+sock=$tmp/sgpud.sock
+start_server main --socket "$sock" --stall-ms 1000
+main=$server
+uri=sgpud:$sock
+
+# --- the socket's access control
+[ -S "$sock" ] || fail "$sock is not a socket"
+mode=$(stat -c %a "$sock")
+[ "$mode" = 660 ] || fail "socket mode $mode, expected 660"
+echo "socket: mode $mode, owner $(stat -c %U:%G "$sock")"
+grp=$(id -gn)
+start_server group --socket "$tmp/g.sock" --group "$grp"
+[ "$(stat -c %G "$tmp/g.sock")" = "$grp" ] || fail "group socket's group is $(stat -c %G "$tmp/g.sock")"
+[ "$(stat -c %a "$tmp/g.sock")" = 660 ] || fail "group socket mode"
+kill -TERM "$server"; wait "$server" || fail "sgpud did not stop cleanly on SIGTERM"
+[ ! -e "$tmp/g.sock" ] || fail "sgpud left its socket behind on SIGTERM"
+echo "socket: --group $grp sets the group; SIGTERM removes the socket"
+if "$sgpud" --device sim:video=tiny --socket "$tmp/n.sock" --group no-such-group-sgpud \
+    >/dev/null 2>"$tmp/nogroup.txt"; then fail "an unknown group was accepted"; fi
+grep -q "no group" "$tmp/nogroup.txt" || fail "unknown group: $(cat "$tmp/nogroup.txt")"
+if "$sgpud" --device sim:video=tiny --socket "$sock" >/dev/null 2>"$tmp/twice.txt"; then
+  fail "a second server started on a socket a server answers at"
+fi
+grep -q "already answers" "$tmp/twice.txt" || fail "second server: $(cat "$tmp/twice.txt")"
+echo "socket: a second server on the same path refuses: $(cat "$tmp/twice.txt")"
+
+# --- calls not carried: NOT_SUPPORTED with their one-line text
+"$client" unsupported "$uri" | tee "$tmp/unsupported.txt"
+grep -q '^OK unsupported' "$tmp/unsupported.txt" || fail "unsupported calls"
+
+# --- the same codes and texts as in-process
+"$client" errors sim:video=tiny >"$tmp/errors-sim.txt"
+"$client" errors "$uri" >"$tmp/errors-sgpud.txt"
+if ! diff "$tmp/errors-sim.txt" "$tmp/errors-sgpud.txt"; then fail "errors differ from in-process"; fi
+echo "errors: $(wc -l <"$tmp/errors-sim.txt") wrong calls give the same code and text as in-process"
+
+# --- isolation
+"$client" isolate "$uri" | tee "$tmp/isolate.txt"
+grep -q '^OK isolate' "$tmp/isolate.txt" || fail "isolation"
+
+# --- two programs counting fences from 1, a third SIGKILLed mid-submission
+read -r f0 f1 f2 < <("$client" free "$uri")
+"$client" victim "$uri" >"$tmp/victim.out" 2>&1 &
+victim=$!
+pids+=("$victim")
+for _ in $(seq 1 600); do grep -q READY "$tmp/victim.out" && break; sleep 0.1; done
+grep -q READY "$tmp/victim.out" || fail "victim never ready: $(cat "$tmp/victim.out")"
+"$client" fences "$uri" 60 1 >"$tmp/a.out" 2>&1 &
+a=$!
+"$client" fences "$uri" 60 2 >"$tmp/b.out" 2>&1 &
+b=$!
+pids+=("$a" "$b")
+sleep 0.3
+kill -9 "$victim"
+wait "$victim" 2>/dev/null || true
+ra=0; wait "$a" || ra=$?
+rb=0; wait "$b" || rb=$?
+cat "$tmp/a.out" "$tmp/b.out"
+[ $ra = 0 ] && [ $rb = 0 ] || fail "a program sharing the device failed ($ra, $rb)"
+grep -q '^OK fences 60 tag 1' "$tmp/a.out" && grep -q '^OK fences 60 tag 2' "$tmp/b.out" ||
+  fail "fences"
+# the dead program's memory comes back (its queued work drains first)
+for _ in $(seq 1 300); do
+  read -r g0 g1 g2 < <("$client" free "$uri")
+  [ "$g0 $g1 $g2" = "$f0 $f1 $f2" ] && break
+  sleep 0.2
+done
+[ "$g0 $g1 $g2" = "$f0 $f1 $f2" ] || fail "free bytes $g0 $g1 $g2 after the kill, $f0 $f1 $f2 before"
+grep -q "cleaned up" "$tmp/main.log" || fail "no cleanup logged"
+echo "kill: free bytes back to $f0 $f1 $f2 (segments 0, 1, 2); $(grep 'cleaned up' "$tmp/main.log" | grep -v "'bench_sgpud'.*0 allocations" | tail -1)"
+kill -0 "$main" || fail "sgpud died"
+
+# --- hostile connections: half a request (closed after --stall-ms), oversize
+"$client" hostile "$sock" half | tee -a "$tmp/hostile.txt"
+"$client" hostile "$sock" oversize | tee -a "$tmp/hostile.txt"
+[ "$(grep -c '^OK hostile' "$tmp/hostile.txt")" = 2 ] || fail "hostile connections"
+grep -q "stalled half-sent" "$tmp/main.log" || fail "no stall close logged"
+grep -q "oversize request" "$tmp/main.log" || fail "no oversize close logged"
+"$client" fences "$uri" 5 3 | grep -q '^OK' || fail "sgpud unusable after hostile connections"
+kill -0 "$main" || fail "sgpud died"
+echo "hostile: a half request and an oversize one were closed; the server serves on"
+
+# --- the default path ($XDG_RUNTIME_DIR/sgpud.sock) and the bare URI
+mkdir -p "$tmp/xdg"
+XDG_RUNTIME_DIR=$tmp/xdg start_server xdg
+[ -S "$tmp/xdg/sgpud.sock" ] || fail "no socket at \$XDG_RUNTIME_DIR/sgpud.sock"
+XDG_RUNTIME_DIR=$tmp/xdg "$client" free sgpud >/dev/null || fail "URI sgpud (default path)"
+# a stale socket (its server killed) is removed by the next server
+kill -9 "$server"; wait "$server" 2>/dev/null || true
+[ -S "$tmp/xdg/sgpud.sock" ] || fail "SIGKILL removed the socket?"
+XDG_RUNTIME_DIR=$tmp/xdg start_server xdg2
+grep -q "stale socket" "$tmp/xdg2.log" || fail "stale socket not reported"
+XDG_RUNTIME_DIR=$tmp/xdg "$client" free sgpud >/dev/null || fail "after the stale socket"
+kill -TERM "$server"; wait "$server" || true
+echo "paths: sgpud alone opens \$XDG_RUNTIME_DIR/sgpud.sock; a stale socket is replaced"
+
+# --- figures (reported, never asserted)
+n=${SGPUD_BENCH_N:-400}
+"$client" bench sim:video=tiny "$n" | sed 's/^RESULT/FIGURE sgpud in-process/'
+"$client" bench "$uri" "$n" | sed 's/^RESULT/FIGURE sgpud through sgpud/'
+# memory per connected program: the server's RSS with 32 idle programs more
+k=32
+rss0=$(awk '/VmRSS/ {print $2}' "/proc/$main/status")
+mkfifo "$tmp/idle.in"
+"$client" idle "$uri" $k <"$tmp/idle.in" >"$tmp/idle.out" 2>&1 &
+idle=$!
+pids+=("$idle")
+exec 9>"$tmp/idle.in"
+for _ in $(seq 1 600); do grep -q '^OPEN' "$tmp/idle.out" && break; sleep 0.1; done
+grep -q '^OPEN' "$tmp/idle.out" || fail "idle programs: $(cat "$tmp/idle.out")"
+rss1=$(awk '/VmRSS/ {print $2}' "/proc/$main/status")
+exec 9>&-
+wait "$idle" || true
+per=$(grep -o '[0-9]* bytes per program' "$tmp/main.log" | head -1)
+echo "FIGURE sgpud memory: server RSS ${rss0} kB, ${rss1} kB with $k idle programs more: $(( (rss1 - rss0) * 1024 / k )) bytes per program ($per in its record; sanitizer build: $([ "$sgpud" = "$bin/sgpud" ] && echo no || echo yes))"
+
+kill -TERM "$main"; wait "$main" || fail "sgpud exit status"
+[ ! -e "$sock" ] || fail "socket left behind"
+echo "test_sgpud: all passed"
