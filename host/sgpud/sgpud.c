@@ -829,7 +829,10 @@ static void reap(server *s, program *p) {
  * (the GPU may still be reading or writing it). */
 static void disconnect(server *s, program *p, const char *why) {
   if (p->fd < 0) return;
-  logf_(s, "program %u (pid %u '%s') gone: %s", p->id, p->pid, p->name, why);
+  uint32_t queued = 0;
+  for (uint32_t n = 0; n < s->info.node_count; n++) queued += p->node[n].pending;
+  logf_(s, "program %u (pid %u '%s') gone: %s; %u submissions still queued", p->id, p->pid,
+        p->name, why, queued);
   close(p->fd);
   p->fd = -1;
   s->nprogs--;

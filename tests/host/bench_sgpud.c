@@ -8,6 +8,8 @@
  *                                  its fences, its stats and the words
  *   bench_sgpud victim URI         allocates, prints READY, then submits
  *                                  forever (the test SIGKILLs it)
+ *   bench_sgpud queue URI K        K large fills on node 1 queued, never
+ *                                  waited for; READY, then sleeps (SIGKILL)
  *   bench_sgpud isolate URI        two connections: the second cannot read,
  *                                  write, free or submit the first's memory
  *   bench_sgpud errors URI         wrong calls: "code text" per line (the
@@ -180,6 +182,39 @@ static int cmd_victim(const char *uri) {
     TRY(dev, sgpu_submit_command(dev, &a));
     if (i % 16 == 0) TRY(dev, sgpu_wait_fence(dev, 0, i - 8, 60000));
   }
+}
+
+/* K large fills queued and never waited for (the simulated chip runs only
+ * while someone waits: they stay queued), then READY and sleep: the test
+ * SIGKILLs it with work queued. */
+static int cmd_queue(const char *uri, unsigned k) {
+  sgpu_device *dev = open_or_die(uri);
+  sgpu_context *ctx;
+  uint64_t target, cmds;
+  TRY(dev, sgpu_create_context(dev, 1, &ctx));
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 65536, 0, &target));
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 64, 0, &cmds));
+  uint32_t words[16];
+  sgpu_cmdbuf cb;
+  sgpu_cmdbuf_init(&cb, words, sizeof words);
+  sgpu_cmd_fill(&cb, (uint32_t)target, 4096, 4096, 16, 0x5a5a5a5a);
+  TRY(dev, sgpu_write(dev, cmds, words, sgpu_cmdbuf_size(&cb)));
+  for (uint32_t i = 1; i <= k; i++) {
+    sgpu_submit_command_args a;
+    memset(&a, 0, sizeof a);
+    a.context = ctx;
+    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+    a.dma_buffer_physical_address = cmds;
+    a.dma_buffer_size = 64;
+    a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+    a.node_ordinal = 1;
+    a.submission_fence_id = i;
+    TRY(dev, sgpu_submit_command(dev, &a));
+  }
+  sgpu_fence_info fi;
+  TRY(dev, sgpu_get_fence(dev, 1, &fi));
+  printf("READY %llu queued\n", (unsigned long long)fi.pending);
+  for (;;) pause();
 }
 
 /* ------------------------------------------------------------ isolation */
@@ -500,6 +535,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "fences") && argc >= 5)
     return cmd_fences(argv[2], (unsigned)strtoul(argv[3], NULL, 0), (unsigned)strtoul(argv[4], NULL, 0));
   if (!strcmp(m, "victim")) return cmd_victim(argv[2]);
+  if (!strcmp(m, "queue") && argc >= 4) return cmd_queue(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
   if (!strcmp(m, "isolate")) return cmd_isolate(argv[2]);
   if (!strcmp(m, "errors")) return cmd_errors(argv[2]);
   if (!strcmp(m, "unsupported")) return cmd_unsupported(argv[2]);
