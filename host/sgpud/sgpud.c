@@ -351,9 +351,39 @@ static void dispatch(server *s, const sgpu_event *e) {
       push_event(p, &x);
     }
     return;
-  default: /* vsyncs (not enabled through sgpud), engine resets (not carried) */
+  case SGPU_EVENT_ENGINE_RESET: /* to the guilty context's program only */
+    for (program *p = s->progs; p; p = p->next) {
+      if (!e->context_id || !find_ctx(p, e->context_id) || n >= MAX_NODES) continue;
+      fifo_ent *f = fifo_find(&s->fifo[n], e->fence_id64);
+      w.fence_id = f && f->owner == p ? (uint32_t)f->client_fence64 : (uint32_t)p->node[n].completed64;
+      w.fence_id64 = f && f->owner == p ? f->client_fence64 : p->node[n].completed64;
+      w.last_completed_fence_id = (uint32_t)p->node[n].completed64;
+      p->stats.resets++;
+      push_event(p, &w);
+    }
+    return;
+  default: /* vsyncs (not enabled through sgpud) */
     return;
   }
+}
+
+/* A node stopped on a fault (a watchdog TIMEOUT included) stops every
+ * program's work on it: reset it at once (docs/recovery.md).  The guilty
+ * context's queued work is dropped (DMA_DROPPED events to its program, its
+ * fences still pass), the other programs' submissions go back on the ring
+ * and complete as if nothing happened; ENGINE_RESET goes to the guilty
+ * program. */
+static void recover(server *s, uint32_t n) {
+  uint32_t last = 0;
+  int r = sgpu_reset_engine(s->dev, n, &last);
+  if (r < 0) {
+    logf_(s, "node %u faulted and could not be reset: %s", n, sgpu_last_error(s->dev));
+    return;
+  }
+  s->fifo[n].faulted = 0;
+  logf_(s, "node %u faulted: engine reset, %d innocent submissions put back", n, r);
+  sgpu_event ev;
+  while (sgpu_next_event(s->dev, &ev, 0) == 0) dispatch(s, &ev);
 }
 
 /* Bring the programs' fence views up to the device: retire (get_fence),
@@ -369,6 +399,7 @@ static void harvest(server *s) {
   for (uint32_t n = 0; n < s->info.node_count; n++) {
     node_fifo *f = &s->fifo[n];
     if (fi[n].faulted) f->faulted = 1;
+    if (f->faulted) recover(s, n);
     while (f->count && f->e[f->head].dev_fence64 <= fi[n].completed) {
       fifo_ent *e = &f->e[f->head];
       if (e->owner) {

@@ -12,6 +12,8 @@
  *                                  waited for; READY, then sleeps (SIGKILL)
  *   bench_sgpud isolate URI        two connections: the second cannot read,
  *                                  write, free or submit the first's memory
+ *   bench_sgpud fault URI          a hang of one program's work (needs a short
+ *                                  watchdog): the other's completes untouched
  *   bench_sgpud errors URI         wrong calls: "code text" per line (the
  *                                  test compares sgpud's with in-process)
  *   bench_sgpud unsupported URI    calls not carried: NOT_SUPPORTED, text
@@ -215,6 +217,110 @@ static int cmd_queue(const char *uri, unsigned k) {
   TRY(dev, sgpu_get_fence(dev, 1, &fi));
   printf("READY %llu queued\n", (unsigned long long)fi.pending);
   for (;;) pause();
+}
+
+/* ------------------------------------------------------------ a hang */
+/* Two programs (connections) on node 0: P's first submission waits for a
+ * word that never comes (the watchdog faults it), Q's two fills are queued
+ * behind it.  The server resets the node: Q's work completes as if nothing
+ * happened; P gets FAULTED, its work DROPPED (its fences still pass) and
+ * ENGINE_RESET naming its context. */
+static uint64_t submit_words(sgpu_device *dev, sgpu_context *ctx, const uint32_t *w, uint32_t bytes,
+                             uint32_t fence) {
+  uint64_t buf;
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 64, 0, &buf));
+  TRY(dev, sgpu_write(dev, buf, w, bytes));
+  sgpu_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  a.context = ctx;
+  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+  a.dma_buffer_physical_address = buf;
+  a.dma_buffer_size = 64;
+  a.dma_buffer_submission_end_offset = bytes;
+  a.submission_fence_id = fence;
+  TRY(dev, sgpu_submit_command(dev, &a));
+  return buf;
+}
+
+static int cmd_fault(const char *uri) {
+  sgpu_device *p = open_or_die(uri), *q = open_or_die(uri);
+  sgpu_context *pc, *qc;
+  TRY(p, sgpu_create_context(p, 0, &pc));
+  TRY(q, sgpu_create_context(q, 0, &qc));
+  uint64_t word, target;
+  uint32_t zero[2] = {0, 0}, w[16];
+  TRY(p, sgpu_alloc(p, SGPU_SEGMENT_LOCAL, 4, 0, &word));
+  TRY(p, sgpu_write(p, word, zero, 4));
+  TRY(q, sgpu_alloc(q, SGPU_SEGMENT_LOCAL, 8, 0, &target));
+  TRY(q, sgpu_write(q, target, zero, 8));
+  sgpu_cmdbuf cb;
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_wait_mem(&cb, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
+  submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 1);
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_nop(&cb, 0);
+  submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 2);
+  for (uint32_t i = 1; i <= 2; i++) {
+    sgpu_cmdbuf_init(&cb, w, sizeof w);
+    sgpu_cmd_fill(&cb, (uint32_t)target + 4 * (i - 1), 4, 4, 1, 0x51000000u | i);
+    submit_words(q, qc, w, sgpu_cmdbuf_size(&cb), i);
+  }
+  TRY(q, sgpu_wait_fence(q, 0, 2, 10000));
+  uint32_t got[2];
+  TRY(q, sgpu_read(q, target, got, 8));
+  CHECK(got[0] == 0x51000001u && got[1] == 0x51000002u, "Q's words 0x%08x 0x%08x", got[0], got[1]);
+  sgpu_event ev;
+  unsigned qn = 0;
+  while (sgpu_next_event(q, &ev, 0) == 0) {
+    CHECK(ev.type == SGPU_EVENT_DMA_COMPLETED && ev.fence_id == qn + 1, "Q's event %u: type %u fence %u",
+          qn, ev.type, ev.fence_id);
+    printf("  Q: completed fence %u flags 0x%x\n", ev.fence_id, ev.flags);
+    qn++;
+  }
+  CHECK(qn == 2, "Q saw %u events", qn);
+  TRY(p, sgpu_wait_fence(p, 0, 2, 10000)); /* its fences pass, its work dropped */
+  unsigned faulted = 0, dropped = 0, reset = 0;
+  while (sgpu_next_event(p, &ev, 0) == 0) {
+    printf("  P: event %u fence %u reason %u context %u\n", ev.type, ev.fence_id, ev.fault_reason,
+           ev.context_id);
+    if (ev.type == SGPU_EVENT_DMA_FAULTED) {
+      faulted++;
+      CHECK(ev.fence_id == 1 && ev.fault_reason == SGPU_FAULT_TIMEOUT, "P's fault: fence %u reason %u",
+            ev.fence_id, ev.fault_reason);
+    } else if (ev.type == SGPU_EVENT_DMA_DROPPED) {
+      dropped++;
+      CHECK(ev.fence_id == dropped, "P's drop %u: fence %u", dropped, ev.fence_id);
+    } else if (ev.type == SGPU_EVENT_ENGINE_RESET) {
+      reset++;
+      CHECK(ev.context_id == sgpu_context_id(pc), "reset names context %u, P's is %u", ev.context_id,
+            sgpu_context_id(pc));
+    } else {
+      CHECK(0, "P: unexpected event %u", ev.type);
+    }
+  }
+  CHECK(faulted == 1 && dropped == 2 && reset == 1, "P's events: %u faulted %u dropped %u resets",
+        faulted, dropped, reset);
+  sgpu_stats st;
+  TRY(p, sgpu_get_stats(p, &st));
+  CHECK(st.faulted == 1 && st.dropped == 2 && st.resets == 1 && st.completed == 0,
+        "P's stats: %llu faulted %llu dropped %llu resets %llu completed",
+        (unsigned long long)st.faulted, (unsigned long long)st.dropped,
+        (unsigned long long)st.resets, (unsigned long long)st.completed);
+  TRY(q, sgpu_get_stats(q, &st));
+  CHECK(st.faulted == 0 && st.dropped == 0 && st.resets == 0 && st.completed == 2,
+        "Q's stats: %llu faulted %llu dropped %llu completed", (unsigned long long)st.faulted,
+        (unsigned long long)st.dropped, (unsigned long long)st.completed);
+  /* Both go on on the node. */
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_nop(&cb, 0);
+  submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 3);
+  submit_words(q, qc, w, sgpu_cmdbuf_size(&cb), 3);
+  TRY(p, sgpu_wait_fence(p, 0, 3, 10000));
+  TRY(q, sgpu_wait_fence(q, 0, 3, 10000));
+  sgpu_close(p);
+  sgpu_close(q);
+  if (!failures) printf("OK fault\n");
+  return failures != 0;
 }
 
 /* ------------------------------------------------------------ isolation */
@@ -537,6 +643,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "victim")) return cmd_victim(argv[2]);
   if (!strcmp(m, "queue") && argc >= 4) return cmd_queue(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
   if (!strcmp(m, "isolate")) return cmd_isolate(argv[2]);
+  if (!strcmp(m, "fault")) return cmd_fault(argv[2]);
   if (!strcmp(m, "errors")) return cmd_errors(argv[2]);
   if (!strcmp(m, "unsupported")) return cmd_unsupported(argv[2]);
   if (!strcmp(m, "free")) return cmd_free(argv[2]);

@@ -128,6 +128,14 @@ read -r g0 g1 g2 < <("$client" free "$uri")
 echo "kill with work queued: $(grep "pid $q " "$tmp/main.log" | sed 's/^sgpud: //' | tr '\n' ' ')"
 "$client" fences "$uri" 10 4 | grep -q '^OK' || fail "fences after the queued kill"
 
+# --- a hang: the server resets the node, the innocent program does not notice
+start_server fault --socket "$tmp/fault.sock" --device sim:video=tiny,watchdog=20000
+"$client" fault "sgpud:$tmp/fault.sock" | tee "$tmp/fault.txt"
+grep -q '^OK fault' "$tmp/fault.txt" || fail "hang recovery"
+grep -q "node 0 faulted: engine reset, 2 innocent submissions put back" "$tmp/fault.log" ||
+  fail "no reset logged: $(cat "$tmp/fault.log")"
+kill -TERM "$server"; wait "$server" || fail "fault server exit status"
+
 # --- hostile connections: half a request (closed after --stall-ms), oversize
 "$client" hostile "$sock" half | tee -a "$tmp/hostile.txt"
 "$client" hostile "$sock" oversize | tee -a "$tmp/hostile.txt"
