@@ -63,6 +63,21 @@ fi
 grep -q "already answers" "$tmp/twice.txt" || fail "second server: $(cat "$tmp/twice.txt")"
 echo "socket: a second server on the same path refuses: $(cat "$tmp/twice.txt")"
 
+# --- the service files, installed by make install (here: its install-sgpud part)
+make -s -C "$root" install-sgpud DESTDIR="$tmp/dest" >"$tmp/install.log" 2>&1 || fail "install-sgpud: $(cat "$tmp/install.log")"
+unit=$(find "$tmp/dest" -name sgpud.service)
+rules=$(find "$tmp/dest" -name 70-sgpu.rules)
+[ -n "$unit" ] && [ -n "$rules" ] && [ -x "$(find "$tmp/dest" -path '*/bin/sgpud')" ] || fail "installed: $(find "$tmp/dest")"
+grep -q '^ExecStart=/.*/bin/sgpud --device ${SGPUD_DEVICE} --socket /run/sgpu/sgpud.sock --group sgpu$' "$unit" ||
+  fail "unit ExecStart: $(grep ExecStart "$unit")"
+grep -q 'GROUP="sgpu"' "$rules" || fail "udev rule"
+if command -v systemd-analyze >/dev/null; then
+  # the binary is under DESTDIR, not yet at its path: that is the one complaint allowed
+  systemd-analyze verify "$unit" 2>&1 | grep -v 'is not executable' | tee "$tmp/verify.txt" || true
+  [ ! -s "$tmp/verify.txt" ] || fail "systemd-analyze verify: $(cat "$tmp/verify.txt")"
+fi
+echo "install: $(cd "$tmp/dest" && find . -type f | sort | tr '\n' ' ')"
+
 # --- calls not carried: NOT_SUPPORTED with their one-line text
 "$client" unsupported "$uri" | tee "$tmp/unsupported.txt"
 grep -q '^OK unsupported' "$tmp/unsupported.txt" || fail "unsupported calls"
