@@ -736,6 +736,35 @@ static void op_get_fence(server *s, program *p, const sgpud_u32 *q) {
   answer(p, SGPUD_OP_GET_FENCE, 0, &fi, sizeof fi, NULL, 0);
 }
 
+static void op_list(server *s, program *me, const sgpud_u32 *q) {
+  uint32_t want = q->value < SGPUD_MAX_PROGRAMS_LISTED ? q->value : SGPUD_MAX_PROGRAMS_LISTED;
+  sgpud_list_ans a = {0, 0};
+  for (program *p = s->progs; p; p = p->next) a.count++;
+  uint32_t n = a.count < want ? a.count : want;
+  sgpu_program_info *v = calloc(n ? n : 1, sizeof *v);
+  if (!v) {
+    answer_error(me, SGPUD_OP_LIST_PROGRAMS, SGPU_ERROR_NO_MEM, "sgpud: out of host memory");
+    return;
+  }
+  uint32_t i = 0;
+  for (program *p = s->progs; p && i < n; p = p->next, i++) {
+    sgpu_program_info *x = &v[n - 1 - i]; /* the list is newest first: oldest first out */
+    x->id = p->id;
+    x->pid = p->pid;
+    memcpy(x->name, p->name, sizeof x->name);
+    x->contexts = (uint32_t)p->nctxs;
+    x->allocations = (uint32_t)p->nallocs;
+    for (size_t k = 0; k < p->nallocs; k++) x->memory += p->allocs[k].size;
+    x->submissions = p->stats.submissions;
+    x->completed = p->stats.completed;
+    for (uint32_t nd = 0; nd < s->info.node_count; nd++) x->queued += p->node[nd].pending;
+    x->self = p == me;
+    x->gone = p->fd < 0;
+  }
+  answer(me, SGPUD_OP_LIST_PROGRAMS, 0, &a, sizeof a, v, n * sizeof *v);
+  free(v);
+}
+
 /* One request: header and body complete in p->in.  Returns its length. */
 static size_t handle(server *s, program *p) {
   sgpud_hdr h;
@@ -813,6 +842,11 @@ static size_t handle(server *s, program *p) {
   case SGPUD_OP_GET_STATS:
     answer(p, op, 0, &p->stats, sizeof p->stats, NULL, 0);
     break;
+  case SGPUD_OP_LIST_PROGRAMS: {
+    BODY(sgpud_u32, q);
+    op_list(s, p, &q);
+    break;
+  }
   case SGPUD_OP_GET_CYCLES: {
     sgpud_addr a = {cycles_now(s)};
     answer(p, op, 0, &a, sizeof a, NULL, 0);

@@ -274,6 +274,16 @@ void sgpu_destroy_context(sgpu_context *ctx) {
 uint32_t sgpu_context_id(const sgpu_context *ctx) { return ctx ? ctx->id : 0; }
 uint32_t sgpu_context_node(const sgpu_context *ctx) { return ctx ? ctx->node : 0; }
 
+/* ------------------------------------------------------------ sharing */
+int sgpu_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max) {
+  if (!dev || (!programs && max)) return SGPU_ERROR_INVALID_PARAM;
+  if (!dev->remote)
+    return sgpu__fail(dev, SGPU_ERROR_NOT_SUPPORTED,
+                      "the %s device is not shared: sgpu_list_programs lists an sgpud device's "
+                      "programs", dev->tr->ops->name);
+  return sgpu__remote_list_programs(dev, programs, max);
+}
+
 /* ------------------------------------------------------------ link */
 int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats) {
   if (!dev || !stats) return SGPU_ERROR_INVALID_PARAM;

@@ -347,3 +347,16 @@ int sgpu__remote_get_cycles(sgpu_device *dev, uint64_t *cycles) {
   if (!r) *cycles = a.address;
   return r;
 }
+
+int sgpu__remote_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max) {
+  if (max > SGPUD_MAX_PROGRAMS_LISTED) max = SGPUD_MAX_PROGRAMS_LISTED;
+  sgpud_u32 q = {(uint32_t)max, 0};
+  sgpud_list_ans a = {0, 0};
+  size_t got = 0;
+  sgpu__lock(dev);
+  int r = call(dev, SGPUD_OP_LIST_PROGRAMS, &q, sizeof q, NULL, 0, &a, sizeof a, programs,
+               max * sizeof *programs, &got);
+  if (!r && got % sizeof *programs) r = broken(dev, "malformed program list", 0);
+  sgpu__unlock(dev);
+  return r ? r : a.count > INT32_MAX ? INT32_MAX : (int)a.count;
+}

@@ -43,6 +43,7 @@ enum sgpud_op {
   SGPUD_OP_NEXT_EVENT = 13,
   SGPUD_OP_GET_STATS = 14,
   SGPUD_OP_GET_CYCLES = 15,
+  SGPUD_OP_LIST_PROGRAMS = 16,
   SGPUD_OP_COUNT
 };
 
@@ -121,6 +122,13 @@ typedef struct sgpud_submit_req {
 typedef struct sgpud_wait_req {
   uint32_t node, fence, timeout_ms, reserved;
 } sgpud_wait_req;
+
+/* LIST_PROGRAMS: the request is an sgpud_u32 (most entries wanted), the
+ * answer this, then min(count, wanted) sgpu_program_info. */
+typedef struct sgpud_list_ans {
+  uint32_t count, reserved;
+} sgpud_list_ans;
+#define SGPUD_MAX_PROGRAMS_LISTED (SGPUD_MAX_DATA / 128u)
 
 /* sgpu_event with private_data as a number. */
 typedef struct sgpud_event {

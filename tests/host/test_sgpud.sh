@@ -131,6 +131,18 @@ q=$!
 pids+=("$q")
 for _ in $(seq 1 600); do grep -q READY "$tmp/queue.out" && break; sleep 0.1; done
 grep -q 'READY 12 queued' "$tmp/queue.out" || fail "queue: $(cat "$tmp/queue.out")"
+# sgpu info and sgpu top list the programs connected
+"$bin/sgpu" --device "$uri" info >"$tmp/info.txt" || fail "sgpu info: $(cat "$tmp/info.txt")"
+grep -q "^  [0-9]*: pid $q bench_sgpud *1 contexts, 2 allocations (65600 bytes), 12 submissions, 12 queued$" \
+  "$tmp/info.txt" || fail "sgpu info programs: $(cat "$tmp/info.txt")"
+grep -q "pid [0-9]* sgpu .*(this sgpu)" "$tmp/info.txt" || fail "sgpu info: itself"
+"$bin/sgpu" --device "$uri" top --count 1 --interval 100 >"$tmp/top.txt" || fail "sgpu top"
+grep -Eq "^ *[0-9]+ +$q bench_sgpud +1 +2 +65600 +0.0 +0.0 +12 *$" "$tmp/top.txt" ||
+  fail "sgpu top: $(cat "$tmp/top.txt")"
+"$bin/sgpu" --device "$uri" --json top --count 1 --interval 100 >"$tmp/top.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=[x for x in d["programs"] if x["pid"]==int(sys.argv[2])][0]; assert p["queued"]==12 and p["memory"]==65600, p' \
+  "$tmp/top.json" "$q" || fail "sgpu top --json: $(cat "$tmp/top.json")"
+echo "sgpu info / top: $(grep "pid $q" "$tmp/info.txt")"
 kill -9 "$q"
 wait "$q" 2>/dev/null || true
 for _ in $(seq 1 300); do grep -q "pid $q .*cleaned up" "$tmp/main.log" && break; sleep 0.2; done
