@@ -20,6 +20,8 @@
  *   bench_sgpud free URI           free bytes of segments 0, 1 and 2
  *   bench_sgpud hostile PATH MODE  raw socket: MODE half (half a request,
  *                                  then waits to be closed), oversize
+ *   bench_sgpud garbage PATH N SEED  raw socket: N requests of random ops and
+ *                                  bodies after a proper HELLO
  *   bench_sgpud idle URI K         K connections open until stdin closes
  *   bench_sgpud bench URI N        figures: submissions/s, call latency
  * Exit status 0 when every check holds; FAIL lines say what did not. */
@@ -33,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../host/src/remote_proto.h"
 #include "sgpu.h"
 
 static int failures;
@@ -576,6 +579,82 @@ static int cmd_idle(const char *uri, unsigned k) {
   return 0;
 }
 
+/* ------------------------------------------------------------ garbage */
+/* After a proper HELLO, n requests of every op (and unknown ones) with
+ * random bodies of random sizes, each answer read before the next request
+ * (waits get timeouts of 0..2 ms); the server must answer every one or
+ * close the connection, and survive.  Prints how the answers went. */
+static int recv_exact(int fd, void *p, size_t n) {
+  uint8_t *b = p;
+  while (n) {
+    ssize_t k = recv(fd, b, n, 0);
+    if (k <= 0) return -1;
+    b += k;
+    n -= (size_t)k;
+  }
+  return 0;
+}
+
+static int cmd_garbage(const char *path, unsigned n, unsigned seed) {
+  struct sockaddr_un sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sun_family = AF_UNIX;
+  snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
+  int fd = socket(AF_UNIX, SOCK_STREAM, 0);
+  if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa)) return 1;
+  sgpud_hello_req hq;
+  memset(&hq, 0, sizeof hq);
+  hq.version = SGPUD_PROTO_VERSION;
+  hq.info_size = sizeof(sgpu_info);
+  hq.event_size = sizeof(sgpud_event);
+  hq.stats_size = sizeof(sgpu_stats);
+  hq.submit_size = sizeof(sgpud_submit_req);
+  snprintf(hq.name, sizeof hq.name, "garbage");
+  sgpud_hdr h = {sizeof hq, SGPUD_OP_HELLO};
+  send(fd, &h, sizeof h, MSG_NOSIGNAL);
+  send(fd, &hq, sizeof hq, MSG_NOSIGNAL);
+  static uint8_t body[SGPUD_MAX_BODY];
+  if (recv_exact(fd, &h, sizeof h) || h.size > sizeof body || recv_exact(fd, body, h.size)) return 1;
+  srand(seed);
+  unsigned ok = 0, refused = 0;
+  for (unsigned i = 0; i < n; i++) {
+    uint32_t op = 1 + (uint32_t)rand() % 18;
+    uint32_t size = (uint32_t)rand() % 5 == 0 ? (uint32_t)rand() % 2048 : (uint32_t)rand() % 160;
+    for (uint32_t k = 0; k < size; k++) body[k] = (uint8_t)rand();
+    if (rand() % 3 == 0) /* small numbers: more of them pass the first checks */
+      for (uint32_t k = 0; k + 4 <= size; k += 4) {
+        uint32_t v = (uint32_t)rand() % 4 == 0 ? 0x100000000ull >> 1 : (uint32_t)rand() % 4096;
+        memcpy(body + k, &v, 4);
+      }
+    if (op == SGPUD_OP_WAIT_FENCE || op == SGPUD_OP_WAIT_IDLE || op == SGPUD_OP_NEXT_EVENT) {
+      uint32_t t = (uint32_t)rand() % 3; /* no wait may park for long */
+      if (size >= 12) memcpy(body + 8, &t, 4);
+    }
+    h.size = size;
+    h.op = op;
+    if (send(fd, &h, sizeof h, MSG_NOSIGNAL) != sizeof h ||
+        (size && send(fd, body, size, MSG_NOSIGNAL) != (ssize_t)size))
+      break;
+    sgpud_hdr a;
+    sgpud_status st;
+    if (recv_exact(fd, &a, sizeof a) || a.size < sizeof st || a.size > sizeof body ||
+        recv_exact(fd, body, a.size)) {
+      printf("  request %u (op %u, %u bytes): connection closed\n", i, op, size);
+      break;
+    }
+    memcpy(&st, body, sizeof st);
+    if (a.op != (op | SGPUD_REPLY)) {
+      printf("FAIL answer op 0x%x to request op %u\n", a.op, op);
+      return 1;
+    }
+    if (st.status < 0) refused++;
+    else ok++;
+  }
+  close(fd);
+  printf("OK garbage: %u requests answered (%u refused), seed %u\n", ok + refused, refused, seed);
+  return 0;
+}
+
 /* ------------------------------------------------------------ figures */
 static double now_s(void) {
   struct timespec t;
@@ -648,6 +727,8 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "unsupported")) return cmd_unsupported(argv[2]);
   if (!strcmp(m, "free")) return cmd_free(argv[2]);
   if (!strcmp(m, "hostile") && argc >= 4) return cmd_hostile(argv[2], argv[3]);
+  if (!strcmp(m, "garbage") && argc >= 5)
+    return cmd_garbage(argv[2], (unsigned)strtoul(argv[3], NULL, 0), (unsigned)strtoul(argv[4], NULL, 0));
   if (!strcmp(m, "idle") && argc >= 4) return cmd_idle(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
   if (!strcmp(m, "bench") && argc >= 4) return cmd_bench(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
   fprintf(stderr, "bench_sgpud: bad arguments\n");

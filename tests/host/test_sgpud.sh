@@ -166,12 +166,15 @@ kill -TERM "$server"; wait "$server" || fail "fault server exit status"
 # --- hostile connections: half a request (closed after --stall-ms), oversize
 "$client" hostile "$sock" half | tee -a "$tmp/hostile.txt"
 "$client" hostile "$sock" oversize | tee -a "$tmp/hostile.txt"
+for seed in 1 2 3; do "$client" garbage "$sock" 1500 $seed | tee -a "$tmp/hostile.txt"; done
 [ "$(grep -c '^OK hostile' "$tmp/hostile.txt")" = 2 ] || fail "hostile connections"
+[ "$(grep -c '^OK garbage' "$tmp/hostile.txt")" = 3 ] || fail "random requests"
+! grep -q "Sanitizer" "$tmp/main.log" || fail "sanitizer report: $(grep -A20 Sanitizer "$tmp/main.log")"
 grep -q "stalled half-sent" "$tmp/main.log" || fail "no stall close logged"
 grep -q "oversize request" "$tmp/main.log" || fail "no oversize close logged"
 "$client" fences "$uri" 5 3 | grep -q '^OK' || fail "sgpud unusable after hostile connections"
 kill -0 "$main" || fail "sgpud died"
-echo "hostile: a half request and an oversize one were closed; the server serves on"
+echo "hostile: a half request and an oversize one were closed, 4,500 random requests answered; the server serves on"
 
 # --- the default path ($XDG_RUNTIME_DIR/sgpud.sock) and the bare URI
 mkdir -p "$tmp/xdg"
