@@ -2,6 +2,7 @@
  * the server over its Unix-domain socket, one at a time under the device
  * lock; the server's error code and text come back as this call's. */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,14 +291,40 @@ int sgpu__remote_submit(sgpu_device *dev, const sgpu_submit_command_args *a) {
   LOCKED(call(dev, SGPUD_OP_SUBMIT, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL));
 }
 
+/* Waits go in slices of at most WAIT_SLICE_MS of device time, the device
+ * lock released between them: another thread of the program can submit,
+ * read or wait meanwhile, as in-process (where a wait releases the lock
+ * while time advances).  The server answers a slice at once when the wait
+ * is over; a TIMEOUT of the whole is worded as in-process. */
+#define WAIT_SLICE_MS 1u
+
+static int sliced(sgpu_device *dev, uint32_t op, sgpud_wait_req q, void *ans, size_t ans_size) {
+  uint32_t left = q.timeout_ms;
+  for (;;) {
+    q.timeout_ms = left < WAIT_SLICE_MS ? left : WAIT_SLICE_MS;
+    sgpu__lock(dev);
+    int r = call(dev, op, &q, sizeof q, NULL, 0, ans, ans_size, NULL, 0, NULL);
+    sgpu__unlock(dev);
+    if (r != SGPU_ERROR_TIMEOUT || left == q.timeout_ms) return r;
+    left -= q.timeout_ms;
+    sched_yield(); /* let a thread blocked on the lock have it */
+  }
+}
+
 int sgpu__remote_wait_fence(sgpu_device *dev, uint32_t node, uint32_t fence, uint32_t timeout_ms) {
   sgpud_wait_req q = {node, fence, timeout_ms, 0};
-  LOCKED(call(dev, SGPUD_OP_WAIT_FENCE, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL));
+  int r = sliced(dev, SGPUD_OP_WAIT_FENCE, q, NULL, 0);
+  if (r == SGPU_ERROR_TIMEOUT)
+    sgpu__fail(dev, r, "fence %u on node %u not reached within %u ms (%llu cycles)", fence, node,
+               timeout_ms, (unsigned long long)timeout_ms * SGPU_CYCLES_PER_MS);
+  return r;
 }
 
 int sgpu__remote_wait_idle(sgpu_device *dev, uint32_t timeout_ms) {
   sgpud_wait_req q = {0, 0, timeout_ms, 0};
-  LOCKED(call(dev, SGPUD_OP_WAIT_IDLE, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL));
+  int r = sliced(dev, SGPUD_OP_WAIT_IDLE, q, NULL, 0);
+  if (r == SGPU_ERROR_TIMEOUT) sgpu__fail(dev, r, "work still pending after %u ms", timeout_ms);
+  return r;
 }
 
 int sgpu__remote_get_fence(sgpu_device *dev, uint32_t node, sgpu_fence_info *info) {
@@ -308,9 +335,8 @@ int sgpu__remote_get_fence(sgpu_device *dev, uint32_t node, sgpu_fence_info *inf
 int sgpu__remote_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms) {
   sgpud_wait_req q = {0, 0, timeout_ms, 0};
   sgpud_event w;
-  sgpu__lock(dev);
-  int r = call(dev, SGPUD_OP_NEXT_EVENT, &q, sizeof q, NULL, 0, &w, sizeof w, NULL, 0, NULL);
-  sgpu__unlock(dev);
+  int r = sliced(dev, SGPUD_OP_NEXT_EVENT, q, &w, sizeof w);
+  if (r == SGPU_ERROR_TIMEOUT) sgpu__fail(dev, r, "no event within %u ms", timeout_ms);
   if (r) return r;
   memset(ev, 0, sizeof *ev);
   ev->type = w.type;

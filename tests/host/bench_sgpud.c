@@ -14,6 +14,7 @@
  *                                  write, free or submit the first's memory
  *   bench_sgpud fault URI          a hang of one program's work (needs a short
  *                                  watchdog): the other's completes untouched
+ *   bench_sgpud threads URI        one thread waits, the other is not held
  *   bench_sgpud errors URI         wrong calls: "code text" per line (the
  *                                  test compares sgpud's with in-process)
  *   bench_sgpud unsupported URI    calls not carried: NOT_SUPPORTED, text
@@ -27,6 +28,7 @@
  * Exit status 0 when every check holds; FAIL lines say what did not. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -473,6 +475,25 @@ static int cmd_errors(const char *uri) {
   show(dev, "NULL context", sgpu_submit_command(dev, &s));
   show(dev, "wait 1", sgpu_wait_fence(dev, 0, 1, 1000));
   show(dev, "wait 2", sgpu_wait_fence(dev, 0, 2, 10));
+  /* A fill of 1 MiB takes longer than 2 ms: the wait times out. */
+  uint64_t big, fillbuf;
+  TRY(dev, sgpu_alloc(dev, 1, 1u << 20, 0, &big));
+  TRY(dev, sgpu_alloc(dev, 1, 64, 0, &fillbuf));
+  uint32_t fw[8];
+  sgpu_cmdbuf fcb;
+  sgpu_cmdbuf_init(&fcb, fw, sizeof fw);
+  sgpu_cmd_fill(&fcb, (uint32_t)big, 4096, 4096, 256, 0x01020304);
+  TRY(dev, sgpu_write(dev, fillbuf, fw, sgpu_cmdbuf_size(&fcb)));
+  s.context = ctx;
+  s.dma_buffer_physical_address = fillbuf;
+  s.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&fcb);
+  s.submission_fence_id = 2;
+  show(dev, "submit a long fill", sgpu_submit_command(dev, &s));
+  show(dev, "wait 2 ms for it", sgpu_wait_fence(dev, 0, 2, 2));
+  show(dev, "wait idle 1 ms", sgpu_wait_idle(dev, 1));
+  show(dev, "wait for it", sgpu_wait_fence(dev, 0, 2, 10000));
+  sgpu_free(dev, big);
+  sgpu_free(dev, fillbuf);
   sgpu_destroy_context(ctx);
   sgpu_free(dev, cmd);
   sgpu_close(dev);
@@ -577,6 +598,76 @@ static int cmd_idle(const char *uri, unsigned k) {
   for (unsigned i = 0; i < k; i++) sgpu_close(d[i]);
   free(d);
   return 0;
+}
+
+/* ------------------------------------------------------------ threads */
+/* One program, two threads on one device: a thread waits for fence 2
+ * before it is submitted; the main thread submits 1 and 2 meanwhile (it
+ * must not be held until the wait times out), and the wait returns. */
+typedef struct waiter_arg {
+  sgpu_device *dev;
+  int r;
+  double done_at;
+} waiter_arg;
+
+static double now_s(void);
+static void *waiter(void *v) {
+  waiter_arg *a = v;
+  a->r = sgpu_wait_fence(a->dev, 0, 2, 60000);
+  a->done_at = now_s();
+  return NULL;
+}
+
+static int cmd_threads(const char *uri) {
+  sgpu_device *dev = open_or_die(uri);
+  sgpu_context *ctx;
+  TRY(dev, sgpu_create_context(dev, 0, &ctx));
+  uint32_t w[4];
+  sgpu_cmdbuf cb;
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_nop(&cb, 0);
+  /* Fence 1 first: fence 2 must not be ahead of the last submitted when
+   * the waiter asks (the library's rule), so it waits on 2 after 1. */
+  submit_words(dev, ctx, w, sgpu_cmdbuf_size(&cb), 1);
+  sgpu_submit_command_args a;
+  uint64_t buf;
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 64, 0, &buf));
+  /* A WAIT_MEM on a word only the main thread will write: fence 2 cannot
+   * pass until then, so the waiter really waits. */
+  uint64_t word;
+  uint32_t zero = 0, one = 1;
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 4, 0, &word));
+  TRY(dev, sgpu_write(dev, word, &zero, 4));
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_wait_mem(&cb, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
+  TRY(dev, sgpu_write(dev, buf, w, sgpu_cmdbuf_size(&cb)));
+  memset(&a, 0, sizeof a);
+  a.context = ctx;
+  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+  a.dma_buffer_physical_address = buf;
+  a.dma_buffer_size = 64;
+  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+  a.submission_fence_id = 2;
+  TRY(dev, sgpu_submit_command(dev, &a));
+  waiter_arg wa = {dev, 1, 0};
+  pthread_t t;
+  pthread_create(&t, NULL, waiter, &wa);
+  struct timespec ts = {0, 100 * 1000000L};
+  nanosleep(&ts, NULL); /* the waiter is (most likely) waiting now */
+  /* The main thread is not held by the wait: it writes the word. */
+  double t0 = now_s();
+  TRY(dev, sgpu_write(dev, word, &one, 4));
+  double t1 = now_s();
+  pthread_join(t, NULL);
+  CHECK(wa.r == 0, "the waiter's wait: %d (%s)", wa.r, sgpu_strerror(wa.r));
+  sgpu_fence_info fi;
+  TRY(dev, sgpu_get_fence(dev, 0, &fi));
+  CHECK(fi.completed == 2, "completed %llu", (unsigned long long)fi.completed);
+  printf("  the write while the other thread waited took %.1f ms (wall)\n", (t1 - t0) * 1e3);
+  sgpu_destroy_context(ctx);
+  sgpu_close(dev);
+  if (!failures) printf("OK threads\n");
+  return failures != 0;
 }
 
 /* ------------------------------------------------------------ garbage */
@@ -723,6 +814,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "queue") && argc >= 4) return cmd_queue(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
   if (!strcmp(m, "isolate")) return cmd_isolate(argv[2]);
   if (!strcmp(m, "fault")) return cmd_fault(argv[2]);
+  if (!strcmp(m, "threads")) return cmd_threads(argv[2]);
   if (!strcmp(m, "errors")) return cmd_errors(argv[2]);
   if (!strcmp(m, "unsupported")) return cmd_unsupported(argv[2]);
   if (!strcmp(m, "free")) return cmd_free(argv[2]);

@@ -88,6 +88,10 @@ grep -q '^OK unsupported' "$tmp/unsupported.txt" || fail "unsupported calls"
 if ! diff "$tmp/errors-sim.txt" "$tmp/errors-sgpud.txt"; then fail "errors differ from in-process"; fi
 echo "errors: $(wc -l <"$tmp/errors-sim.txt") wrong calls give the same code and text as in-process"
 
+# --- a thread of a program waits; another thread of it is not held meanwhile
+timeout 300 "$client" threads "$uri" | tee "$tmp/threads.txt"
+grep -q '^OK threads' "$tmp/threads.txt" || fail "threads"
+
 # --- isolation
 "$client" isolate "$uri" | tee "$tmp/isolate.txt"
 grep -q '^OK isolate' "$tmp/isolate.txt" || fail "isolation"
