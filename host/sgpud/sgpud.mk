@@ -15,8 +15,15 @@ $(HOST_ASAN_SGPUD): $(HOST_SGPUD_SRCS) $(HOST_ASAN_OBJS) $(SIM_LIB) $(HOST_HDRS)
 	$(CC) $(HOST_CFLAGS) -Ihost/src -O1 -g $(SAN) -o $@ $(HOST_SGPUD_SRCS) $(HOST_ASAN_OBJS) \
 	  $(SIM_LIB) $(HOST_LDLIBS)
 
+# The test program with sanitizers too (the library's client side under
+# ASan/UBSan); the plain one is for valgrind and the figures.
+HOST_ASAN_SGPUD_CLIENT := $(BUILD)/asan/tests/bench_sgpud
+$(HOST_ASAN_SGPUD_CLIENT): tests/host/bench_sgpud.c $(HOST_ASAN_OBJS) $(SIM_LIB) $(HOST_HDRS) host/src/remote_proto.h
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) -O1 -g $(SAN) -o $@ $< $(HOST_ASAN_OBJS) $(SIM_LIB) $(HOST_LDLIBS)
+
 ALL_TARGETS += $(HOST_SGPUD)
-$(BUILD)/tests/host/test_sgpud.sh: $(HOST_SGPUD) $(HOST_ASAN_SGPUD)
+$(BUILD)/tests/host/test_sgpud.sh: $(HOST_SGPUD) $(HOST_ASAN_SGPUD) $(HOST_ASAN_SGPUD_CLIENT)
 
 # The system service: a systemd unit (the installed sgpud's path put in) and
 # a udev rule giving the boards' USB/serial nodes to the sgpu group.

@@ -322,6 +322,8 @@ static int cmd_fault(const char *uri) {
   submit_words(q, qc, w, sgpu_cmdbuf_size(&cb), 3);
   TRY(p, sgpu_wait_fence(p, 0, 3, 10000));
   TRY(q, sgpu_wait_fence(q, 0, 3, 10000));
+  sgpu_destroy_context(pc);
+  sgpu_destroy_context(qc);
   sgpu_close(p);
   sgpu_close(q);
   if (!failures) printf("OK fault\n");

@@ -13,7 +13,11 @@ tbin=${SGPU_TEST_BIN:-$root/build/tests/host}
 # the server with sanitizers when it is built (hostile input must not crash it)
 sgpud=${SGPU_ASAN_BIN:-$root/build/asan/bin}/sgpud
 [ -x "$sgpud" ] || sgpud=$bin/sgpud
-client=$tbin/bench_sgpud
+# the test program: with sanitizers (the library's client side) where built;
+# the plain one (valgrind, figures) as $bench
+bench=$tbin/bench_sgpud
+client=${SGPU_ASAN_BIN:-$root/build/asan/bin}/../tests/bench_sgpud
+[ -x "$client" ] || client=$bench
 tmp=$(mktemp -d)
 pids=()
 cleanup() {
@@ -199,7 +203,7 @@ start_server fig --socket "$tmp/fig.sock" --quiet
 fig=$server
 n=${SGPUD_BENCH_N:-2000}
 best() { # best of three runs (the machine may be loaded): the line with the most submissions/s
-  for _ in 1 2 3; do "$client" bench "$1" "$n"; done |
+  for _ in 1 2 3; do "$bench" bench "$1" "$n"; done |
     awk '/^RESULT/ {for (i = 1; i <= NF; i++) if ($i == "submissions/s;") v = $(i-1); if (v > b) {b = v; l = $0}} END {print l}'
 }
 best sim:video=tiny | sed 's/^RESULT/FIGURE sgpud wall, in-process/'
@@ -213,15 +217,15 @@ if command -v valgrind >/dev/null && [ -x "$bin/sgpud" ]; then
   incl() { callgrind_annotate --inclusive=yes --threshold=100 --auto=no "$1" 2>/dev/null |
     awk -v f="$2" '{g = $NF; sub(/.*:/, "", g); sub(/ .*/, "", g)} index($0, f " [") || $NF ~ (":" f "$") {gsub(",", "", $1); print $1; exit}'; }
   cg() { valgrind --tool=callgrind --callgrind-out-file="$1" "${@:2}" >/dev/null 2>>"$tmp/vg.log"; }
-  cg "$tmp/in0.cg" "$client" bench sim:video=tiny 0
-  cg "$tmp/in.cg" "$client" bench sim:video=tiny 400
+  cg "$tmp/in0.cg" "$bench" bench sim:video=tiny 0
+  cg "$tmp/in.cg" "$bench" bench sim:video=tiny 400
   for k in 0 400; do
     valgrind --tool=callgrind --callgrind-out-file="$tmp/srv$k.cg" "$bin/sgpud" --device sim:video=tiny \
       --socket "$tmp/cg.sock" --quiet >"$tmp/cgsrv.out" 2>>"$tmp/vg.log" &
     cgs=$!
     pids+=("$cgs")
     for _ in $(seq 1 600); do grep -q '^sgpud: ready' "$tmp/cgsrv.out" 2>/dev/null && break; sleep 0.2; done
-    cg "$tmp/cli$k.cg" "$client" bench "sgpud:$tmp/cg.sock" $k
+    cg "$tmp/cli$k.cg" "$bench" bench "sgpud:$tmp/cg.sock" $k
     kill -TERM "$cgs"; wait "$cgs" || true
   done
   in_per=$(( ($(total "$tmp/in.cg") - $(total "$tmp/in0.cg")) / 400 ))
