@@ -221,11 +221,11 @@ if command -v valgrind >/dev/null && [ -x "$bin/sgpud" ]; then
   cg "$tmp/in.cg" "$bench" bench sim:video=tiny 400
   for k in 0 400; do
     valgrind --tool=callgrind --callgrind-out-file="$tmp/srv$k.cg" "$bin/sgpud" --device sim:video=tiny \
-      --socket "$tmp/cg.sock" --quiet >"$tmp/cgsrv.out" 2>>"$tmp/vg.log" &
+      --socket "$tmp/cg$k.sock" --quiet >"$tmp/cgsrv$k.out" 2>>"$tmp/vg.log" &
     cgs=$!
     pids+=("$cgs")
-    for _ in $(seq 1 600); do grep -q '^sgpud: ready' "$tmp/cgsrv.out" 2>/dev/null && break; sleep 0.2; done
-    cg "$tmp/cli$k.cg" "$bench" bench "sgpud:$tmp/cg.sock" $k
+    for _ in $(seq 1 600); do grep -q '^sgpud: ready' "$tmp/cgsrv$k.out" 2>/dev/null && break; sleep 0.2; done
+    cg "$tmp/cli$k.cg" "$bench" bench "sgpud:$tmp/cg$k.sock" $k
     kill -TERM "$cgs"; wait "$cgs" || true
   done
   in_per=$(( ($(total "$tmp/in.cg") - $(total "$tmp/in0.cg")) / 400 ))
