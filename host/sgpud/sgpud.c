@@ -448,6 +448,8 @@ static void op_hello(server *s, program *p, const uint8_t *b, size_t n) {
   }
   memcpy(p->name, q.name, sizeof p->name);
   p->name[sizeof p->name - 1] = 0;
+  for (char *c = p->name; *c; c++) /* it goes into logs and listings */
+    if (*c < 0x20 || *c > 0x7e) *c = '?';
   if (!p->pid) p->pid = q.pid;
   p->hello = 1;
   sgpud_hello_ans a = {SGPUD_PROTO_VERSION, p->id, s->info.node_count, s->info.source_count,
@@ -569,6 +571,14 @@ static void op_submit(server *s, program *p, const sgpud_submit_req *q) {
     answer_error(p, op, SGPU_ERROR_NOT_OWNER,
                  "DMA buffer 0x%llx+%llu is not inside one of this program's allocations (sgpud)",
                  (unsigned long long)pa, (unsigned long long)size);
+    return;
+  }
+  if (q->dma_buffer_private_data &&
+      q->dma_buffer_private_data_size > UINTPTR_MAX - q->dma_buffer_private_data) {
+    /* never a real buffer: the library's pointer arithmetic would wrap */
+    answer_error(p, op, SGPU_ERROR_SUBMIT_PRIVATE_DATA_RANGE,
+                 "private data buffer 0x%llx+%u wraps around the address space",
+                 (unsigned long long)q->dma_buffer_private_data, q->dma_buffer_private_data_size);
     return;
   }
   a.dma_buffer_segment_id = q->dma_buffer_segment_id;
@@ -1075,6 +1085,7 @@ static void serve(server *s) {
     size_t np = 0;
     pfd[np].fd = s->lfd;
     pfd[np].events = POLLIN;
+    pfd[np].revents = 0;
     who[np++] = NULL;
     int more = 0, partial = 0;
     for (program *p = s->progs; p; p = p->next) {
@@ -1089,6 +1100,7 @@ static void serve(server *s) {
       if (p->in_len && !whole_request(p)) partial = 1;
       pfd[np].fd = p->fd;
       pfd[np].events = ev;
+      pfd[np].revents = 0;
       who[np++] = p;
     }
     int timeout = more || busy(s) ? 0 : partial ? 100 : 1000;
