@@ -74,6 +74,7 @@ typedef struct program {
   sgpud_event *evq;
   size_t ev_head, ev_count, ev_cap; /* grows to EVQ_MAX */
   sgpu_stats stats;
+  int deferred;  /* its SUBMIT waits for ring room (kept in `in`) */
   /* a parked wait */
   int wait_kind;
   uint32_t wait_op, wait_node, wait_fence, wait_timeout_ms;
@@ -89,6 +90,7 @@ typedef struct node_fifo {
   fifo_ent *e;
   size_t head, count, cap;
   uint64_t dev_submitted64; /* the device fence last used on this node */
+  uint32_t ring_size;       /* bytes of the node's ring */
   int faulted;
 } node_fifo;
 
@@ -1061,10 +1063,35 @@ static int make_socket(server *s, const char *group) {
 /* ------------------------------------------------------------ main loop */
 static int busy(const server *s) {
   for (const program *p = s->progs; p; p = p->next) {
-    if (p->wait_kind != WAIT_NONE) return 1;
+    if (p->wait_kind != WAIT_NONE || p->deferred) return 1;
     if (p->fd < 0 && !idle_for(s, p)) return 1; /* a zombie's work drains */
   }
   return 0;
+}
+
+/* A SUBMIT whose node's ring is (nearly) full waits in the program's input
+ * rather than inside the library (which would hold every program until
+ * there is room, or up to 4 watchdog periods on a hung node): the server
+ * runs the chip meanwhile (a hang faults, the node is reset and the ring
+ * has room again).  Room for the largest submission: CONTEXT, INDIRECT and
+ * FENCE packets (44 bytes) and a wrap pad of as much. */
+#define RING_ROOM_BYTES 128u
+
+static int submit_must_wait(server *s, const program *p) {
+  sgpud_hdr h;
+  sgpud_submit_req q;
+  memcpy(&h, p->in, sizeof h);
+  if (h.op != SGPUD_OP_SUBMIT || h.size < sizeof q) return 0;
+  memcpy(&q, p->in + sizeof h, sizeof q);
+  if (q.node_ordinal >= s->info.node_count) return 0;
+  /* Each submission not yet seen complete holds at most 44 bytes of ring:
+   * only a ring that may be nearly full is asked (a register read). */
+  const node_fifo *f = &s->fifo[q.node_ordinal];
+  if ((uint64_t)f->count * 44u + 2u * RING_ROOM_BYTES <= f->ring_size) return 0;
+  sgpu_ring_info ri;
+  if (sgpu_get_ring_info(s->dev, q.node_ordinal, &ri) || !ri.size) return 0;
+  uint32_t room = (ri.rptr - ri.wptr - 4u) & (ri.size - 1u);
+  return room < RING_ROOM_BYTES;
 }
 
 static void serve(server *s) {
@@ -1117,6 +1144,12 @@ static void serve(server *s) {
       }
       if ((pfd[i].revents & POLLIN) && receive(s, p)) {
         disconnect(s, p, "connection closed");
+        continue;
+      }
+      p->deferred = 0;
+      if (!p->closing && p->wait_kind == WAIT_NONE && whole_request(p) &&
+          submit_must_wait(s, p)) {
+        p->deferred = 1;
         continue;
       }
       if (!p->closing && p->wait_kind == WAIT_NONE && whole_request(p)) {
@@ -1229,6 +1262,10 @@ int main(int argc, char **argv) {
   int na = sgpu_get_areas(s.dev, areas, 64);
   for (int i = 0; i < na && i < 64; i++)
     if (areas[i].kind == SGPU_AREA_RESERVED && s.nreserved < 32) s.reserved[s.nreserved++] = areas[i];
+  for (uint32_t n = 0; n < s.info.node_count; n++) {
+    sgpu_ring_info ri;
+    if (sgpu_get_ring_info(s.dev, n, &ri) == 0) s.fifo[n].ring_size = ri.size;
+  }
   if (make_socket(&s, group)) {
     sgpu_close(s.dev);
     return 1;

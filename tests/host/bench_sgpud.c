@@ -315,12 +315,43 @@ static int cmd_fault(const char *uri) {
   CHECK(st.faulted == 0 && st.dropped == 0 && st.resets == 0 && st.completed == 2,
         "Q's stats: %llu faulted %llu dropped %llu completed", (unsigned long long)st.faulted,
         (unsigned long long)st.dropped, (unsigned long long)st.completed);
+  /* A hang again, and more submissions behind it than the ring holds: the
+   * ones without room wait in the server (not inside the library, which
+   * would hold every program); the watchdog faults the hang, the node is
+   * reset, and every one of them is accepted. */
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_wait_mem(&cb, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
+  submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 3);
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_nop(&cb, 0);
+  uint64_t nop = submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 4);
+  sgpu_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  a.context = pc;
+  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+  a.dma_buffer_physical_address = nop;
+  a.dma_buffer_size = 64;
+  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+  unsigned over = 0;
+  for (uint32_t i = 5; i < 5 + 199; i++) { /* 200 x 28 bytes: more than a 4 KiB ring */
+    a.submission_fence_id = i;
+    int r = sgpu_submit_command(p, &a);
+    if (r) {
+      CHECK(0, "P's submission %u behind the hang: %s (%s)", i, sgpu_strerror(r), sgpu_last_error(p));
+      break;
+    }
+    over++;
+  }
+  printf("  P: %u submissions behind a hang accepted\n", over + 1);
+  sgpu_event pe;
+  while (sgpu_next_event(p, &pe, 0) == 0) {
+  }
   /* Both go on on the node. */
   sgpu_cmdbuf_init(&cb, w, sizeof w);
   sgpu_cmd_nop(&cb, 0);
-  submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 3);
+  submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 204);
   submit_words(q, qc, w, sgpu_cmdbuf_size(&cb), 3);
-  TRY(p, sgpu_wait_fence(p, 0, 3, 10000));
+  TRY(p, sgpu_wait_fence(p, 0, 204, 10000));
   TRY(q, sgpu_wait_fence(q, 0, 3, 10000));
   sgpu_destroy_context(pc);
   sgpu_destroy_context(qc);
