@@ -1,7 +1,7 @@
 /* sgpud — the device server (docs/sgpud.md).
  *
  *   sgpud --device URI [--socket PATH] [--group NAME] [--stall-ms N]
- *         [--max-clients N] [--quiet]
+ *         [--max-clients N] [--max-memory BYTES] [--max-contexts N] [--quiet]
  *
  * Opens one device with libsgpu, in-process, and serves programs over a
  * Unix-domain socket (mode 0660, group settable): each connection is a
@@ -102,6 +102,8 @@ typedef struct server {
   int lfd;
   char path[108];
   uint32_t stall_ms, max_clients, next_id, nprogs;
+  uint64_t max_memory;   /* bytes one program may have allocated (0: no limit) */
+  uint32_t max_contexts; /* contexts one program may have (0: no limit) */
   int quiet;
   program *progs;
   node_fifo fifo[MAX_NODES];
@@ -460,8 +462,21 @@ static void op_hello(server *s, program *p, const uint8_t *b, size_t n) {
   answer(p, SGPUD_OP_HELLO, 0, &a, sizeof a, NULL, 0);
 }
 
+static uint64_t memory_of(const program *p) {
+  uint64_t m = 0;
+  for (size_t i = 0; i < p->nallocs; i++) m += p->allocs[i].size;
+  return m;
+}
+
 static void op_alloc(server *s, program *p, const sgpud_alloc_req *q) {
   uint64_t addr = 0;
+  if (s->max_memory && q->segment < SGPU_SEGMENT_COUNT && memory_of(p) + q->size > s->max_memory) {
+    answer_error(p, SGPUD_OP_ALLOC, SGPU_ERROR_OUT_OF_GPU_MEMORY,
+                 "sgpud: %u bytes more would pass this program's limit of %llu bytes (%llu "
+                 "allocated; sgpud --max-memory)",
+                 q->size, (unsigned long long)s->max_memory, (unsigned long long)memory_of(p));
+    return;
+  }
   int r = sgpu_alloc(s->dev, q->segment, q->size, q->alignment, &addr);
   if (!r && push_alloc(p, addr, q->size, q->segment)) {
     sgpu_free(s->dev, addr);
@@ -516,6 +531,11 @@ static void op_mem(server *s, program *p, uint32_t op, const sgpud_mem_req *q, c
 
 static void op_create_context(server *s, program *p, const sgpud_context_req *q) {
   sgpu_context *c = NULL;
+  if (s->max_contexts && p->nctxs >= s->max_contexts) {
+    answer_error(p, SGPUD_OP_CREATE_CONTEXT, SGPU_ERROR_BUSY,
+                 "sgpud: this program has %zu contexts, its limit (sgpud --max-contexts)", p->nctxs);
+    return;
+  }
   int r = sgpu_create_context_windowed(s->dev, q->node, q->window_base, q->window_size, &c);
   if (r) {
     answer_lib(s, p, SGPUD_OP_CREATE_CONTEXT, r, NULL, 0);
@@ -1192,14 +1212,16 @@ static void serve(server *s) {
 static void usage(FILE *f) {
   fprintf(f,
           "usage: sgpud --device URI [--socket PATH] [--group NAME] [--stall-ms N]\n"
-          "             [--max-clients N] [--quiet]\n"
+          "             [--max-clients N] [--max-memory BYTES] [--max-contexts N] [--quiet]\n"
           "  Serves one sgpu device to many programs over a Unix-domain socket\n"
           "  (mode 0660).  Programs open it with the device URI sgpud[:PATH].\n"
           "  --device URI     the device (sim[:OPTS], tcp:, serial:, usb)\n"
           "  --socket PATH    default $XDG_RUNTIME_DIR/sgpud.sock, else /run/sgpu/sgpud.sock\n"
           "  --group NAME     the socket's group (who may use the device)\n"
           "  --stall-ms N     close a connection whose request stays half-sent N ms (5000)\n"
-          "  --max-clients N  programs at once (64)\n");
+          "  --max-clients N  programs at once (64)\n"
+          "  --max-memory B   bytes one program may allocate, all segments (0: no limit)\n"
+          "  --max-contexts N contexts one program may have (0: no limit)\n");
 }
 
 int main(int argc, char **argv) {
@@ -1229,6 +1251,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(a, "--group")) group = v;
     else if (!strcmp(a, "--stall-ms")) s.stall_ms = (uint32_t)strtoul(v, NULL, 0);
     else if (!strcmp(a, "--max-clients")) s.max_clients = (uint32_t)strtoul(v, NULL, 0);
+    else if (!strcmp(a, "--max-memory")) s.max_memory = strtoull(v, NULL, 0);
+    else if (!strcmp(a, "--max-contexts")) s.max_contexts = (uint32_t)strtoul(v, NULL, 0);
     else {
       usage(stderr);
       return 2;

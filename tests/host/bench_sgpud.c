@@ -18,6 +18,7 @@
  *   bench_sgpud errors URI         wrong calls: "code text" per line (the
  *                                  test compares sgpud's with in-process)
  *   bench_sgpud unsupported URI    calls not carried: NOT_SUPPORTED, text
+ *   bench_sgpud limits URI         a server's --max-memory 65536 --max-contexts 2
  *   bench_sgpud free URI           free bytes of segments 0, 1 and 2
  *   bench_sgpud hostile PATH MODE  raw socket: MODE half (half a request,
  *                                  then waits to be closed), oversize
@@ -578,6 +579,31 @@ static int cmd_unsupported(const char *uri) {
   return failures != 0;
 }
 
+/* ------------------------------------------------------------ limits */
+/* Against a server started with --max-memory 65536 --max-contexts 2. */
+static int cmd_limits(const char *uri) {
+  sgpu_device *dev = open_or_die(uri);
+  uint64_t a, b, c;
+  sgpu_context *x, *y, *z;
+  TRY(dev, sgpu_alloc(dev, 1, 40000, 0, &a));
+  expect(dev, sgpu_alloc(dev, 1, 30000, 0, &b), SGPU_ERROR_OUT_OF_GPU_MEMORY, "alloc past the limit",
+         "this program's limit of 65536 bytes");
+  TRY(dev, sgpu_alloc(dev, 0, 25536, 0, &c)); /* segment 0 counts too: exactly at the limit */
+  expect(dev, sgpu_alloc(dev, 2, 4, 0, &b), SGPU_ERROR_OUT_OF_GPU_MEMORY, "one more word", "limit");
+  TRY(dev, sgpu_free(dev, a));
+  TRY(dev, sgpu_alloc(dev, 2, 30000, 0, &b)); /* room again */
+  TRY(dev, sgpu_create_context(dev, 0, &x));
+  TRY(dev, sgpu_create_context(dev, 1, &y));
+  expect(dev, sgpu_create_context(dev, 0, &z), SGPU_ERROR_BUSY, "a third context", "its limit");
+  sgpu_destroy_context(x);
+  TRY(dev, sgpu_create_context(dev, 0, &z));
+  sgpu_destroy_context(y);
+  sgpu_destroy_context(z);
+  sgpu_close(dev);
+  if (!failures) printf("OK limits\n");
+  return failures != 0;
+}
+
 /* ------------------------------------------------------------ free bytes */
 static int cmd_free(const char *uri) {
   sgpu_device *dev = open_or_die(uri);
@@ -851,6 +877,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "errors")) return cmd_errors(argv[2]);
   if (!strcmp(m, "unsupported")) return cmd_unsupported(argv[2]);
   if (!strcmp(m, "free")) return cmd_free(argv[2]);
+  if (!strcmp(m, "limits")) return cmd_limits(argv[2]);
   if (!strcmp(m, "hostile") && argc >= 4) return cmd_hostile(argv[2], argv[3]);
   if (!strcmp(m, "garbage") && argc >= 5)
     return cmd_garbage(argv[2], (unsigned)strtoul(argv[3], NULL, 0), (unsigned)strtoul(argv[4], NULL, 0));

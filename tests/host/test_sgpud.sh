@@ -173,6 +173,12 @@ grep -q "node 0 faulted: engine reset, 2 innocent submissions put back" "$tmp/fa
   fail "resets: $(grep "engine reset" "$tmp/fault.log")"
 kill -TERM "$server"; wait "$server" || fail "fault server exit status"
 
+# --- per-program limits
+start_server limits --socket "$tmp/limits.sock" --max-memory 65536 --max-contexts 2
+"$client" limits "sgpud:$tmp/limits.sock" | tee "$tmp/limits.txt"
+grep -q '^OK limits' "$tmp/limits.txt" || fail "limits"
+kill -TERM "$server"; wait "$server" || fail "limits server exit status"
+
 # --- hostile connections: half a request (closed after --stall-ms), oversize
 "$client" hostile "$sock" half | tee -a "$tmp/hostile.txt"
 "$client" hostile "$sock" oversize | tee -a "$tmp/hostile.txt"
