@@ -28,6 +28,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "access.h" /* the library's context access check (internal) */
 #include "remote_proto.h"
 #include "sgpu.h"
 
@@ -50,6 +51,7 @@ typedef struct ctx_rec {
 typedef struct node_view { /* one program's fences on one node, in its own numbering */
   uint64_t submitted64, completed64;
   uint32_t pending;
+  uint64_t last_dev64; /* the device fence of its last submission there */
 } node_view;
 
 enum { WAIT_NONE, WAIT_FENCE, WAIT_IDLE, WAIT_EVENT };
@@ -91,8 +93,17 @@ typedef struct node_fifo {
   size_t head, count, cap;
   uint64_t dev_submitted64; /* the device fence last used on this node */
   uint32_t ring_size;       /* bytes of the node's ring */
+  uint64_t completed64;     /* the device fence completed, as last seen */
   int faulted;
 } node_fifo;
+
+/* An allocation freed while its program had work queued: the GPU may still
+ * write it, so the library frees it once that work is done (before, it
+ * could go to another program with the writes still to come). */
+typedef struct late_free {
+  uint64_t addr;
+  uint64_t after[MAX_NODES]; /* device fences that must complete first */
+} late_free;
 
 typedef struct server {
   sgpu_device *dev;
@@ -107,6 +118,8 @@ typedef struct server {
   int quiet;
   program *progs;
   node_fifo fifo[MAX_NODES];
+  late_free *late;
+  size_t nlate, cap_late;
 } server;
 
 static volatile sig_atomic_t stop_flag;
@@ -390,6 +403,20 @@ static void recover(server *s, uint32_t n) {
   while (sgpu_next_event(s->dev, &ev, 0) == 0) dispatch(s, &ev);
 }
 
+static void late_frees(server *s) {
+  for (size_t i = 0; i < s->nlate;) {
+    int done = 1;
+    for (uint32_t n = 0; n < s->info.node_count && done; n++)
+      done = s->fifo[n].completed64 >= s->late[i].after[n];
+    if (!done) {
+      i++;
+      continue;
+    }
+    sgpu_free(s->dev, s->late[i].addr);
+    s->late[i] = s->late[--s->nlate];
+  }
+}
+
 /* Bring the programs' fence views up to the device: retire (get_fence),
  * hand out the events, then count completed what the device completed. */
 static void harvest(server *s) {
@@ -404,6 +431,7 @@ static void harvest(server *s) {
     node_fifo *f = &s->fifo[n];
     if (fi[n].faulted) f->faulted = 1;
     if (f->faulted) recover(s, n);
+    if (fi[n].completed > f->completed64) f->completed64 = fi[n].completed;
     while (f->count && f->e[f->head].dev_fence64 <= fi[n].completed) {
       fifo_ent *e = &f->e[f->head];
       if (e->owner) {
@@ -414,6 +442,7 @@ static void harvest(server *s) {
       f->count--;
     }
   }
+  if (s->nlate) late_frees(s);
 }
 
 static int fifo_push(node_fifo *f, fifo_ent e) {
@@ -490,6 +519,27 @@ static void op_alloc(server *s, program *p, const sgpud_alloc_req *q) {
 static void op_free(server *s, program *p, const sgpud_addr *q) {
   for (size_t i = 0; i < p->nallocs; i++) {
     if (p->allocs[i].addr != q->address) continue;
+    int queued = 0;
+    for (uint32_t n = 0; n < s->info.node_count; n++) queued |= p->node[n].pending != 0;
+    if (queued && p->allocs[i].segment != SGPU_SEGMENT_SYSTEM) {
+      /* its work may still write it: freed when that work is done */
+      if (s->nlate == s->cap_late) {
+        size_t cap = s->cap_late ? s->cap_late * 2 : 16;
+        late_free *nl = realloc(s->late, cap * sizeof *nl);
+        if (!nl) {
+          answer_error(p, SGPUD_OP_FREE, SGPU_ERROR_NO_MEM, "sgpud: out of host memory");
+          return;
+        }
+        s->late = nl;
+        s->cap_late = cap;
+      }
+      late_free *l = &s->late[s->nlate++];
+      l->addr = q->address;
+      for (uint32_t n = 0; n < MAX_NODES; n++) l->after[n] = p->node[n].pending ? p->node[n].last_dev64 : 0;
+      p->allocs[i] = p->allocs[--p->nallocs];
+      answer(p, SGPUD_OP_FREE, 0, NULL, 0, NULL, 0);
+      return;
+    }
     int r = sgpu_free(s->dev, q->address);
     if (!r) p->allocs[i] = p->allocs[--p->nallocs];
     answer_lib(s, p, SGPUD_OP_FREE, r, NULL, 0);
@@ -529,6 +579,19 @@ static void op_mem(server *s, program *p, uint32_t op, const sgpud_mem_req *q, c
   free(buf);
 }
 
+/* The library asks this for every range a packet of the program's
+ * submissions reads or writes: only its own allocations (segments 1, 2). */
+static int packet_access(void *user, uint64_t addr, uint64_t size, int write, char *why,
+                         size_t why_size) {
+  const program *p = user;
+  if (own_alloc(p, addr, size)) return 0;
+  snprintf(why, why_size,
+           "%s of 0x%llx+%llu is not inside one of this program's allocations (sgpud: another "
+           "program's memory, the library's or free memory)",
+           write ? "a write" : "a read", (unsigned long long)addr, (unsigned long long)size);
+  return 1;
+}
+
 static void op_create_context(server *s, program *p, const sgpud_context_req *q) {
   sgpu_context *c = NULL;
   if (s->max_contexts && p->nctxs >= s->max_contexts) {
@@ -552,6 +615,7 @@ static void op_create_context(server *s, program *p, const sgpud_context_req *q)
     p->ctxs = n;
     p->cap_ctxs = cap;
   }
+  sgpu__context_set_access(c, packet_access, p);
   p->ctxs[p->nctxs++] = (ctx_rec){sgpu_context_id(c), c};
   sgpud_context_ans a = {sgpu_context_id(c), sgpu_context_node(c), q->window_base, q->window_size};
   answer(p, SGPUD_OP_CREATE_CONTEXT, 0, &a, sizeof a, NULL, 0);
@@ -649,6 +713,7 @@ static void op_submit(server *s, program *p, const sgpud_submit_req *q) {
   f->dev_submitted64++;
   fifo_push(f, (fifo_ent){f->dev_submitted64, c64, q->dma_buffer_private_data, p});
   nv->submitted64 = c64;
+  nv->last_dev64 = f->dev_submitted64;
   nv->pending++;
   sgpu_stats *st = &p->stats;
   st->submissions++;
@@ -1082,6 +1147,7 @@ static int make_socket(server *s, const char *group) {
 
 /* ------------------------------------------------------------ main loop */
 static int busy(const server *s) {
+  if (s->nlate) return 1; /* the work that holds them back runs */
   for (const program *p = s->progs; p; p = p->next) {
     if (p->wait_kind != WAIT_NONE || p->deferred) return 1;
     if (p->fd < 0 && !idle_for(s, p)) return 1; /* a zombie's work drains */
@@ -1311,6 +1377,8 @@ int main(int argc, char **argv) {
     if (s.progs->fd >= 0) disconnect(&s, s.progs, "server stopping");
     reap(&s, s.progs);
   }
+  for (size_t i = 0; i < s.nlate; i++) sgpu_free(s.dev, s.late[i].addr);
+  free(s.late);
   for (uint32_t n = 0; n < MAX_NODES; n++) free(s.fifo[n].e);
   close(s.lfd);
   unlink(s.path);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "alloc.h"
 #include "evq.h"
 #include "identity.h"
@@ -269,6 +270,12 @@ void sgpu_destroy_context(sgpu_context *ctx) {
   }
   ctx->magic = 0;
   free(ctx);
+}
+
+void sgpu__context_set_access(sgpu_context *ctx, sgpu_access_fn fn, void *user) {
+  if (!ctx || ctx->magic != SGPU_CONTEXT_MAGIC) return;
+  ctx->access = fn;
+  ctx->access_user = user;
 }
 
 uint32_t sgpu_context_id(const sgpu_context *ctx) { return ctx ? ctx->id : 0; }

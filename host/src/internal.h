@@ -72,6 +72,9 @@ struct sgpu_context {
   uint32_t node, id, win_base, win_size;
   uint32_t guilty;    /* engine resets it was found guilty of */
   int banned;         /* guilty ban_threshold times: its submissions are refused */
+  /* access.h: the ranges its packets may reach (NULL: any the window allows) */
+  int (*access)(void *user, uint64_t address, uint64_t size, int write, char *why, size_t why_size);
+  void *access_user;
   struct sgpu_context *prev, *next; /* the device's live contexts */
 };
 

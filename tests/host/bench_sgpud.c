@@ -406,6 +406,117 @@ static int cmd_isolate(const char *uri) {
   s.context = ca; /* the other's context handle */
   expect(b, sgpu_submit_command(b, &s), SGPU_ERROR_SUBMIT_CONTEXT_DEVICE, "submit another's context",
          NULL);
+  /* Command buffers reach only the program's own memory: B's FILL, COPY,
+   * WRITE_DATA, FENCE, WAIT_MEM and TIMESTAMP over A's allocation, and a
+   * COPY out of it, are refused before anything runs. */
+  {
+    uint64_t bbuf, bown;
+    TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, 256, 0, &bbuf));
+    TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, 256, 0, &bown));
+    uint32_t cw[32], one = 1;
+    sgpu_cmdbuf k;
+    const char *names[] = {"FILL", "COPY into", "COPY out of", "WRITE_DATA", "FENCE", "WAIT_MEM",
+                           "TIMESTAMP", "INDIRECT"};
+    for (int t = 0; t < 8; t++) {
+      sgpu_cmdbuf_init(&k, cw, sizeof cw);
+      switch (t) {
+      case 0: sgpu_cmd_fill(&k, (uint32_t)x, 16, 16, 2, 0xEEEEEEEE); break;
+      case 1: sgpu_cmd_copy(&k, (uint32_t)x, 16, (uint32_t)bown, 16, 16, 1); break;
+      case 2: sgpu_cmd_copy(&k, (uint32_t)bown, 16, (uint32_t)x, 16, 16, 1); break;
+      case 3: sgpu_cmd_write_data(&k, (uint32_t)x + 8, &one, 1); break;
+      case 4: sgpu_cmd_fence(&k, (uint32_t)x, 7, 0); break;
+      case 5: sgpu_cmd_wait_mem(&k, (uint32_t)x, 0, 0, SGPU_WAIT_FUNC_EQ); break;
+      case 6: sgpu_cmd_timestamp(&k, (uint32_t)x); break;
+      case 7: sgpu_cmd_indirect(&k, (uint32_t)x, 16, 0, 0); break;
+      }
+      TRY(b, sgpu_write(b, bbuf, cw, sgpu_cmdbuf_size(&k)));
+      sgpu_submit_command_args g;
+      memset(&g, 0, sizeof g);
+      g.context = cb;
+      g.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+      g.dma_buffer_physical_address = bbuf;
+      g.dma_buffer_size = 256;
+      g.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+      g.submission_fence_id = 1;
+      char what[64];
+      snprintf(what, sizeof what, "a %s packet on another's memory", names[t]);
+      expect(b, sgpu_submit_command(b, &g), SGPU_ERROR_NOT_OWNER, what,
+             "not inside one of this program's allocations");
+    }
+    /* and on its own memory they go */
+    sgpu_cmdbuf_init(&k, cw, sizeof cw);
+    sgpu_cmd_fill(&k, (uint32_t)bown, 16, 16, 2, 0x12345678);
+    sgpu_cmd_copy(&k, (uint32_t)bown + 64, 16, (uint32_t)bown, 16, 16, 1);
+    TRY(b, sgpu_write(b, bbuf, cw, sgpu_cmdbuf_size(&k)));
+    sgpu_submit_command_args g;
+    memset(&g, 0, sizeof g);
+    g.context = cb;
+    g.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+    g.dma_buffer_physical_address = bbuf;
+    g.dma_buffer_size = 256;
+    g.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+    g.submission_fence_id = 1;
+    TRY(b, sgpu_submit_command(b, &g));
+    TRY(b, sgpu_wait_fence(b, 0, 1, 10000));
+    uint32_t v = 0;
+    TRY(b, sgpu_read(b, bown + 64, &v, 4));
+    CHECK(v == 0x12345678, "B's own COPY: 0x%08x", v);
+    sgpu_event e;
+    while (sgpu_next_event(b, &e, 0) == 0) {
+    }
+    TRY(b, sgpu_free(b, bbuf));
+    TRY(b, sgpu_free(b, bown));
+  }
+  /* Memory freed while the program's work may still write it is held
+   * until that work is done: A frees an allocation that a FILL queued
+   * behind A's WAIT_MEM will write; B's next allocations do not get it, and
+   * what B keeps there is not overwritten when A's work runs. */
+  {
+    uint64_t word, tgt, cmd, got1, got2;
+    uint32_t zero = 0, one = 1, cw[32];
+    TRY(a, sgpu_alloc(a, SGPU_SEGMENT_LOCAL, 4, 0, &word));
+    TRY(a, sgpu_write(a, word, &zero, 4));
+    TRY(a, sgpu_alloc(a, SGPU_SEGMENT_LOCAL, 4096, 4096, &tgt));
+    TRY(a, sgpu_alloc(a, SGPU_SEGMENT_LOCAL, 64, 0, &cmd));
+    sgpu_cmdbuf k;
+    sgpu_cmdbuf_init(&k, cw, sizeof cw);
+    sgpu_cmd_wait_mem(&k, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
+    sgpu_cmd_fill(&k, (uint32_t)tgt, 4096, 4096, 1, 0xBADBADBA);
+    TRY(a, sgpu_write(a, cmd, cw, sgpu_cmdbuf_size(&k)));
+    sgpu_submit_command_args g;
+    memset(&g, 0, sizeof g);
+    g.context = ca;
+    g.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+    g.dma_buffer_physical_address = cmd;
+    g.dma_buffer_size = 64;
+    g.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+    g.submission_fence_id = 1;
+    TRY(a, sgpu_submit_command(a, &g));
+    TRY(a, sgpu_free(a, tgt)); /* as in-process: at once, 0 */
+    expect(a, sgpu_read(a, tgt, got, 4), SGPU_ERROR_NOT_OWNER, "read what it freed", NULL);
+    TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, 4096, 4096, &got1));
+    CHECK(got1 != tgt, "B was given 0x%llx, freed by A with A's FILL still queued on it",
+          (unsigned long long)got1);
+    uint8_t mine[4096];
+    memset(mine, 0x3C, sizeof mine);
+    TRY(b, sgpu_write(b, got1, mine, sizeof mine));
+    TRY(a, sgpu_write(a, word, &one, 4)); /* A's work goes */
+    TRY(a, sgpu_wait_fence(a, 0, 1, 10000));
+    uint8_t back[4096];
+    TRY(b, sgpu_read(b, got1, back, sizeof back));
+    CHECK(!memcmp(back, mine, sizeof back), "B's memory changed by A's late FILL");
+    /* A's work done: the memory is free again (B may be given it). */
+    TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, 4096, 4096, &got2));
+    printf("  freed with work queued: held until the work was done (0x%llx; B got 0x%llx, then "
+           "0x%llx)\n", (unsigned long long)tgt, (unsigned long long)got1, (unsigned long long)got2);
+    TRY(b, sgpu_free(b, got1));
+    TRY(b, sgpu_free(b, got2));
+    TRY(a, sgpu_free(a, cmd));
+    TRY(a, sgpu_free(a, word));
+    sgpu_event e;
+    while (sgpu_next_event(a, &e, 0) == 0) {
+    }
+  }
   /* The library's areas: writes refused as in-process, reads refused too. */
   sgpu_info info;
   TRY(b, sgpu_query_info(b, &info));
@@ -431,18 +542,19 @@ static int cmd_isolate(const char *uri) {
   s.dma_buffer_physical_address = bcmd;
   s.dma_buffer_size = 64;
   s.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&c);
+  s.submission_fence_id = 2;
   TRY(b, sgpu_submit_command(b, &s));
-  TRY(b, sgpu_wait_fence(b, 0, 1, 10000));
+  TRY(b, sgpu_wait_fence(b, 0, 2, 10000));
   sgpu_event ev;
   expect(a, sgpu_next_event(a, &ev, 0), SGPU_ERROR_TIMEOUT, "A sees no event of B's", "no event");
   TRY(b, sgpu_next_event(b, &ev, 0));
-  CHECK(ev.type == SGPU_EVENT_DMA_COMPLETED && ev.fence_id == 1, "B's event %u fence %u", ev.type,
+  CHECK(ev.type == SGPU_EVENT_DMA_COMPLETED && ev.fence_id == 2, "B's event %u fence %u", ev.type,
         ev.fence_id);
   sgpu_fence_info fi;
   TRY(a, sgpu_get_fence(a, 0, &fi));
-  CHECK(fi.submitted == 0 && fi.completed == 0, "A's fences moved: %llu/%llu",
+  CHECK(fi.submitted == 1 && fi.completed == 1, "A's fences moved: %llu/%llu",
         (unsigned long long)fi.submitted, (unsigned long long)fi.completed);
-  expect(a, sgpu_wait_fence(a, 0, 1, 10), SGPU_ERROR_FENCE_NOT_SUBMITTED, "A waits B's fence",
+  expect(a, sgpu_wait_fence(a, 0, 2, 10), SGPU_ERROR_FENCE_NOT_SUBMITTED, "A waits B's fence 2",
          "ahead of the last one submitted");
   sgpu_destroy_context(ca);
   sgpu_destroy_context(cb);
