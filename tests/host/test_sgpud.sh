@@ -82,6 +82,14 @@ if command -v systemd-analyze >/dev/null; then
 fi
 echo "install: $(cd "$tmp/dest" && find . -type f | sort | tr '\n' ' ')"
 
+# --- the CLI through sgpud: a command file submitted, its fence and event
+printf 'FILL SCRATCH, 16, 16, 2, 0x11223344\nFENCE SCRATCH, 7\n' >"$tmp/fill.sgs"
+"$bin/sgpu" --device "$uri" submit "$tmp/fill.sgs" >"$tmp/cli-submit.txt" 2>&1 ||
+  fail "sgpu submit through sgpud: $(cat "$tmp/cli-submit.txt")"
+grep -q "fence 1 on node 0 completed" "$tmp/cli-submit.txt" && grep -q "event DMA_COMPLETED .*fence=1" "$tmp/cli-submit.txt" ||
+  fail "sgpu submit: $(cat "$tmp/cli-submit.txt")"
+echo "cli: $(head -1 "$tmp/cli-submit.txt")"
+
 # --- calls not carried: NOT_SUPPORTED with their one-line text
 "$client" unsupported "$uri" | tee "$tmp/unsupported.txt"
 grep -q '^OK unsupported' "$tmp/unsupported.txt" || fail "unsupported calls"
