@@ -86,6 +86,7 @@ typedef struct program {
 typedef struct fifo_ent { /* a submission on the device, in ring order */
   uint64_t dev_fence64, client_fence64, cookie;
   program *owner;
+  uint32_t staged; /* bytes of the node's staging area it holds (segment 0) */
 } fifo_ent;
 
 typedef struct node_fifo {
@@ -93,6 +94,8 @@ typedef struct node_fifo {
   size_t head, count, cap;
   uint64_t dev_submitted64; /* the device fence last used on this node */
   uint32_t ring_size;       /* bytes of the node's ring */
+  uint32_t stage_size;      /* bytes of the node's staging area (segment 0 buffers) */
+  uint64_t staged;          /* of it, held by the submissions in the queue */
   uint64_t completed64;     /* the device fence completed, as last seen */
   int faulted;
 } node_fifo;
@@ -438,6 +441,7 @@ static void harvest(server *s) {
         e->owner->node[n].completed64 = e->client_fence64;
         e->owner->node[n].pending--;
       }
+      f->staged -= e->staged;
       f->head = (f->head + 1) % f->cap;
       f->count--;
     }
@@ -693,7 +697,7 @@ static void op_submit(server *s, program *p, const sgpud_submit_req *q) {
   node_fifo *f = nv ? &s->fifo[n] : NULL;
   int advances = !nv || (int32_t)(q->submission_fence_id - (uint32_t)nv->submitted64) > 0;
   a.submission_fence_id = f ? (uint32_t)(f->dev_submitted64 + (advances ? 1 : 0)) : 1;
-  if (f && fifo_push(f, (fifo_ent){0, 0, 0, NULL})) { /* room first: never fails after the submit */
+  if (f && fifo_push(f, (fifo_ent){0, 0, 0, NULL, 0})) { /* room first: never fails after the submit */
     answer_error(p, op, SGPU_ERROR_NO_MEM, "sgpud: out of host memory");
     return;
   }
@@ -711,7 +715,11 @@ static void op_submit(server *s, program *p, const sgpud_submit_req *q) {
   sgpu_get_stats(s->dev, &after);
   uint64_t c64 = nv->submitted64 + (uint32_t)(q->submission_fence_id - (uint32_t)nv->submitted64);
   f->dev_submitted64++;
-  fifo_push(f, (fifo_ent){f->dev_submitted64, c64, q->dma_buffer_private_data, p});
+  uint32_t staged = q->dma_buffer_segment_id == SGPU_SEGMENT_SYSTEM
+                        ? (q->dma_buffer_submission_end_offset - q->dma_buffer_submission_start_offset + 3u) & ~3u
+                        : 0;
+  fifo_push(f, (fifo_ent){f->dev_submitted64, c64, q->dma_buffer_private_data, p, staged});
+  f->staged += staged;
   nv->submitted64 = c64;
   nv->last_dev64 = f->dev_submitted64;
   nv->pending++;
@@ -1170,9 +1178,16 @@ static int submit_must_wait(server *s, const program *p) {
   if (h.op != SGPUD_OP_SUBMIT || h.size < sizeof q) return 0;
   memcpy(&q, p->in + sizeof h, sizeof q);
   if (q.node_ordinal >= s->info.node_count) return 0;
+  const node_fifo *f = &s->fifo[q.node_ordinal];
+  /* A segment-0 buffer is staged: the staging area must have room, which
+   * the queue's staged bytes tell (the library's may wrap: twice the
+   * length is room for sure). */
+  if (q.dma_buffer_segment_id == SGPU_SEGMENT_SYSTEM && f->stage_size && f->staged) {
+    uint64_t len = (q.dma_buffer_submission_end_offset - q.dma_buffer_submission_start_offset + 3u) & ~3u;
+    if (len <= f->stage_size && f->staged + 2 * len > f->stage_size) return 1;
+  }
   /* Each submission not yet seen complete holds at most 44 bytes of ring:
    * only a ring that may be nearly full is asked (a register read). */
-  const node_fifo *f = &s->fifo[q.node_ordinal];
   if ((uint64_t)f->count * 44u + 2u * RING_ROOM_BYTES <= f->ring_size) return 0;
   sgpu_ring_info ri;
   if (sgpu_get_ring_info(s->dev, q.node_ordinal, &ri) || !ri.size) return 0;
@@ -1350,8 +1365,14 @@ int main(int argc, char **argv) {
   }
   sgpu_area areas[64];
   int na = sgpu_get_areas(s.dev, areas, 64);
-  for (int i = 0; i < na && i < 64; i++)
+  for (int i = 0; i < na && i < 64; i++) {
     if (areas[i].kind == SGPU_AREA_RESERVED && s.nreserved < 32) s.reserved[s.nreserved++] = areas[i];
+    unsigned node;
+    char rest[16];
+    if (areas[i].kind == SGPU_AREA_RESERVED &&
+        sscanf(areas[i].name, "node %u's staging are%15s", &node, rest) == 2 && node < MAX_NODES)
+      s.fifo[node].stage_size = (uint32_t)areas[i].size;
+  }
   for (uint32_t n = 0; n < s.info.node_count; n++) {
     sgpu_ring_info ri;
     if (sgpu_get_ring_info(s.dev, n, &ri) == 0) s.fifo[n].ring_size = ri.size;

@@ -347,12 +347,49 @@ static int cmd_fault(const char *uri) {
   sgpu_event pe;
   while (sgpu_next_event(p, &pe, 0) == 0) {
   }
+  /* and from host memory (segment 0, staged): more than the staging area
+   * holds behind the hang */
+  {
+    sgpu_context *pc2; /* pc was found guilty twice: a third time would ban it */
+    TRY(p, sgpu_create_context(p, 0, &pc2));
+    uint64_t hbuf;
+    TRY(p, sgpu_alloc(p, SGPU_SEGMENT_SYSTEM, 2048, 0, &hbuf));
+    uint32_t big[512];
+    sgpu_cmdbuf hb;
+    sgpu_cmdbuf_init(&hb, big, sizeof big);
+    sgpu_cmd_nop(&hb, 511); /* 2 KiB */
+    TRY(p, sgpu_write(p, hbuf, big, sizeof big));
+    sgpu_cmdbuf_init(&cb, w, sizeof w);
+    sgpu_cmd_wait_mem(&cb, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
+    submit_words(p, pc2, w, sgpu_cmdbuf_size(&cb), 204);
+    memset(&a, 0, sizeof a);
+    a.context = pc2;
+    a.dma_buffer_segment_id = SGPU_SEGMENT_SYSTEM;
+    a.dma_buffer_physical_address = hbuf;
+    a.dma_buffer_size = 2048;
+    a.dma_buffer_submission_end_offset = 2048;
+    unsigned staged = 0;
+    for (uint32_t i = 205; i < 205 + 24; i++) { /* 48 KiB: more than any node's staging area */
+      a.submission_fence_id = i;
+      int r = sgpu_submit_command(p, &a);
+      if (r) {
+        CHECK(0, "P's staged submission %u behind the hang: %s (%s)", i, sgpu_strerror(r),
+              sgpu_last_error(p));
+        break;
+      }
+      staged++;
+    }
+    printf("  P: %u staged submissions (2 KiB each) behind a hang accepted\n", staged);
+    while (sgpu_next_event(p, &pe, 0) == 0) {
+    }
+    sgpu_destroy_context(pc2);
+  }
   /* Both go on on the node. */
   sgpu_cmdbuf_init(&cb, w, sizeof w);
   sgpu_cmd_nop(&cb, 0);
-  submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 204);
+  submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 229);
   submit_words(q, qc, w, sgpu_cmdbuf_size(&cb), 3);
-  TRY(p, sgpu_wait_fence(p, 0, 204, 10000));
+  TRY(p, sgpu_wait_fence(p, 0, 229, 10000));
   TRY(q, sgpu_wait_fence(q, 0, 3, 10000));
   sgpu_destroy_context(pc);
   sgpu_destroy_context(qc);

@@ -177,7 +177,7 @@ start_server fault --socket "$tmp/fault.sock" --device sim:video=tiny,watchdog=2
 grep -q '^OK fault' "$tmp/fault.txt" || fail "hang recovery"
 grep -q "node 0 faulted: engine reset, 2 innocent submissions put back" "$tmp/fault.log" ||
   fail "no reset logged: $(cat "$tmp/fault.log")"
-[ "$(grep -c "node 0 faulted: engine reset" "$tmp/fault.log")" = 2 ] ||
+[ "$(grep -c "node 0 faulted: engine reset" "$tmp/fault.log")" = 3 ] ||
   fail "resets: $(grep "engine reset" "$tmp/fault.log")"
 kill -TERM "$server"; wait "$server" || fail "fault server exit status"
 
