@@ -19,6 +19,8 @@
  *                                  test compares sgpud's with in-process)
  *   bench_sgpud unsupported URI    calls not carried: NOT_SUPPORTED, text
  *   bench_sgpud limits URI         a server's --max-memory 65536 --max-contexts 2
+ *   bench_sgpud lost URI           READY, a line on stdin (the server is killed
+ *                                  meanwhile), then calls: SGPU_ERROR_IO
  *   bench_sgpud free URI           free bytes of segments 0, 1 and 2
  *   bench_sgpud hostile PATH MODE  raw socket: MODE half (half a request,
  *                                  then waits to be closed), oversize
@@ -753,6 +755,29 @@ static int cmd_limits(const char *uri) {
   return failures != 0;
 }
 
+/* ------------------------------------------------------------ server lost */
+/* Opens, says READY, waits for a line on stdin (the test kills the server
+ * meanwhile), then every call fails cleanly with SGPU_ERROR_IO. */
+static int cmd_lost(const char *uri) {
+  sgpu_device *dev = open_or_die(uri);
+  sgpu_context *ctx;
+  TRY(dev, sgpu_create_context(dev, 0, &ctx));
+  printf("READY\n");
+  char line[16];
+  if (!fgets(line, sizeof line, stdin)) {
+  }
+  sgpu_fence_info fi;
+  uint64_t a;
+  expect(dev, sgpu_get_fence(dev, 0, &fi), SGPU_ERROR_IO, "a call after the server died",
+         "sgpud at "); /* the send fails (EPIPE) or the answer never comes (EOF) */
+  expect(dev, sgpu_alloc(dev, 1, 64, 0, &a), SGPU_ERROR_IO, "the next call", "lost earlier");
+  expect(dev, sgpu_wait_fence(dev, 0, 0, 1000), SGPU_ERROR_IO, "a wait", "lost earlier");
+  sgpu_destroy_context(ctx); /* no answer needed */
+  sgpu_close(dev);
+  if (!failures) printf("OK lost\n");
+  return failures != 0;
+}
+
 /* ------------------------------------------------------------ free bytes */
 static int cmd_free(const char *uri) {
   sgpu_device *dev = open_or_die(uri);
@@ -1027,6 +1052,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "unsupported")) return cmd_unsupported(argv[2]);
   if (!strcmp(m, "free")) return cmd_free(argv[2]);
   if (!strcmp(m, "limits")) return cmd_limits(argv[2]);
+  if (!strcmp(m, "lost")) return cmd_lost(argv[2]);
   if (!strcmp(m, "hostile") && argc >= 4) return cmd_hostile(argv[2], argv[3]);
   if (!strcmp(m, "garbage") && argc >= 5)
     return cmd_garbage(argv[2], (unsigned)strtoul(argv[3], NULL, 0), (unsigned)strtoul(argv[4], NULL, 0));

@@ -200,6 +200,21 @@ grep -q "oversize request" "$tmp/main.log" || fail "no oversize close logged"
 kill -0 "$main" || fail "sgpud died"
 echo "hostile: a half request and an oversize one were closed, 4,500 random requests answered; the server serves on"
 
+# --- the server dies under a program: its calls fail cleanly (SGPU_ERROR_IO)
+start_server lost --socket "$tmp/lost.sock"
+mkfifo "$tmp/lost.in"
+"$client" lost "sgpud:$tmp/lost.sock" <"$tmp/lost.in" >"$tmp/lost.out" 2>&1 &
+lost=$!
+pids+=("$lost")
+exec 8>"$tmp/lost.in"
+for _ in $(seq 1 600); do grep -q READY "$tmp/lost.out" && break; sleep 0.1; done
+kill -9 "$server"; wait "$server" 2>/dev/null || true
+echo go >&8
+exec 8>&-
+rl=0; wait "$lost" || rl=$?
+cat "$tmp/lost.out"
+[ $rl = 0 ] && grep -q '^OK lost' "$tmp/lost.out" || fail "calls after the server died"
+
 # --- the default path ($XDG_RUNTIME_DIR/sgpud.sock) and the bare URI
 mkdir -p "$tmp/xdg"
 XDG_RUNTIME_DIR=$tmp/xdg start_server xdg
