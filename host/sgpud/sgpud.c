@@ -841,6 +841,52 @@ static void op_get_fence(server *s, program *p, const sgpud_u32 *q) {
   answer(p, SGPUD_OP_GET_FENCE, 0, &fi, sizeof fi, NULL, 0);
 }
 
+/* sgpu_validate_submit_command past the client's checks: the contexts are
+ * the program's, the buffer its own memory, the progress fence in its
+ * numbering (checked here, in the library's order: before the walk). */
+static void op_validate(server *s, program *p, const sgpud_validate_req *q) {
+  const uint32_t op = SGPUD_OP_VALIDATE;
+  sgpu_validate_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  if (q->context_count == 0 || q->context_count > SGPU_MAX_BROADCAST_CONTEXT) {
+    answer_error(p, op, SGPU_ERROR_VALIDATE_CONTEXT_COUNT, "context_count %u is not 1..%u",
+                 q->context_count, SGPU_MAX_BROADCAST_CONTEXT);
+    return;
+  }
+  for (uint32_t i = 0; i < q->context_count; i++) {
+    ctx_rec *c = find_ctx(p, q->context_id[i]);
+    if (!c) {
+      answer_error(p, op, SGPU_ERROR_VALIDATE_CONTEXT_HANDLE,
+                   "context[%u] is not a live context of this device", i);
+      return;
+    }
+    a.context[i] = c->ctx;
+  }
+  if (q->command_length && !own_alloc(p, q->commands, q->command_length)) {
+    answer_error(p, op, SGPU_ERROR_NOT_OWNER,
+                 "command buffer 0x%llx+%u is not inside one of this program's allocations (sgpud)",
+                 (unsigned long long)q->commands, q->command_length);
+    return;
+  }
+  if (q->hw_queue_progress_fence_id) {
+    for (uint32_t i = 0; i < q->context_count; i++) {
+      uint32_t n = sgpu_context_node(a.context[i]);
+      if (n < s->info.node_count && q->hw_queue_progress_fence_id <= p->node[n].completed64) {
+        answer_error(p, op, SGPU_ERROR_VALIDATE_FENCE_PASSED,
+                     "hw_queue_progress_fence_id %llu already passed on node %u (completed %llu)",
+                     (unsigned long long)q->hw_queue_progress_fence_id, n,
+                     (unsigned long long)p->node[n].completed64);
+        return;
+      }
+    }
+  }
+  a.commands = q->commands;
+  a.command_length = q->command_length;
+  a.flags.value = q->flags;
+  a.context_count = q->context_count;
+  answer_lib(s, p, op, sgpu_validate_submit_command(s->dev, &a), NULL, 0);
+}
+
 static void op_list(server *s, program *me, const sgpud_u32 *q) {
   uint32_t want = q->value < SGPUD_MAX_PROGRAMS_LISTED ? q->value : SGPUD_MAX_PROGRAMS_LISTED;
   sgpud_list_ans a = {0, 0};
@@ -947,6 +993,11 @@ static size_t handle(server *s, program *p) {
   case SGPUD_OP_GET_STATS:
     answer(p, op, 0, &p->stats, sizeof p->stats, NULL, 0);
     break;
+  case SGPUD_OP_VALIDATE: {
+    BODY(sgpud_validate_req, q);
+    op_validate(s, p, &q);
+    break;
+  }
   case SGPUD_OP_LIST_PROGRAMS: {
     BODY(sgpud_u32, q);
     op_list(s, p, &q);

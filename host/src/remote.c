@@ -386,3 +386,15 @@ int sgpu__remote_list_programs(sgpu_device *dev, sgpu_program_info *programs, si
   sgpu__unlock(dev);
   return r ? r : a.count > INT32_MAX ? INT32_MAX : (int)a.count;
 }
+
+int sgpu__remote_validate(sgpu_device *dev, const sgpu_validate_submit_command_args *a) {
+  sgpud_validate_req q;
+  memset(&q, 0, sizeof q);
+  q.commands = a->commands;
+  q.hw_queue_progress_fence_id = a->hw_queue_progress_fence_id;
+  q.command_length = a->command_length;
+  q.flags = a->flags.value;
+  q.context_count = a->context_count;
+  for (uint32_t i = 0; i < a->context_count && i < 64; i++) q.context_id[i] = a->context[i]->id;
+  LOCKED(call(dev, SGPUD_OP_VALIDATE, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL));
+}

@@ -31,6 +31,7 @@ int sgpu__remote_get_fence(sgpu_device *dev, uint32_t node, sgpu_fence_info *inf
 int sgpu__remote_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms);
 int sgpu__remote_get_stats(sgpu_device *dev, sgpu_stats *stats);
 int sgpu__remote_get_cycles(sgpu_device *dev, uint64_t *cycles);
+int sgpu__remote_validate(sgpu_device *dev, const sgpu_validate_submit_command_args *a);
 int sgpu__remote_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max);
 
 #endif

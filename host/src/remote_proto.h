@@ -44,6 +44,7 @@ enum sgpud_op {
   SGPUD_OP_GET_STATS = 14,
   SGPUD_OP_GET_CYCLES = 15,
   SGPUD_OP_LIST_PROGRAMS = 16,
+  SGPUD_OP_VALIDATE = 17,
   SGPUD_OP_COUNT
 };
 
@@ -129,6 +130,15 @@ typedef struct sgpud_list_ans {
   uint32_t count, reserved;
 } sgpud_list_ans;
 #define SGPUD_MAX_PROGRAMS_LISTED (SGPUD_MAX_DATA / 128u)
+
+/* sgpu_validate_submit_command's arguments past the checks the client makes
+ * itself (flags, contexts, private data sizes, alignment, range): the
+ * contexts by id. */
+typedef struct sgpud_validate_req {
+  uint64_t commands, hw_queue_progress_fence_id;
+  uint32_t command_length, flags, context_count, reserved;
+  uint32_t context_id[64];
+} sgpud_validate_req;
 
 /* sgpu_event with private_data as a number. */
 typedef struct sgpud_event {

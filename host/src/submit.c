@@ -370,7 +370,6 @@ out:
 /* ------------------------------------------------------------ validate */
 int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_command_args *a) {
   if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_validate_submit_command");
   if (a->flags.value & ~1u)
     return sgpu__fail(dev, SGPU_ERROR_VALIDATE_RESERVED_FLAGS, "flags 0x%x: reserved bits 0x%x set",
                       a->flags.value, a->flags.value & ~1u);
@@ -399,6 +398,7 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
     return sgpu__fail(dev, SGPU_ERROR_VALIDATE_COMMAND_RANGE,
                       "commands 0x%llx+%u leave GPU memory (%u bytes)", (unsigned long long)a->commands,
                       a->command_length, dev->mem_size);
+  if (dev->remote) return sgpu__remote_validate(dev, a); /* the rest on the server's device */
   sgpu__lock(dev);
   int r = 0;
   const uint32_t *words = NULL;
@@ -428,8 +428,11 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
     for (uint32_t j = 0; j < i && !seen; j++)
       seen = a->context[j]->win_base == c->win_base && a->context[j]->win_size == c->win_size;
     if (seen) continue;
-    sgpu_walk w = {dev, 1, c->win_base, (uint64_t)c->win_base + c->win_size, 3, 0, 0, 0, NULL};
+    sgpu_walk w = {dev, 1, c->win_base, (uint64_t)c->win_base + c->win_size, 3, 0, 0, 0, c};
     if ((r = walk(&w, words, a->command_length / 4, a->commands, "command buffer packet at address", 1)))
+      goto out;
+    if (c->access && (r = access_walk(&w, words, a->command_length / 4, a->commands,
+                                      "command buffer packet at address")))
       goto out;
   }
 out:

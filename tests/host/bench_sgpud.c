@@ -677,6 +677,35 @@ static int cmd_errors(const char *uri) {
   show(dev, "wait 2 ms for it", sgpu_wait_fence(dev, 0, 2, 2));
   show(dev, "wait idle 1 ms", sgpu_wait_idle(dev, 1));
   show(dev, "wait for it", sgpu_wait_fence(dev, 0, 2, 10000));
+  /* sgpu_validate_submit_command */
+  sgpu_validate_submit_command_args v;
+  memset(&v, 0, sizeof v);
+  v.commands = cmd;
+  v.command_length = 4;
+  v.context_count = 1;
+  v.context[0] = ctx;
+  show(dev, "validate a NOP", sgpu_validate_submit_command(dev, &v));
+  v.flags.value = 2;
+  show(dev, "validate reserved flags", sgpu_validate_submit_command(dev, &v));
+  v.flags.value = 0;
+  v.context_count = 0;
+  show(dev, "validate no context", sgpu_validate_submit_command(dev, &v));
+  v.context_count = 2;
+  v.context[1] = NULL;
+  show(dev, "validate a NULL context", sgpu_validate_submit_command(dev, &v));
+  v.context_count = 1;
+  v.command_length = 6;
+  show(dev, "validate misaligned", sgpu_validate_submit_command(dev, &v));
+  v.command_length = 4;
+  v.commands = 0xFFFFFF00u;
+  show(dev, "validate out of memory", sgpu_validate_submit_command(dev, &v));
+  v.commands = cmd;
+  v.hw_queue_progress_fence_id = 2;
+  show(dev, "validate a passed progress fence", sgpu_validate_submit_command(dev, &v));
+  v.hw_queue_progress_fence_id = 0;
+  uint32_t bad = 0x12345678u;
+  TRY(dev, sgpu_write(dev, cmd, &bad, 4));
+  show(dev, "validate a bad header", sgpu_validate_submit_command(dev, &v));
   sgpu_free(dev, big);
   sgpu_free(dev, fillbuf);
   sgpu_destroy_context(ctx);
@@ -703,8 +732,6 @@ static int cmd_unsupported(const char *uri) {
   sgpu_identity id;
   sgpu_link_stats ls;
   sgpu_area ar[4];
-  sgpu_validate_submit_command_args va;
-  memset(&va, 0, sizeof va);
   not_carried(dev, "sgpu_reg_read", sgpu_reg_read(dev, 0, &v));
   not_carried(dev, "sgpu_reg_write", sgpu_reg_write(dev, 0x10, 0));
   not_carried(dev, "sgpu_write_raw", sgpu_write_raw(dev, 0, &v, 4));
@@ -721,7 +748,6 @@ static int cmd_unsupported(const char *uri) {
   not_carried(dev, "sgpu_set_ban_threshold", sgpu_set_ban_threshold(dev, 1));
   not_carried(dev, "sgpu_get_link_stats", sgpu_get_link_stats(dev, &ls));
   not_carried(dev, "sgpu_ping", sgpu_ping(dev, 10, &v));
-  not_carried(dev, "sgpu_validate_submit_command", sgpu_validate_submit_command(dev, &va));
   /* and the carried ones still work after them */
   TRY(dev, sgpu_alloc(dev, 1, 64, 0, &a));
   TRY(dev, sgpu_free(dev, a));
