@@ -10,7 +10,11 @@
  * per round (fair), waits are parked and answered when their fence passes
  * (the server runs the simulated chip while anyone waits), and a program
  * that goes away has its queued work finish, its events dropped, then its
- * contexts destroyed and its memory freed. */
+ * contexts destroyed and its memory freed.  A program reaches only its own
+ * memory, through the calls and through its command buffers (the library's
+ * packet walk asks packet_access); a node that faults is reset at once, the
+ * other programs' work put back; a submission without ring or staging room
+ * waits here, not inside the library. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
