@@ -21,7 +21,7 @@ typedef struct sgpu_remote {
 } sgpu_remote;
 
 int sgpu__remote_uri(const char *uri) {
-  return uri && strncmp(uri, "sgpud", 5) == 0 && (uri[5] == 0 || uri[5] == ':');
+  return uri && strncmp(uri, "sgpud", 5) == 0 && (uri[5] == 0 || uri[5] == ':' || uri[5] == ',');
 }
 
 /* ------------------------------------------------------------ bytes */
@@ -102,14 +102,30 @@ int sgpu__remote_open(sgpu_device *dev, const char *uri, char *msg, size_t msg_s
   }
   rm->fd = -1;
   dev->remote = rm;
-  const char *p = uri[5] == ':' ? uri + 6 : "";
+  const char *p = uri[5] == ':' ? uri + 6 : uri + 5;
+  /* ",OPT=V..." after the path: the open options of the other URIs
+   * (video=, watchdog=) belong to the server's device, opened by the server:
+   * they are accepted and have no effect here. */
+  size_t plen = strcspn(p, ",");
+  for (const char *o = p + plen; *o == ',';) {
+    o++;
+    size_t n = strcspn(o, ",");
+    if (!((n > 6 && !strncmp(o, "video=", 6)) || (n > 9 && !strncmp(o, "watchdog=", 9)))) {
+      if (msg && msg_size)
+        snprintf(msg, msg_size, "URI '%.80s': option '%.*s' is not video= or watchdog= (sgpud)",
+                 uri, (int)n, o);
+      return SGPU_ERROR_INVALID_URI;
+    }
+    o += n;
+  }
   int r = 0;
-  if (!*p) {
+  if (!plen) {
     if (sgpud_default_path(rm->path, sizeof rm->path)) r = SGPU_ERROR_INVALID_URI;
-  } else if (strlen(p) >= sizeof rm->path) {
+  } else if (plen >= sizeof rm->path) {
     r = SGPU_ERROR_INVALID_URI;
   } else {
-    snprintf(rm->path, sizeof rm->path, "%s", p);
+    memcpy(rm->path, p, plen);
+    rm->path[plen] = 0;
   }
   if (r) {
     if (msg && msg_size) snprintf(msg, msg_size, "URI '%.60s': socket path too long", uri);
