@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -33,6 +34,32 @@ static int send_all(int fd, const void *p, size_t n) {
     if (k <= 0) return -1;
     b += k;
     n -= (size_t)k;
+  }
+  return 0;
+}
+
+/* A request in one sendmsg (header, body, data) when the socket takes it
+ * whole, as it does but for the largest WRITEs: the server never sees a
+ * small request arrive in pieces; the rest, if any, follows. */
+static int send_request(int fd, const sgpud_hdr *h, const void *req, size_t req_size,
+                        const void *data, size_t data_size) {
+  struct iovec iov[3] = {{(void *)h, sizeof *h}, {(void *)req, req_size}, {(void *)data, data_size}};
+  struct msghdr m;
+  memset(&m, 0, sizeof m);
+  m.msg_iov = iov;
+  m.msg_iovlen = 3;
+  ssize_t k;
+  do k = sendmsg(fd, &m, MSG_NOSIGNAL);
+  while (k < 0 && errno == EINTR);
+  if (k < 0) return -1;
+  size_t sent = (size_t)k;
+  for (int i = 0; i < 3; i++) { /* what did not go */
+    if (sent >= iov[i].iov_len) {
+      sent -= iov[i].iov_len;
+      continue;
+    }
+    if (send_all(fd, (const uint8_t *)iov[i].iov_base + sent, iov[i].iov_len - sent)) return -1;
+    sent = 0;
   }
   return 0;
 }
@@ -66,8 +93,7 @@ static int call(sgpu_device *dev, uint32_t op, const void *req, size_t req_size,
   if (rm->broken)
     return sgpu__fail(dev, SGPU_ERROR_IO, "sgpud at %s: the connection was lost earlier", rm->path);
   sgpud_hdr h = {(uint32_t)(req_size + data_size), op};
-  if (send_all(rm->fd, &h, sizeof h) || (req_size && send_all(rm->fd, req, req_size)) ||
-      (data_size && send_all(rm->fd, data, data_size)))
+  if (send_request(rm->fd, &h, req, req_size, data, data_size))
     return broken(dev, "sending a request failed", errno);
   int k;
   if ((k = recv_all(rm->fd, &h, sizeof h)))
