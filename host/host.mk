@@ -194,6 +194,9 @@ TESTS += $(HOST_TEST_C) $(HOST_TEST_SH)
 # library's assembler and frame encoder: firmware/firmware.mk.
 include firmware/firmware.mk
 
+# ---------------------------------------------------------------- sgpud
+include host/sgpud/sgpud.mk
+
 # ---------------------------------------------------------------- install
 DESTDIR ?=
 install: $(HOST_LIB_A) $(HOST_INSTALL_SO) $(if $(HOST_CLI_SRCS),$(HOST_CLI)) $(HOST_EXAMPLES)

@@ -276,6 +276,9 @@ ERRORS = [
     ('CONTEXT_BANNED', -30, 'the context was guilty of too many engine resets (sgpu_set_ban_threshold); '
      'its submissions are refused, other contexts go on',
      'context is banned after repeated hangs or faults'),
+    ('NOT_OWNER', -35, 'through sgpud: the address range, allocation or context belongs to another '
+     'program (or to the server); nothing was read, written or freed',
+     'not owned by this program: the range or handle belongs to another program on sgpud'),
     # sgpu_submit_command field rules, one code per rule
     ('SUBMIT_NULL_CONTEXT', -40, 'context NULL without Paging',
      'submit: context is NULL without the Paging flag'),

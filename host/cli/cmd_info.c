@@ -42,7 +42,13 @@ int cmd_info(cli *c, int argc, char **argv) {
   int have_id = sgpu_read_identity(c->dev, &id) == 0;
   static sgpu_area areas[MAX_AREAS];
   int na = sgpu_get_areas(c->dev, areas, MAX_AREAS);
+  int shared = !strcmp(in.transport, "sgpud"); /* areas are not carried by sgpud */
+  if (shared && na == SGPU_ERROR_NOT_SUPPORTED) na = 0;
   if (na < 0) return cli_lib_fail(c, na, "listing the memory areas");
+  static sgpu_program_info progs[MAX_AREAS];
+  int np = shared ? sgpu_list_programs(c->dev, progs, MAX_AREAS) : 0;
+  if (np < 0) return cli_lib_fail(c, np, "listing the programs");
+  if (np > MAX_AREAS) np = MAX_AREAS;
   if (na > MAX_AREAS) na = MAX_AREAS;
   if (c->json) {
     json j;
@@ -117,6 +123,25 @@ int cmd_info(cli *c, int argc, char **argv) {
       json_end_obj(&j);
     }
     json_end_arr(&j);
+    if (shared) {
+      json_arr(&j, "programs");
+      for (int k = 0; k < np; k++) {
+        json_obj(&j, NULL);
+        json_u64(&j, "id", progs[k].id);
+        json_u64(&j, "pid", progs[k].pid);
+        json_str(&j, "name", progs[k].name);
+        json_u64(&j, "contexts", progs[k].contexts);
+        json_u64(&j, "allocations", progs[k].allocations);
+        json_u64(&j, "memory", progs[k].memory);
+        json_u64(&j, "submissions", progs[k].submissions);
+        json_u64(&j, "completed", progs[k].completed);
+        json_u64(&j, "queued", progs[k].queued);
+        json_bool(&j, "self", progs[k].self != 0);
+        json_bool(&j, "gone", progs[k].gone != 0);
+        json_end_obj(&j);
+      }
+      json_end_arr(&j);
+    }
     cli_link_info(c, &j);
     json_end_obj(&j);
     json_finish(&j);
@@ -141,7 +166,18 @@ int cmd_info(cli *c, int argc, char **argv) {
     fprintf(f, "segment %u:   %-8s base 0x%llx size %llu free %llu\n", s, seg_names[s],
             (unsigned long long)in.segment[s].base, (unsigned long long)in.segment[s].size,
             (unsigned long long)in.segment[s].free);
-  fprintf(f, "areas:       GPU memory of segments 1 and 2: the library's (reserved: sgpu_write\n"
+  if (shared) {
+    fprintf(f, "programs:    %d connected to the sgpud server\n", np);
+    for (int k = 0; k < np; k++)
+      fprintf(f, "  %u: pid %u %-16s %u contexts, %u allocations (%llu bytes), %llu submissions, "
+                 "%u queued%s%s\n",
+              progs[k].id, progs[k].pid, progs[k].name, progs[k].contexts, progs[k].allocations,
+              (unsigned long long)progs[k].memory, (unsigned long long)progs[k].submissions,
+              progs[k].queued, progs[k].self ? " (this sgpu)" : "",
+              progs[k].gone ? " (gone: its work drains)" : "");
+  }
+  if (shared) fprintf(f, "areas:       not carried by sgpud yet\n");
+  else fprintf(f, "areas:       GPU memory of segments 1 and 2: the library's (reserved: sgpu_write\n"
              "             refuses them), yours (the set-up's SCRATCH and framebuffers), free\n");
   for (int k = 0; k < na; k++) {
     const sgpu_area *a = &areas[k];

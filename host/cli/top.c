@@ -246,6 +246,108 @@ static void show_json(cli *c, const sgpu_info *in, const sample *a, const sample
   json_finish(&j);
 }
 
+/* ---------------------------------------------------------------- sgpud */
+/* A shared device (sgpud): a line per program, its rates over wall time
+ * (the server's chip runs only while some program waits, so its cycles are
+ * no clock here); the chip's own counters are the server's. */
+#define TOP_PROGRAMS 256
+
+static int list_programs(cli *c, sgpu_program_info *v, int *n) {
+  int r = sgpu_list_programs(c->dev, v, TOP_PROGRAMS);
+  if (r < 0) return r;
+  *n = r < TOP_PROGRAMS ? r : TOP_PROGRAMS;
+  return 0;
+}
+
+static double wall_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
+
+static const sgpu_program_info *program_by_id(const sgpu_program_info *v, int n, uint32_t id) {
+  for (int i = 0; i < n; i++)
+    if (v[i].id == id) return &v[i];
+  return NULL;
+}
+
+static void show_programs(cli *c, const sgpu_info *in, const sgpu_program_info *a, int na,
+                          const sgpu_program_info *b, int nb, double secs, bool redraw) {
+  FILE *f = c->out;
+  json j;
+  if (c->json) {
+    json_begin(&j, f);
+    json_obj(&j, NULL);
+    json_str(&j, "transport", in->transport);
+    json_f64(&j, "interval_seconds", secs);
+    json_arr(&j, "programs");
+  } else {
+    if (redraw) fputs("\033[H\033[J", f);
+    fprintf(f, "sgpu top — sgpud, %d program(s), interval %.3f s (wall)%s\n\n", nb, secs,
+            redraw ? "  [q quits]" : "");
+    fprintf(f, "%5s %7s %-16s %4s %6s %10s %9s %9s %6s  %s\n", "ID", "PID", "NAME", "CTX", "ALLOCS",
+            "MEMORY", "SUBMIT/s", "FENCES/s", "QUEUED", "STATE");
+  }
+  for (int i = 0; i < nb; i++) {
+    const sgpu_program_info *y = &b[i], *x = program_by_id(a, na, y->id);
+    double sub = x && secs > 0 ? (double)(y->submissions - x->submissions) / secs : 0.0;
+    double fen = x && secs > 0 ? (double)(y->completed - x->completed) / secs : 0.0;
+    const char *state = y->gone ? "gone (draining)" : y->self ? "this sgpu" : "";
+    if (c->json) {
+      json_obj(&j, NULL);
+      json_u64(&j, "id", y->id);
+      json_u64(&j, "pid", y->pid);
+      json_str(&j, "name", y->name);
+      json_u64(&j, "contexts", y->contexts);
+      json_u64(&j, "allocations", y->allocations);
+      json_u64(&j, "memory", y->memory);
+      json_f64(&j, "submissions_per_second", sub);
+      json_f64(&j, "fences_per_second", fen);
+      json_u64(&j, "queued", y->queued);
+      json_bool(&j, "gone", y->gone != 0);
+      json_bool(&j, "self", y->self != 0);
+      json_end_obj(&j);
+    } else {
+      fprintf(f, "%5u %7u %-16.16s %4u %6u %10llu %9.1f %9.1f %6u  %s\n", y->id, y->pid, y->name,
+              y->contexts, y->allocations, (unsigned long long)y->memory, sub, fen, y->queued, state);
+    }
+  }
+  if (c->json) {
+    json_end_arr(&j);
+    json_end_obj(&j);
+    json_finish(&j);
+  }
+  fflush(f);
+}
+
+static int top_programs(cli *c, const sgpu_info *in, uint32_t interval, uint32_t count, bool tty) {
+  static sgpu_program_info a[TOP_PROGRAMS], b[TOP_PROGRAMS];
+  int na = 0, nb = 0, rc;
+  if ((rc = list_programs(c, a, &na))) return cli_lib_fail(c, rc, "listing the programs");
+  double t0 = wall_s();
+  keys k = {0};
+  if (tty) keys_start(&k);
+  for (uint32_t s = 0; s < count; s++) {
+    if (k.on) {
+      if (keys_quit(&k, interval) || top_interrupted) break;
+    } else {
+      struct timespec ts = {(time_t)(interval / 1000u), (long)(interval % 1000u) * 1000000L};
+      nanosleep(&ts, NULL);
+    }
+    if ((rc = list_programs(c, b, &nb))) {
+      keys_stop(&k);
+      return cli_lib_fail(c, rc, "listing the programs");
+    }
+    double t1 = wall_s();
+    show_programs(c, in, a, na, b, nb, t1 - t0, tty);
+    memcpy(a, b, sizeof(sgpu_program_info) * (size_t)nb);
+    na = nb;
+    t0 = t1;
+  }
+  keys_stop(&k);
+  return 0;
+}
+
 int cmd_top(cli *c, int argc, char **argv) {
   int rc = 0;
   uint32_t interval = 100, count = 0;
@@ -274,6 +376,7 @@ int cmd_top(cli *c, int argc, char **argv) {
   if ((rc = cli_start_device(c, false, false))) return rc;
   sgpu_info in;
   if ((rc = sgpu_query_info(c->dev, &in))) return cli_lib_fail(c, rc, "querying the device");
+  if (!strcmp(in.transport, "sgpud")) return top_programs(c, &in, interval, count, tty);
   sample a, b;
   if ((rc = take(c, &in, &a))) return cli_lib_fail(c, rc, "reading the counters");
   /* q quits when top redraws a terminal and stdin is one too */

@@ -31,6 +31,11 @@
  *                            attached; sgpu_list_boards() gives each one's
  *                            URI.  Refused with SGPU_ERROR_NOT_SUPPORTED by a
  *                            libsgpu built without libftdi1/libusb-1.0.
+ *   "sgpud[:PATH]"           the device an sgpud server shares between programs, over
+ *                            its Unix socket (default $XDG_RUNTIME_DIR/sgpud.sock, else
+ *                            /run/sgpu/sgpud.sock): each program its own contexts,
+ *                            allocations, fences and events (docs/sgpud.md); a call not
+ *                            carried yet fails with SGPU_ERROR_NOT_SUPPORTED
  *   A link URI (tcp:, serial:, usb) may end in ",video=tiny|vga,watchdog=N":
  *   the open options sim: takes too (what the library programs at open);
  *   and in the link's own: ",window=auto|on|off" (several WRITE frames in
@@ -459,6 +464,28 @@ typedef struct sgpu_stats {
   uint64_t readback_bytes;
 } sgpu_stats;
 int sgpu_get_stats(sgpu_device *dev, sgpu_stats *stats);
+
+/* ------------------------------------------------------------ sharing (sgpud) */
+/* A program using a device shared through sgpud (docs/sgpud.md). */
+typedef struct sgpu_program_info {
+  uint32_t id;          /* the server's number for its connection */
+  uint32_t pid;         /* its process id (the socket's peer) */
+  char name[32];        /* its name, as it said at the open */
+  uint32_t contexts;    /* live contexts */
+  uint32_t allocations; /* live allocations (all segments) */
+  uint64_t memory;      /* bytes of them */
+  uint64_t submissions; /* accepted since it connected */
+  uint64_t completed;   /* of them, completed */
+  uint32_t queued;      /* submitted, not yet completed */
+  uint32_t self;        /* 1: the calling program */
+  uint32_t gone;        /* 1: disconnected; its queued work drains, then its memory is freed */
+  uint32_t reserved;
+} sgpu_program_info;
+
+/* The programs connected to the sgpud server of dev: fills
+ * programs[0 .. min(count, max)) and returns the count (>= 1: the caller is
+ * one).  SGPU_ERROR_NOT_SUPPORTED when dev is not opened through sgpud. */
+int sgpu_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max);
 
 /* ------------------------------------------------------------ link */
 /* Counters of a device on a link transport (tcp:, serial:, usb), kept per

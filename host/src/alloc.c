@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote.h"
 #include "alloc.h"
 
 int sgpu__seg_alloc(sgpu_device *dev, uint32_t s, uint32_t size, uint32_t align, int internal,
@@ -119,6 +120,7 @@ void sgpu__block_name(const sgpu_device *dev, const sgpu_block *b, char *buf, si
 
 int sgpu_get_areas(sgpu_device *dev, sgpu_area *areas, size_t max) {
   if (!dev || (!areas && max)) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_get_areas");
   sgpu__lock(dev);
   size_t n = 0;
   for (uint32_t s = SGPU_SEGMENT_LOCAL; s < SGPU_SEGMENT_COUNT; s++) {
@@ -167,6 +169,7 @@ void sgpu__seg_free_all(sgpu_device *dev) {
 int sgpu_alloc(sgpu_device *dev, uint32_t segment_id, uint32_t size, uint32_t alignment,
                uint64_t *address) {
   if (!dev || !address) return SGPU_ERROR_INVALID_PARAM;
+  if (dev->remote) return sgpu__remote_alloc(dev, segment_id, size, alignment, address);
   if (segment_id >= SGPU_SEGMENT_COUNT)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_SEGMENT, "segment id %u is not 0, 1 or 2",
                       segment_id);
@@ -178,6 +181,7 @@ int sgpu_alloc(sgpu_device *dev, uint32_t segment_id, uint32_t size, uint32_t al
 
 int sgpu_free(sgpu_device *dev, uint64_t address) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  if (dev->remote) return sgpu__remote_free(dev, address);
   sgpu__lock(dev);
   int s = seg_of(dev, address);
   if (s >= 0) {

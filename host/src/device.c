@@ -6,12 +6,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "access.h"
 #include "alloc.h"
 #include "evq.h"
 #include "identity.h"
 #include "link.h"
 #include "packet_check.h"
 #include "regs.h"
+#include "remote.h"
 #include "ring.h"
 #include "shadow.h"
 
@@ -133,7 +135,19 @@ int sgpu_open_detail(const char *uri, sgpu_device **out, char *msg, size_t msg_s
   pthread_mutex_init(&dev->lock, NULL);
   sgpu__errors_init(&dev->errors);
   sgpu_open_options o;
-  int r = sgpu_transport_open(uri, &dev->tr, &o, msg, msg_size);
+  int r;
+  if (sgpu__remote_uri(uri)) {
+    r = sgpu__remote_open(dev, uri, msg, msg_size);
+    if (r) {
+      sgpu__remote_close(dev);
+      free_device(dev);
+      return r;
+    }
+    sgpu__clear_error(dev);
+    *out = dev;
+    return 0;
+  }
+  r = sgpu_transport_open(uri, &dev->tr, &o, msg, msg_size);
   if (r == 0) {
     r = open_device(dev, &o);
     if (r && msg && msg_size) snprintf(msg, msg_size, "%s", sgpu_last_error(dev));
@@ -151,6 +165,12 @@ int sgpu_open(const char *uri, sgpu_device **dev) { return sgpu_open_detail(uri,
 
 void sgpu_close(sgpu_device *dev) {
   if (!dev) return;
+  if (dev->remote) { /* the server destroys what the program left */
+    sgpu__remote_close(dev);
+    for (sgpu_context *c = dev->contexts; c; c = c->next) c->dev = NULL;
+    free_device(dev);
+    return;
+  }
   /* Quiesce the chip: interrupts off, rings stopped. */
   dev->tr->ops->reg_write(dev->tr, SGPU_REG_INT_ENABLE, 0);
   for (uint32_t n = 0; n < dev->nodes; n++)
@@ -164,6 +184,11 @@ void sgpu_close(sgpu_device *dev) {
 int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   if (!dev || !info) return SGPU_ERROR_INVALID_PARAM;
   memset(info, 0, sizeof *info);
+  if (dev->remote) {
+    int r = sgpu__remote_query_info(dev, info);
+    if (!r) snprintf(info->transport, sizeof info->transport, "sgpud");
+    return r;
+  }
   snprintf(info->transport, sizeof info->transport, "%s", dev->tr->ops->name);
   info->hw_version_major = SGPU_FIELD_GET(VERSION_MAJOR, dev->version);
   info->hw_version_minor = SGPU_FIELD_GET(VERSION_MINOR, dev->version);
@@ -205,6 +230,7 @@ int sgpu_create_context_windowed(sgpu_device *dev, uint32_t node_ordinal, uint32
     return sgpu__fail(dev, SGPU_ERROR_INVALID_WINDOW,
                       "window 0x%x+0x%x is not a non-empty 4-aligned range of GPU memory (%u bytes)",
                       window_base, window_size, dev->mem_size);
+  if (dev->remote) return sgpu__remote_create_context(dev, node_ordinal, window_base, window_size, 1, ctx);
   sgpu_context *c = calloc(1, sizeof *c);
   if (!c) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for a context");
   sgpu__lock(dev);
@@ -231,6 +257,10 @@ int sgpu_create_context(sgpu_device *dev, uint32_t node_ordinal, sgpu_context **
 void sgpu_destroy_context(sgpu_context *ctx) {
   if (!ctx || ctx->magic != SGPU_CONTEXT_MAGIC) return;
   sgpu_device *dev = ctx->dev;
+  if (dev && dev->remote) {
+    sgpu__remote_destroy_context(ctx);
+    return;
+  }
   if (dev) { /* still on the device's list (sgpu_close empties it) */
     sgpu__lock(dev);
     if (ctx->prev) ctx->prev->next = ctx->next;
@@ -242,12 +272,29 @@ void sgpu_destroy_context(sgpu_context *ctx) {
   free(ctx);
 }
 
+void sgpu__context_set_access(sgpu_context *ctx, sgpu_access_fn fn, void *user) {
+  if (!ctx || ctx->magic != SGPU_CONTEXT_MAGIC) return;
+  ctx->access = fn;
+  ctx->access_user = user;
+}
+
 uint32_t sgpu_context_id(const sgpu_context *ctx) { return ctx ? ctx->id : 0; }
 uint32_t sgpu_context_node(const sgpu_context *ctx) { return ctx ? ctx->node : 0; }
+
+/* ------------------------------------------------------------ sharing */
+int sgpu_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max) {
+  if (!dev || (!programs && max)) return SGPU_ERROR_INVALID_PARAM;
+  if (!dev->remote)
+    return sgpu__fail(dev, SGPU_ERROR_NOT_SUPPORTED,
+                      "the %s device is not shared: sgpu_list_programs lists an sgpud device's "
+                      "programs", dev->tr->ops->name);
+  return sgpu__remote_list_programs(dev, programs, max);
+}
 
 /* ------------------------------------------------------------ link */
 int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats) {
   if (!dev || !stats) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_get_link_stats");
   int r = sgpu__link_stats(dev->tr, stats);
   if (r)
     return sgpu__fail(dev, r, "the %s device is not on a link: no link statistics",
@@ -257,6 +304,7 @@ int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats) {
 
 int sgpu_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_ping");
   if (!rtt_us) return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "sgpu_ping: rtt_us is NULL");
   if (timeout_ms < 1 || timeout_ms > 60000)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "ping timeout %u ms is not 1..60000",

@@ -20,6 +20,7 @@ static int rep_log2(uint32_t timing, uint32_t size, uint32_t *lg) {
 
 int sgpu_set_display_mode(sgpu_device *dev, uint32_t source, const sgpu_display_mode *m) {
   if (!dev || !m) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_set_display_mode");
   if (source >= dev->sources)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_SOURCE, "display source %u does not exist (%u sources)",
                       source, dev->sources);
@@ -70,6 +71,7 @@ int sgpu_set_display_mode(sgpu_device *dev, uint32_t source, const sgpu_display_
 
 int sgpu_get_display_mode(sgpu_device *dev, uint32_t source, sgpu_display_mode *m) {
   if (!dev || !m) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_get_display_mode");
   if (source >= dev->sources)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_SOURCE, "display source %u does not exist (%u sources)",
                       source, dev->sources);
@@ -130,6 +132,7 @@ static int run_to_frame_end(sgpu_device *dev, uint32_t source, uint64_t max_cycl
  * that vsync), so it is kept for the next capture. */
 int sgpu_capture_frame(sgpu_device *dev, uint32_t source, sgpu_frame *frame) {
   if (!dev || !frame) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_capture_frame");
   memset(frame, 0, sizeof *frame);
   if (source >= dev->sources)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_SOURCE, "display source %u does not exist (%u sources)",

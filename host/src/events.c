@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote.h"
 #include "events.h"
 #include "evq.h"
 #include "regs.h"
@@ -125,6 +126,7 @@ static int fence_pred(sgpu_device *dev, const void *v) {
 
 int sgpu_wait_fence(sgpu_device *dev, uint32_t node_ordinal, uint32_t fence_id, uint32_t timeout_ms) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  if (dev->remote) return sgpu__remote_wait_fence(dev, node_ordinal, fence_id, timeout_ms);
   if (node_ordinal >= dev->nodes)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
                       dev->nodes);
@@ -157,6 +159,7 @@ static int idle_pred(sgpu_device *dev, const void *v) {
 
 int sgpu_wait_idle(sgpu_device *dev, uint32_t timeout_ms) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  if (dev->remote) return sgpu__remote_wait_idle(dev, timeout_ms);
   sgpu__lock(dev);
   int r = 0;
   for (uint32_t n = 0; n < dev->nodes && !r; n++) r = sgpu__retire(dev, n);
@@ -168,6 +171,7 @@ int sgpu_wait_idle(sgpu_device *dev, uint32_t timeout_ms) {
 
 int sgpu_get_fence(sgpu_device *dev, uint32_t node_ordinal, sgpu_fence_info *info) {
   if (!dev || !info) return SGPU_ERROR_INVALID_PARAM;
+  if (dev->remote) return sgpu__remote_get_fence(dev, node_ordinal, info);
   if (node_ordinal >= dev->nodes)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
                       dev->nodes);
@@ -190,6 +194,7 @@ static int event_pred(sgpu_device *dev, const void *v) {
 
 int sgpu_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms) {
   if (!dev || !ev) return SGPU_ERROR_INVALID_PARAM;
+  if (dev->remote) return sgpu__remote_next_event(dev, ev, timeout_ms);
   sgpu__lock(dev);
   int r = 0;
   if (!dev->ev_count) {
@@ -207,6 +212,7 @@ int sgpu_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms) {
 
 int sgpu_enable_vsync_events(sgpu_device *dev, uint32_t source, int enable) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_enable_vsync_events");
   if (source >= dev->sources)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_SOURCE, "display source %u does not exist (%u sources)",
                       source, dev->sources);
@@ -225,6 +231,7 @@ int sgpu_enable_vsync_events(sgpu_device *dev, uint32_t source, int enable) {
 /* ------------------------------------------------------------ misc */
 int sgpu_get_stats(sgpu_device *dev, sgpu_stats *stats) {
   if (!dev || !stats) return SGPU_ERROR_INVALID_PARAM;
+  if (dev->remote) return sgpu__remote_get_stats(dev, stats);
   sgpu__lock(dev);
   *stats = dev->stats;
   sgpu__unlock(dev);
@@ -233,6 +240,7 @@ int sgpu_get_stats(sgpu_device *dev, sgpu_stats *stats) {
 
 int sgpu_get_cycles(sgpu_device *dev, uint64_t *cycles) {
   if (!dev || !cycles) return SGPU_ERROR_INVALID_PARAM;
+  if (dev->remote) return sgpu__remote_get_cycles(dev, cycles);
   sgpu__lock(dev);
   *cycles = dev->tr->ops->now(dev->tr);
   sgpu__unlock(dev);
@@ -247,6 +255,7 @@ static int never_pred(sgpu_device *dev, const void *v) {
 
 int sgpu_run_cycles(sgpu_device *dev, uint64_t cycles) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_run_cycles");
   sgpu__lock(dev);
   int r = sgpu__wait_until(dev, cycles, never_pred, NULL, 1);
   sgpu__unlock(dev);

@@ -72,6 +72,9 @@ struct sgpu_context {
   uint32_t node, id, win_base, win_size;
   uint32_t guilty;    /* engine resets it was found guilty of */
   int banned;         /* guilty ban_threshold times: its submissions are refused */
+  /* access.h: the ranges its packets may reach (NULL: any the window allows) */
+  int (*access)(void *user, uint64_t address, uint64_t size, int write, char *why, size_t why_size);
+  void *access_user;
   struct sgpu_context *prev, *next; /* the device's live contexts */
 };
 
@@ -115,9 +118,20 @@ struct sgpu_device {
   sgpu_stats stats;
   sgpu_capture_state capture[SGPU_MAX_SOURCES];
   sgpu_shadow shadow;
+  /* sgpud: the calls go to a server (remote.c); tr is NULL then */
+  struct sgpu_remote *remote;
 };
 
 static inline void sgpu__lock(sgpu_device *dev) { pthread_mutex_lock(&dev->lock); }
 static inline void sgpu__unlock(sgpu_device *dev) { pthread_mutex_unlock(&dev->lock); }
+
+/* A public call not carried to sgpud: refused on a device opened there
+ * (it has no transport to touch). */
+#define SGPU__NOT_CARRIED(dev, fn)                                                       \
+  do {                                                                                    \
+    if ((dev) && (dev)->remote)                                                           \
+      return sgpu__fail((dev), SGPU_ERROR_NOT_SUPPORTED, "%s is not carried by sgpud yet", \
+                        (fn));                                                            \
+  } while (0)
 
 #endif

@@ -85,6 +85,7 @@ static int reset_node(sgpu_device *dev, uint32_t n, uint32_t *last_aborted, int 
 
 int sgpu_reset_engine(sgpu_device *dev, uint32_t node_ordinal, uint32_t *last_aborted_fence_id) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_reset_engine");
   if (node_ordinal >= dev->nodes)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
                       dev->nodes);
@@ -97,6 +98,7 @@ int sgpu_reset_engine(sgpu_device *dev, uint32_t node_ordinal, uint32_t *last_ab
 
 int sgpu_reset_from_timeout(sgpu_device *dev) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_reset_from_timeout");
   sgpu__lock(dev);
   int r = 0, put_back = 0;
   if (dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
@@ -114,6 +116,7 @@ int sgpu_reset_from_timeout(sgpu_device *dev) {
 
 int sgpu_set_ban_threshold(sgpu_device *dev, uint32_t guilty_count) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_set_ban_threshold");
   sgpu__lock(dev);
   dev->ban_threshold = guilty_count;
   sgpu__unlock(dev);

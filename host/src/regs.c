@@ -28,6 +28,7 @@ int sgpu__check_cfg_error(sgpu_device *dev, const char *what) {
 
 int sgpu_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
   if (!dev || !value) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_reg_read");
   if (offset & 3 || offset > 0xFFF)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS, "register offset 0x%x is not a word in 0..0xfff",
                       offset);
@@ -39,6 +40,7 @@ int sgpu_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
 
 int sgpu_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_reg_write");
   if (offset & 3 || offset > 0xFFF)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS, "register offset 0x%x is not a word in 0..0xfff",
                       offset);

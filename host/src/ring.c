@@ -313,6 +313,7 @@ void sgpu__ring_free(sgpu_node *nd) {
 /* ------------------------------------------------------------ info */
 int sgpu_get_ring_info(sgpu_device *dev, uint32_t node_ordinal, sgpu_ring_info *info) {
   if (!dev || !info) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_get_ring_info");
   if (node_ordinal >= dev->nodes)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
                       dev->nodes);

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "remote.h"
 #include "alloc.h"
 #include "events.h"
 #include "packet_check.h"
@@ -19,6 +20,7 @@ typedef struct sgpu_walk {
   int flip_mode;        /* 0 no FLIP allowed, 1 Flip, 2 FlipWithNoWait, 3 anything */
   uint32_t source, interval;
   uint32_t flips;
+  const sgpu_context *ctx; /* its access check (access.h), when it has one */
 } sgpu_walk;
 
 /* ------------------------------------------------------------ packet walk */
@@ -49,6 +51,67 @@ static int check_flip(const sgpu_walk *w, const uint32_t *pkt, uint32_t i, uint6
   return 0;
 }
 
+/* The memory ranges a packet that passed its checks reads or writes, to the
+ * context's access check. */
+static int check_access(const sgpu_walk *w, const uint32_t *pkt, uint32_t i, uint64_t report_base,
+                        const char *what) {
+  uint32_t op = SGPU_PKT_GET(OPCODE, pkt[0]), cnt = SGPU_PKT_GET(COUNT, pkt[0]);
+  uint64_t ra[2] = {0, 0}, rs[2] = {0, 0};
+  int rw[2] = {0, 0}, n = 0;
+  switch (op) {
+  case SGPU_OP_INDIRECT:
+    if (!(SGPU_PKT_GET(FLAGS, pkt[0]) & SGPU_INDIRECT_FLAG_SKIP) && pkt[2])
+      ra[n] = pkt[1], rs[n] = pkt[2], rw[n++] = 0;
+    break;
+  case SGPU_OP_FENCE: ra[n] = pkt[1], rs[n] = 4, rw[n++] = 1; break;
+  case SGPU_OP_WRITE_DATA: ra[n] = pkt[1], rs[n] = 4ull * (cnt - 1), rw[n++] = 1; break;
+  case SGPU_OP_WAIT_MEM: ra[n] = pkt[1], rs[n] = 4, rw[n++] = 0; break;
+  case SGPU_OP_TIMESTAMP: ra[n] = pkt[1], rs[n] = 8, rw[n++] = 1; break;
+  case SGPU_OP_FLIP: ra[n] = pkt[2], rs[n] = 4, rw[n++] = 0; break; /* the scanout reads it */
+  case SGPU_OP_FILL:
+    if (pkt[3] && pkt[4]) ra[n] = pkt[1], rs[n] = (uint64_t)pkt[2] * (pkt[4] - 1) + pkt[3], rw[n++] = 1;
+    break;
+  case SGPU_OP_COPY:
+    if (pkt[5] && pkt[6]) {
+      ra[n] = pkt[1], rs[n] = (uint64_t)pkt[2] * (pkt[6] - 1) + pkt[5], rw[n++] = 1;
+      ra[n] = pkt[3], rs[n] = (uint64_t)pkt[4] * (pkt[6] - 1) + pkt[5], rw[n++] = 0;
+    }
+    break;
+  default:
+    break;
+  }
+  for (int k = 0; k < n; k++) {
+    char why[256] = "";
+    if (w->ctx->access(w->ctx->access_user, ra[k], rs[k], rw[k], why, sizeof why))
+      WFAIL(SGPU_ERROR_NOT_OWNER, "%s", why);
+  }
+  return 0;
+}
+
+/* The same packets again (they passed the walk), each range they reach to
+ * the context's access check; nested buffers too.  Apart from the walk, so
+ * that a context without a check pays nothing per packet. */
+__attribute__((noinline, cold)) static int access_walk(sgpu_walk *w, const uint32_t *words,
+                                                       uint32_t nwords, uint64_t report_base,
+                                                       const char *what) {
+  uint32_t i = 0;
+  while (i < nwords) {
+    const uint32_t *pkt = &words[i];
+    int r = check_access(w, pkt, i, report_base, what);
+    if (r) return r;
+    uint32_t op = SGPU_PKT_GET(OPCODE, pkt[0]), cnt = SGPU_PKT_GET(COUNT, pkt[0]);
+    if (op == SGPU_OP_INDIRECT && !(SGPU_PKT_GET(FLAGS, pkt[0]) & SGPU_INDIRECT_FLAG_SKIP) && pkt[2]) {
+      const uint32_t *nb;
+      r = sgpu__shadow_view(w->dev, pkt[1], pkt[2], &nb);
+      if (r == 0) r = access_walk(w, nb, pkt[2] / 4, pkt[1], "nested IB packet at address");
+      else r = sgpu__fail(w->dev, r, "reading nested buffer 0x%x+%u failed", pkt[1], pkt[2]);
+      if (r) return r;
+    }
+    i += 1 + cnt;
+  }
+  return 0;
+}
+
 static int walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t report_base,
                 const char *what, uint32_t level) {
   /* CAPS.IB_DEPTH: a build may nest fewer INDIRECT levels than the
@@ -70,6 +133,12 @@ static int walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t r
     if (op == SGPU_OP_INDIRECT && !(SGPU_PKT_GET(FLAGS, pkt[0]) & SGPU_INDIRECT_FLAG_SKIP) && pkt[2]) {
       uint32_t addr = pkt[1], len = pkt[2];
       const uint32_t *nb;
+      /* a buffer the context may not read is not walked (its words would
+       * show in the error text) */
+      if (w->ctx && w->ctx->access) {
+        int r = check_access(w, pkt, i, report_base, what);
+        if (r) return r;
+      }
       int r = sgpu__shadow_view(w->dev, addr, len, &nb);
       if (r == 0) r = walk(w, nb, len / 4, addr, "nested IB packet at address", level + 1);
       else r = sgpu__fail(w->dev, r, "reading nested buffer 0x%x+%u failed", addr, len);
@@ -202,6 +271,7 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
 
 int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
+  if (__builtin_expect(dev->remote != NULL, 0)) return sgpu__remote_submit(dev, a);
   sgpu__lock(dev);
   sgpu_context *c = NULL;
   int r = check_fields(dev, a, &c);
@@ -249,7 +319,11 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   w.source = a->vidpn_source_id;
   w.interval = a->flip_interval;
   w.flips = 0;
+  w.ctx = c;
   if ((r = walk(&w, src, nwords, so, "DMA buffer packet at offset", 1))) goto out;
+  if (__builtin_expect(c && c->access, 0) && /* sgpud: only the program's own memory */
+      (r = access_walk(&w, src, nwords, so, "DMA buffer packet at offset")))
+    goto out;
   if (w.flip_mode && !w.flips) {
     r = sgpu__fail(dev, SGPU_ERROR_SUBMIT_FLIP_MISSING,
                    "%s submission: no FLIP packet in buffer range [%u, %u)",
@@ -324,6 +398,7 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
     return sgpu__fail(dev, SGPU_ERROR_VALIDATE_COMMAND_RANGE,
                       "commands 0x%llx+%u leave GPU memory (%u bytes)", (unsigned long long)a->commands,
                       a->command_length, dev->mem_size);
+  if (dev->remote) return sgpu__remote_validate(dev, a); /* the rest on the server's device */
   sgpu__lock(dev);
   int r = 0;
   const uint32_t *words = NULL;
@@ -353,8 +428,11 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
     for (uint32_t j = 0; j < i && !seen; j++)
       seen = a->context[j]->win_base == c->win_base && a->context[j]->win_size == c->win_size;
     if (seen) continue;
-    sgpu_walk w = {dev, 1, c->win_base, (uint64_t)c->win_base + c->win_size, 3, 0, 0, 0};
+    sgpu_walk w = {dev, 1, c->win_base, (uint64_t)c->win_base + c->win_size, 3, 0, 0, 0, c};
     if ((r = walk(&w, words, a->command_length / 4, a->commands, "command buffer packet at address", 1)))
+      goto out;
+    if (c->access && (r = access_walk(&w, words, a->command_length / 4, a->commands,
+                                      "command buffer packet at address")))
       goto out;
   }
 out:

@@ -1,0 +1,160 @@
+/* remote_proto.h — the sgpud protocol (docs/sgpud.md): what the library's
+ * client (remote.c) and the server (host/sgpud) send each other over the
+ * server's Unix-domain socket.
+ *
+ * API-level calls, not registers: the server owns the device and its rings
+ * and runs the library in-process; the client sends one request at a time
+ * and waits for its answer.  Every message is a header (sgpud_hdr: the
+ * bytes that follow it, and the op) and a body: the op's fixed struct, then
+ * for READ answers, WRITE requests and error answers a variable tail.  Host
+ * byte order and the host's struct layout (a Unix socket never leaves the
+ * machine; HELLO carries the protocol version and the structs' sizes so a
+ * mismatched pair refuses to talk).  Every struct below is made of 32- and
+ * 64-bit fields in an order without padding. */
+#ifndef SGPU_REMOTE_PROTO_H
+#define SGPU_REMOTE_PROTO_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#define SGPUD_PROTO_VERSION 1u
+/* Largest body of any message: a READ/WRITE carries at most this much data
+ * (the client cuts larger transfers into pieces). */
+#define SGPUD_MAX_DATA (256u * 1024u)
+#define SGPUD_MAX_BODY (SGPUD_MAX_DATA + 256u)
+#define SGPUD_MAX_TEXT 511u /* error text in an answer (no NUL) */
+#define SGPUD_NAME_BYTES 32u
+#define SGPUD_REPLY 0x80000000u
+
+enum sgpud_op {
+  SGPUD_OP_HELLO = 1,
+  SGPUD_OP_QUERY_INFO = 2,
+  SGPUD_OP_ALLOC = 3,
+  SGPUD_OP_FREE = 4,
+  SGPUD_OP_READ = 5,
+  SGPUD_OP_WRITE = 6,
+  SGPUD_OP_CREATE_CONTEXT = 7,
+  SGPUD_OP_DESTROY_CONTEXT = 8,
+  SGPUD_OP_SUBMIT = 9,
+  SGPUD_OP_WAIT_FENCE = 10,
+  SGPUD_OP_WAIT_IDLE = 11,
+  SGPUD_OP_GET_FENCE = 12,
+  SGPUD_OP_NEXT_EVENT = 13,
+  SGPUD_OP_GET_STATS = 14,
+  SGPUD_OP_GET_CYCLES = 15,
+  SGPUD_OP_LIST_PROGRAMS = 16,
+  SGPUD_OP_VALIDATE = 17,
+  SGPUD_OP_COUNT
+};
+
+typedef struct sgpud_hdr {
+  uint32_t size; /* bytes after the header, <= SGPUD_MAX_BODY */
+  uint32_t op;   /* sgpud_op; | SGPUD_REPLY in an answer */
+} sgpud_hdr;
+
+/* Every answer's body starts with this; status < 0: an sgpu_error, and the
+ * rest of the body is the error text (sgpu_last_error on the client). */
+typedef struct sgpud_status {
+  int32_t status;
+  uint32_t reserved;
+} sgpud_status;
+
+typedef struct sgpud_hello_req {
+  uint32_t version; /* SGPUD_PROTO_VERSION */
+  uint32_t pid;     /* the program's (the server takes the socket's peer pid) */
+  uint32_t info_size, event_size, stats_size, submit_size; /* struct sizes: layout check */
+  char name[SGPUD_NAME_BYTES]; /* program name, NUL-padded */
+} sgpud_hello_req;
+typedef struct sgpud_hello_ans {
+  uint32_t version;
+  uint32_t program_id; /* the server's number for this connection */
+  uint32_t nodes, sources, mem_size, reserved;
+} sgpud_hello_ans;
+
+typedef struct sgpud_alloc_req {
+  uint32_t segment, size, alignment, reserved;
+} sgpud_alloc_req;
+typedef struct sgpud_addr {
+  uint64_t address;
+} sgpud_addr;
+
+/* READ: answered by the data.  WRITE: the data follows.  [check_address,
+ * +check_size) is the whole transfer the piece belongs to: the server checks
+ * ownership of all of it, so a refused transfer changes nothing. */
+typedef struct sgpud_mem_req {
+  uint64_t address;
+  uint32_t size, reserved;
+  uint64_t check_address, check_size;
+} sgpud_mem_req;
+
+typedef struct sgpud_context_req {
+  uint32_t node, window_base, window_size, windowed; /* windowed 0: whole memory */
+} sgpud_context_req;
+typedef struct sgpud_context_ans {
+  uint32_t id, node, window_base, window_size;
+} sgpud_context_ans;
+typedef struct sgpud_u32 {
+  uint32_t value, reserved;
+} sgpud_u32;
+
+/* sgpu_submit_command_args with the context as its id (0: NULL) and the
+ * private-data pointer as a number the server hands back in events. */
+typedef struct sgpud_submit_req {
+  uint64_t dma_buffer_physical_address;
+  uint64_t dma_buffer_private_data;
+  uint64_t dma_buffer_virtual_address;
+  uint32_t context_id;
+  uint32_t dma_buffer_segment_id;
+  uint32_t dma_buffer_size;
+  uint32_t dma_buffer_submission_start_offset;
+  uint32_t dma_buffer_submission_end_offset;
+  uint32_t dma_buffer_private_data_size;
+  uint32_t dma_buffer_private_data_submission_start_offset;
+  uint32_t dma_buffer_private_data_submission_end_offset;
+  uint32_t submission_fence_id;
+  uint32_t vidpn_source_id;
+  uint32_t flip_interval;
+  uint32_t flags;
+  uint32_t engine_ordinal;
+  uint32_t node_ordinal;
+} sgpud_submit_req;
+
+typedef struct sgpud_wait_req {
+  uint32_t node, fence, timeout_ms, reserved;
+} sgpud_wait_req;
+
+/* LIST_PROGRAMS: the request is an sgpud_u32 (most entries wanted), the
+ * answer this, then min(count, wanted) sgpu_program_info. */
+typedef struct sgpud_list_ans {
+  uint32_t count, reserved;
+} sgpud_list_ans;
+#define SGPUD_MAX_PROGRAMS_LISTED (SGPUD_MAX_DATA / 128u)
+
+/* sgpu_validate_submit_command's arguments past the checks the client makes
+ * itself (flags, contexts, private data sizes, alignment, range): the
+ * contexts by id. */
+typedef struct sgpud_validate_req {
+  uint64_t commands, hw_queue_progress_fence_id;
+  uint32_t command_length, flags, context_count, reserved;
+  uint32_t context_id[64];
+} sgpud_validate_req;
+
+/* sgpu_event with private_data as a number. */
+typedef struct sgpud_event {
+  uint64_t fence_id64, vblank_count, cycle, private_data;
+  uint32_t type, node_ordinal, fence_id, last_completed_fence_id, flags;
+  uint32_t fault_reason, fault_address, fault_opcode, source_id, scanout_address;
+  uint32_t private_data_size, context_id, guilty_count, banned, resubmitted, reserved;
+} sgpud_event;
+
+/* The default socket: $XDG_RUNTIME_DIR/sgpud.sock, else /run/sgpu/sgpud.sock
+ * (the system service's).  0, or -1 when the path does not fit. */
+static inline int sgpud_default_path(char *buf, size_t size) {
+  const char *x = getenv("XDG_RUNTIME_DIR");
+  int n = x && *x ? snprintf(buf, size, "%s/sgpud.sock", x)
+                  : snprintf(buf, size, "/run/sgpu/sgpud.sock");
+  return n < 0 || (size_t)n >= size ? -1 : 0;
+}
+
+#endif
