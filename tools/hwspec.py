@@ -371,6 +371,7 @@ INTERRUPTS = [
 # Host address space: bit 31 clear = GPU memory (byte address), bit 31 set =
 # registers (offset below).  All registers are 32 bits, word aligned.
 REG_SPACE_BIT = 31
+REG_SPACE_BYTES = 0x1000     # register offsets are below this
 
 CFG_ERRORS = [
     ("RING_SIZE", 0), ("MISALIGNED", 1), ("POINTER_RANGE", 2), ("UNKNOWN_BITS", 3), ("VALUE_RANGE", 4),
