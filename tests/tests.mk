@@ -1,6 +1,6 @@
 # Project-wide checks: RTL lint, iCE40 synthesis, generated docs up to date,
 # plain make naming missing packages.
-TEST_SCRIPTS := tests/check_interface_docs.sh tests/check_make_deps.sh tests/lint_rtl.sh tests/synth_ice40.sh tests/pnr_icebreaker.sh
+TEST_SCRIPTS := tests/check_interface_docs.sh tests/check_reg_literals.sh tests/check_make_deps.sh tests/lint_rtl.sh tests/synth_ice40.sh tests/pnr_icebreaker.sh
 TESTS += $(TEST_SCRIPTS)
 $(TEST_SCRIPTS): $(HW_VH) $(HW_H)
 tests/pnr_icebreaker.sh: $(FW_DIR)/boot_icebreaker.hex

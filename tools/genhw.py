@@ -261,6 +261,8 @@ def c_tables():
     d("typedef struct sgpu_hw_error { int code; const char *name, *message; } sgpu_hw_error;")
     d("/* Registers: group 0 global, 1 per node, 2 per display source. */")
     d("typedef struct sgpu_hw_reg { const char *name; uint32_t offset; uint8_t group; const char *access; } sgpu_hw_reg;")
+    d("/* Where each group's blocks lie: the first block's offset, the distance between blocks, how many. */")
+    d("typedef struct sgpu_hw_reg_group { uint32_t base, stride, count; } sgpu_hw_reg_group;")
     d("")
     d("/* Indexed by opcode value (defined in host/src/hwinfo.c). */")
     d("extern const sgpu_hw_op sgpu_hw_ops[SGPU_OP_COUNT_OF_OPCODES];")
@@ -374,6 +376,10 @@ def c_tables():
         d(f"  {{SGPU_FAULT_{name}, SGPU_ERROR_PACKET_{name}}},")
     d("};")
     d("")
+    d("static const sgpu_hw_reg_group sgpu_hw_reg_groups[3] = {")
+    for name, p, regs, base, stride, count in S.REG_BLOCKS:
+        d(f"  {{0x{base:03X}u, 0x{stride or 0:03X}u, {count}u}},  /* {name} */")
+    d("};")
     d("static const sgpu_hw_reg sgpu_hw_regs[] = {")
     for g, tab in ((0, S.GLOBAL_REGS), (1, S.NODE_REGS), (2, S.SOURCE_REGS)):
         for name, off, acc, doc in regs4(tab):
@@ -967,8 +973,9 @@ def link_v():
 def markdown():
     o = [f"<!-- {BANNER} -->", "# sgpu hardware/software interface", ""]
     d = o.append
-    d("Generated from `tools/hwspec.py`, which is also the source of `sgpu_hw.h` and "
-      "`sgpu_hw.vh`. All words are 32-bit little-endian.")
+    d("Generated from `tools/hwspec.py`, which is also the source of `sgpu_hw.h`, "
+      "`sgpu_hw.vh` and the register blocks' Verilog (`sgpu_regs_*.vh`). All words are "
+      "32-bit little-endian.")
     d("")
     d("## Packet header")
     d("")

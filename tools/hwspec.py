@@ -405,23 +405,29 @@ def Reg(name, offset, access, doc, width=32, reset=0, checks=(), readback="state
 
 
 def range_text(r):
-    """The legal range of a register's writes, in words (the docs' column)."""
+    """The legal writes of a register, in words (the docs' column)."""
+    if r["access"] == "w1c":
+        return "any: a 1 clears that bit"
+    bits = dict(CFG_ERRORS)
     t = []
     for c in r["checks"]:
         k = c[0]
         if k == "locked":
-            t.append("only while the node is disabled and idle")
+            w = "only while the node is disabled and idle"
         elif k == "align":
-            t.append(f"multiple of {c[1]}")
+            w = f"multiple of {c[1]}"
         elif k == "reserved":
-            t.append("only defined bits")
+            w = "only defined bits"
         elif k == "max":
-            t.append(f"<= 0x{c[1]:X}")
+            w = f"<= 0x{c[1]:X}"
         elif k == "pow2":
-            t.append(f"power of two {c[1]}..0x{c[2]:X}")
+            w = f"power of two {c[1]}..0x{c[2]:X}"
         elif k == "cond":
-            t.append(c[3])
-    return "; ".join(t) or "-"
+            w = c[3]
+        else:
+            continue
+        t.append(f"{w} (else CFG_ERROR[{bits[c[2] if k == 'cond' else c[-1]]}])")
+    return "; ".join(t) or "any"
 
 
 _GLOBAL = "build"   # reset value set by the build's parameters

@@ -188,7 +188,7 @@ module sgpu_cp #(
     .clk_i(clk_i), .rst_ni(rst_ni),
     .ring_base_i(ring_base), .ring_mask_i(ring_mask), .wptr_i(wptr), .rptr_wb_i(rptr_wb),
     .enable_i(enable), .ring_cfg_we_i(ring_cfg_we), .reset_i(eng_reset),
-    .wdog_we_i(wdog_we), .wdog_limit_i(reg_wdata_i[23:0]), .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
+    .wdog_we_i(wdog_we), .wdog_limit_i(reg_wdata_i[`SGPU_NREG_WATCHDOG_W-1:0]), .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
     .busy_o(busy), .faulted_o(faulted), .waiting_o(waiting), .level_o(level), .rptr_o(rptr),
     .hdr_addr_o(hdr_addr), .fault_reason_o(fault_reason), .ctx_null_o(ctx_null),
     .stall_o(stall), .ring_word_o(ring_word), .ib_word_o(ib_word), .pkt_done_o(pkt_done),
