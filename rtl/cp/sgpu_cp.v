@@ -36,7 +36,7 @@ module sgpu_cp #(
   input  wire        rst_ni,
   // register port: offset inside the node block, reads are combinational
   input  wire        reg_we_i,
-  input  wire [6:0]  reg_addr_i,
+  input  wire [`SGPU_NODE_STRIDE_LG-1:0] reg_addr_i,   // offset in the node block
   input  wire [31:0] reg_wdata_i,
   output wire [31:0] reg_rdata_o,
   // FAULT_OPCODE, FAULT_FENCE, LAST_FENCE and CONTEXT_ID live in block RAM:
@@ -47,7 +47,7 @@ module sgpu_cp #(
   output wire [31:0] reg_rdata_late_o,
   output wire        cfg_err_o,        // strobe: this write was rejected
   output wire        reg_kept_o,       // strobe: this write was taken and reads back as written
-  output wire [5:0]  cfg_err_bits_o,   // SGPU_CFG_ERROR_* bits of the rejection
+  output wire [`SGPU_REG_CFG_ERROR_W-1:0] cfg_err_bits_o,  // SGPU_CFG_ERROR_* bits of the rejection
   input  wire [63:0] cycle_i,
   output wire        done_irq_o,       // strobe: FENCE with IRQ written
   output wire        fault_irq_o,      // strobe: engine faulted

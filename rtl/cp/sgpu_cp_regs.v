@@ -19,14 +19,14 @@ module sgpu_cp_regs #(
   input  wire          rst_ni,
   // register port (sgpu_cp's)
   input  wire          reg_we_i,
-  input  wire [6:0]    reg_addr_i,
+  input  wire [`SGPU_NODE_STRIDE_LG-1:0] reg_addr_i,   // offset in the node block
   input  wire [31:0]   reg_wdata_i,
   input  wire          reg_re_i,
   output reg  [31:0]   reg_rdata_o,
   output wire [31:0]   reg_rdata_late_o,
   output wire          cfg_err_o,
   output wire          reg_kept_o,
-  output wire [5:0]    cfg_err_bits_o,
+  output wire [`SGPU_REG_CFG_ERROR_W-1:0] cfg_err_bits_o,
   // configuration, to the executor
   output wire [IW-1:0] ring_base_o,
   output wire [IW-1:0] ring_mask_o,     // RING_SIZE - 1
@@ -92,7 +92,7 @@ module sgpu_cp_regs #(
   // The offsets, the decode, the checks in the spec's order and the read mux
   // are generated (sgpu_regs_node.vh); this module gives them the write, the
   // conditions that depend on its state and the values read.
-  wire [6:0]  nreg_addr   = reg_addr_i;
+  wire [`SGPU_NODE_STRIDE_LG-1:0] nreg_addr = reg_addr_i;
   wire        nreg_we     = reg_we_i;
   wire [31:0] nreg_wdata  = reg_wdata_i;
   wire        nreg_mirror = (MIRROR != 0);   // the registers the mirror answers
@@ -134,7 +134,7 @@ module sgpu_cp_regs #(
   wire w_base  = nreg_w_ring_base, w_size = nreg_w_ring_size, w_wptr = nreg_w_ring_wptr,
        w_rptra = nreg_w_rptr_addr, w_ctrl = nreg_w_control, w_wdog = nreg_w_watchdog,
        do_reset = nreg_s_control_reset;
-  assign cfg_err_o      = (nreg_cfg_bits != 6'd0);
+  assign cfg_err_o      = |nreg_cfg_bits;
   // Each of these stores the written word as is (the checks reject every
   // word that would read back differently).
   assign reg_kept_o     = nreg_kept;

@@ -53,7 +53,7 @@ module sgpu_display_2c #(
   input  wire        pix_clk_i,    // PIX_CDC = 1: pixel clock
   input  wire        pix_rst_ni,   // PIX_CDC = 1: reset, released in step with pix_clk_i
   input  wire        reg_we_i,
-  input  wire [5:0]  reg_addr_i,
+  input  wire [`SGPU_SOURCE_STRIDE_LG-1:0] reg_addr_i,   // offset in the source block
   input  wire [31:0] reg_wdata_i,
   output reg  [31:0] reg_rdata_o,
   output wire        reg_error_o,
@@ -123,7 +123,7 @@ module sgpu_display_2c #(
     cur_full[AW-1:2]  = cur_addr_q;
     pend_full[AW-1:2] = pend_addr_q;
   end
-  wire [5:0]  sreg_addr   = reg_addr_i;
+  wire [`SGPU_SOURCE_STRIDE_LG-1:0] sreg_addr = reg_addr_i;
   wire        sreg_we     = reg_we_i;
   wire [31:0] sreg_wdata  = reg_wdata_i;
   wire        sreg_mirror = (MIRROR != 0);   // the registers the mirror answers
