@@ -15,6 +15,7 @@ finds the hand-written ones:
   host (host/**/*.c, *.h)
     reg-literal  a register access or offset macro given a number as the offset
                  (reg_write(t, 0x114, v), SGPU_NODE_REG(n, 0x14))
+    reg-arith    a number added to a register offset (SGPU_REG_CYCLE_LO + 4)
     reg-layout   the block layout (SGPU_NODE_BASE/STRIDE, SGPU_SOURCE_BASE/STRIDE)
                  used by hand instead of sgpu_reg_<block>_<reg>(i)
     field-slice  a value read from a register shifted or masked by a number
@@ -127,6 +128,9 @@ def scan_c(path, text):
             if off is not None and re.search(r"(?<![\w])(0[xX][0-9a-fA-F]+|\d+)[uU]?\b", off) \
                and not re.search(r"SGPU_\w+", off):
                 out.append((path, i, "reg-literal", line.strip()))
+        if re.search(r"\bSGPU_(NODE|SOURCE)_REG\s*\([^()]*\)\s*[-+]\s*(0[xX])?\d", code) or \
+           re.search(r"\bSGPU_[NS]?REG_\w+\s*[-+]\s*(0[xX])?\d", code):
+            out.append((path, i, "reg-arith", line.strip()))
         if re.search(r"\bSGPU_(NODE|SOURCE)_(BASE|STRIDE)\b", code):
             out.append((path, i, "reg-layout", line.strip()))
         for h in held:
@@ -177,6 +181,8 @@ SELF_BAD = [
     ("host/src/x.c", "  r = sgpu__reg_write(dev, 0x114, v);\n", "reg-literal"),
     ("host/src/x.c", "  r = ops->reg_read(t, SGPU_NODE_REG(n, 0x14), &v);\n", "reg-literal"),
     ("host/src/x.c", "  uint32_t a = SGPU_NODE_BASE + n * 0x80u + SGPU_NREG_CONTROL;\n", "reg-layout"),
+    ("host/src/x.c", "  r = sgpu__reg_read(dev, SGPU_REG_CYCLE_LO + 4, &hi);\n", "reg-arith"),
+    ("host/src/x.c", "  r = sgpu__reg_read(dev, SGPU_NODE_REG(n, SGPU_NREG_STATUS) - 0x4u, &v);\n", "reg-arith"),
     ("host/src/x.c", "  sgpu__reg_read(dev, sgpu_reg_node_status(n), &st);\n  d = (st >> 4) & 0xFu;\n",
      "field-slice"),
     ("host/src/x.c", "  uint32_t line = sreg(c, SGPU_SREG_DISP_SCANLINE);\n  y = line & 0xFFFFu;\n",
