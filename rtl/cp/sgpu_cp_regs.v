@@ -73,7 +73,7 @@ module sgpu_cp_regs #(
   reg [IW-1:0] ring_base_q;
   reg [4:0]    ring_lg_q;       // log2 of RING_SIZE
   reg [IW-1:0] wptr_q;
-  reg [IW-1:2] rptr_addr_q;     // bits at or above IW are rejected at write
+  reg [IW-1:`SGPU_RPTR_ADDR_ADDR_LSB] rptr_addr_q;  // bits at or above IW are rejected at write
   reg          rptr_wb_q;
   reg          enable_q;
   reg [`SGPU_NREG_WATCHDOG_W-1:0] wdog_limit_q;  // WATCHDOG: larger values are rejected
@@ -112,7 +112,8 @@ module sgpu_cp_regs #(
   wire [31:0] nreg_v_ring_size   = ring_size;
   wire [31:0] nreg_v_ring_wptr   = {{(32-IW){1'b0}}, wptr_q};
   wire [31:0] nreg_v_ring_rptr   = {{(32-IW){1'b0}}, rptr_i};
-  wire [31:0] nreg_v_rptr_addr   = {{(32-IW){1'b0}}, rptr_addr_q, 1'b0, rptr_wb_q};
+  wire [31:0] nreg_v_rptr_addr   = {{(32-IW){1'b0}}, rptr_addr_q, {`SGPU_RPTR_ADDR_ADDR_LSB{1'b0}}} |
+                                   ({31'd0, rptr_wb_q} << `SGPU_RPTR_ADDR_ENABLE_LSB);
   wire [31:0] nreg_v_control     = {31'd0, enable_q} << `SGPU_CONTROL_ENABLE_LSB;
   wire [31:0] nreg_v_status      = ({31'd0, busy_i} << `SGPU_STATUS_BUSY_LSB) |
                                    ({31'd0, faulted_i} << `SGPU_STATUS_FAULTED_LSB) |
@@ -125,7 +126,7 @@ module sgpu_cp_regs #(
   wire [31:0] nreg_v_cur_addr    = haddr32;
   wire [31:0] nreg_v_fault_opcode = 32'd0, nreg_v_fault_fence = 32'd0, nreg_v_last_fence = 32'd0,
               nreg_v_context_id = 32'd0, nreg_v_window_base = 32'd0;
-  wire [31:0] nreg_v_watchdog    = {{(32-NREG_WATCHDOG_W){1'b0}}, wdog_limit_q};
+  wire [31:0] nreg_v_watchdog    = {{(32-`SGPU_NREG_WATCHDOG_W){1'b0}}, wdog_limit_q};
   wire [31:0] nreg_v_perf_busy = perf_busy_q, nreg_v_perf_stall = perf_stall_q,
               nreg_v_perf_words = perf_words_q, nreg_v_perf_packets = perf_packets_q;
   wire [31:0] nreg_v_window_size = {32{ctx_null_i}} & {{(31-IW){1'b0}}, MEM_END[IW:0]};
