@@ -31,12 +31,15 @@ ALL_TARGETS :=    # what `make` builds
 # hwspec.py rebuilds only what reads a file that changed; the stamp records
 # that the generator ran (without it make would run it again every time an
 # output kept its old date).  A deleted output is written again.
-HW_GEN_CMD := $(PY) tools/genhw.py --c $(HW_H) --v $(HW_VH) --tables $(HW_TABLES)
+HW_GEN_CMD := $(PY) tools/genhw.py --c $(HW_H) --v $(HW_VH) --tables $(HW_TABLES) --vregs $(GEN)
 $(GEN)/hw.stamp: tools/hwspec.py tools/genhw.py
 	$(HW_GEN_CMD)
 	@touch $@
+# The register blocks' Verilog fragments come with sgpu_hw.vh (which carries
+# their digest, so whatever depends on it rebuilds when one changes).
+HW_VREGS := $(addprefix $(GEN)/sgpu_regs_,node.vh source.vh global.vh mirror.vh)
 $(HW_H) $(HW_VH) $(HW_TABLES): $(GEN)/hw.stamp
-	@test -f $@ || $(HW_GEN_CMD)
+	@for f in $@ $(if $(filter $(HW_VH),$@),$(HW_VREGS)); do test -f $$f || { $(HW_GEN_CMD); break; }; done
 
 docs/interface.md: tools/hwspec.py tools/genhw.py
 	$(PY) tools/genhw.py --md $@

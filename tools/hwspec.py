@@ -377,129 +377,225 @@ INTERRUPTS = [
 # Host address space: bit 31 clear = GPU memory (byte address), bit 31 set =
 # registers (offset below).  All registers are 32 bits, word aligned.
 REG_SPACE_BIT = 31
-
-# name, offset, access, doc
-GLOBAL_REGS = [
-    ("ID", 0x000, "ro", "magic 0x53475055 ('SGPU')"),
-    ("VERSION", 0x004, "ro", "[31:16] major, [15:0] minor"),
-    ("CAPS", 0x008, "ro", "[3:0] nodes, [7:4] sources, [8] 2D engine, [9] display, [10] preemption, "
-                          "[11] performance counters, [15:12] INDIRECT levels below the ring"),
-    ("MEM_SIZE", 0x00C, "ro", "bytes of GPU memory"),
-    ("INT_STATUS", 0x010, "w1c", "pending interrupts (bit groups in INTERRUPTS)"),
-    ("INT_ENABLE", 0x014, "rw", "interrupt mask for the irq output"),
-    ("CFG_ERROR", 0x018, "w1c", "rejected register writes: [0] ring size not a power of two or out of range, "
-                                "[1] misaligned address, [2] pointer out of range, [3] unknown bits set, "
-                                "[4] value out of range, [5] ring base/size/RPTR_ADDR written while the node is enabled or busy. "
-                                "A write to a read-only or unmapped offset sets [3]; a write the "
-                                "display rejects sets [4]. Rejected writes change nothing."),
-    ("CFG_ERROR_ADDR", 0x01C, "ro", "offset of the last rejected register write"),
-    ("CYCLE_LO", 0x020, "ro", "cycle counter, low word (reading it latches CYCLE_HI)"),
-    ("CYCLE_HI", 0x024, "ro", "cycle counter, high word latched by the last CYCLE_LO read"),
-    ("SEG1_BASE", 0x028, "ro", "base of segment 1 (local video memory)"),
-    ("SEG1_SIZE", 0x02C, "ro", "size of segment 1"),
-    ("SEG2_BASE", 0x030, "ro", "base of segment 2 (aperture)"),
-    ("SEG2_SIZE", 0x034, "ro", "size of segment 2"),
-    ("SCRATCH", 0x038, "rw", "free for software (link tests)"),
-]
+REG_SPACE_BYTES = 0x1000     # register offsets are below this
 
 CFG_ERRORS = [
     ("RING_SIZE", 0), ("MISALIGNED", 1), ("POINTER_RANGE", 2), ("UNKNOWN_BITS", 3), ("VALUE_RANGE", 4),
     ("WHILE_ENABLED", 5),
 ]
 
-REG_RESET_NOTE = ("Every register resets to 0, except RING_SIZE (64), WINDOW_SIZE (reads the memory "
-                  "size: the null context), DISP_TIMING (the VGA timing) and the read-only identity "
-                  "registers (ID, VERSION, CAPS, MEM_SIZE, SEG*_*).")
+
+# A register: Reg(name, offset, access, doc, width=, reset=, checks=, readback=).
+#   access  "ro" read-only, "rw" read-write, "w1c" write one to clear,
+#           "strobe" a write acts and is not kept (per field: see REG_FIELDS);
+#   width   bits that can read non-zero (the others read 0);
+#   reset   value after reset: a number, or a string naming what a build
+#           decides it from (its parameters, the memory size);
+#   checks  the write checks in the order the hardware makes them; the first
+#           that fails rejects the write with its CFG_ERROR bit (CFG_ERRORS)
+#           and the write changes nothing:
+#             ("locked", ERR)          the block is locked: the node enabled or busy
+#             ("align", n, ERR)        the value is not a multiple of n (a power of two)
+#             ("reserved", ERR)        a bit outside the register's fields (or width) is set
+#             ("max", v, ERR)          the value is above v
+#             ("pow2", lo, hi, ERR)    the value is not a power of two in [lo, hi]
+#             ("strobe", FIELD)        the strobe field is set: it acts, the write is not kept
+#             ("cond", NAME, ERR, doc) a condition of the block's state (the RTL gives it
+#                                      as <block>_c_<NAME>, e.g. nreg_c_past_mem)
+#   readback "written": reads back exactly the last accepted write (or the
+#           reset value); the chip answers such reads from its register
+#           mirror.  "state": reads the block's state.
+def Reg(name, offset, access, doc, width=32, reset=0, checks=(), readback="state"):
+    return dict(name=name, offset=offset, access=access, doc=doc, width=width, reset=reset,
+                checks=list(checks), readback=readback)
+
+
+def range_text(r):
+    """The legal writes of a register, in words (the docs' column)."""
+    if r["access"] == "w1c":
+        return "any: a 1 clears that bit"
+    bits = dict(CFG_ERRORS)
+    t = []
+    for c in r["checks"]:
+        k = c[0]
+        if k == "locked":
+            w = "only while the node is disabled and idle"
+        elif k == "align":
+            w = f"multiple of {c[1]}"
+        elif k == "reserved":
+            w = "only defined bits"
+        elif k == "max":
+            w = f"<= 0x{c[1]:X}"
+        elif k == "pow2":
+            w = f"power of two {c[1]}..0x{c[2]:X}"
+        elif k == "cond":
+            w = c[3]
+        else:
+            continue
+        t.append(f"{w} (else CFG_ERROR[{bits[c[2] if k == 'cond' else c[-1]]}])")
+    return "; ".join(t) or "any"
+
+
+_GLOBAL = "build"   # reset value set by the build's parameters
+GLOBAL_REGS = [
+    Reg("ID", 0x000, "ro", "magic 0x53475055 ('SGPU')", reset=MAGIC),
+    Reg("VERSION", 0x004, "ro", "[31:16] major, [15:0] minor", reset=(VERSION_MAJOR << 16) | VERSION_MINOR),
+    Reg("CAPS", 0x008, "ro", "[3:0] nodes, [7:4] sources, [8] 2D engine, [9] display, [10] preemption, "
+                             "[11] performance counters, [15:12] INDIRECT levels below the ring",
+        width=16, reset=_GLOBAL),
+    Reg("MEM_SIZE", 0x00C, "ro", "bytes of GPU memory", reset=_GLOBAL),
+    Reg("INT_STATUS", 0x010, "w1c", "pending interrupts (bit groups in INTERRUPTS)"),
+    Reg("INT_ENABLE", 0x014, "rw", "interrupt mask for the irq output (bits of absent nodes and sources "
+                                   "read 0)"),
+    Reg("CFG_ERROR", 0x018, "w1c", "rejected register writes: [0] ring size not a power of two or out of range, "
+                                   "[1] misaligned address, [2] pointer out of range, [3] unknown bits set, "
+                                   "[4] value out of range, [5] ring base/size/RPTR_ADDR written while the node is enabled or busy. "
+                                   "A write to a read-only or unmapped offset sets [3]; a write the "
+                                   "display rejects sets [4]. Rejected writes change nothing.",
+        width=len(CFG_ERRORS)),
+    Reg("CFG_ERROR_ADDR", 0x01C, "ro", "offset of the last rejected register write", width=12),
+    Reg("CYCLE_LO", 0x020, "ro", "cycle counter, low word (reading it latches CYCLE_HI)"),
+    Reg("CYCLE_HI", 0x024, "ro", "cycle counter, high word latched by the last CYCLE_LO read"),
+    Reg("SEG1_BASE", 0x028, "ro", "base of segment 1 (local video memory)"),
+    Reg("SEG1_SIZE", 0x02C, "ro", "size of segment 1", reset="MEM_SIZE / 2"),
+    Reg("SEG2_BASE", 0x030, "ro", "base of segment 2 (aperture)", reset="MEM_SIZE / 2"),
+    Reg("SEG2_SIZE", 0x034, "ro", "size of segment 2", reset="MEM_SIZE / 2"),
+    Reg("SCRATCH", 0x038, "rw", "free for software (link tests)", readback="written"),
+]
+
+REG_RESET_NOTE = ("The reset column gives each register's value after reset; \"build\" is set by the "
+                  "build's parameters (CAPS, MEM_SIZE).")
 
 NODE_BASE = 0x100
 NODE_STRIDE = 0x80
+_RING_MAX = 1 << 20
+_LOCKED = ("locked", "WHILE_ENABLED")
+_IN_MEM = ("cond", "past_mem", "VALUE_RANGE", "inside memory")
 NODE_REGS = [
-    ("RING_BASE", 0x00, "rw", "ring base, byte address: 64-byte aligned (else CFG_ERROR[1]) and inside "
-                              "memory (else [4]); writable only while disabled and idle, STATUS.BUSY = 0 (else [5]). Enabling checks "
-                              "it is aligned to RING_SIZE ([1]) and the ring fits in memory ([4]). An "
-                              "accepted write sets RPTR = WPTR = 0"),
-    ("RING_SIZE", 0x04, "rw", "ring size in bytes: a power of two from 64 to 1 MiB (else CFG_ERROR[0]); "
-                              "writable only while disabled and idle, STATUS.BUSY = 0 (else [5]); an accepted write sets RPTR = WPTR = 0"),
-    ("RING_WPTR", 0x08, "rw", "doorbell: write pointer, byte offset in the ring, 4-byte aligned (else "
-                              "CFG_ERROR[1]), < RING_SIZE (else [2]). A packet reaching past WPTR is an OVERRUN fault"),
-    ("RING_RPTR", 0x0C, "ro", "read pointer, byte offset in the ring of the next packet not yet "
-                              "completed (an INDIRECT completes when its buffer is entered)"),
-    ("RPTR_ADDR", 0x10, "rw", "where RING_RPTR is written back after each ring packet; [0] enable, "
-                              "[1] must be 0 (else CFG_ERROR[3]), [31:2] word address inside memory (else [4]); "
-                              "writable only while disabled and idle, STATUS.BUSY = 0 (else [5])"),
-    ("CONTROL", 0x14, "rw", "[0] ENABLE, [1] RESET (self-clearing: stop all memory traffic and drop "
-                            "reads in flight, clear the fault, IB stack and context (null), RPTR = WPTR = 0; "
-                            "ENABLE keeps its value, the ENABLE bit of a RESET write is ignored). Other "
-                            "bits set: CFG_ERROR[3]. A fault stops the engine until RESET"),
-    ("STATUS", 0x18, "ro", "[0] BUSY, [1] FAULTED, [2] WAITING (in a WAIT_* packet), [3] ENABLED, "
-                           "[7:4] IB depth"),
-    ("FAULT_REASON", 0x1C, "ro", "FAULT_* code of the last fault"),
-    ("FAULT_ADDR", 0x20, "ro", "byte address of the faulting packet's header (0 when not faulted)"),
-    ("FAULT_OPCODE", 0x24, "ro", "header word of the faulting packet (0 when not faulted)"),
-    ("FAULT_FENCE", 0x28, "ro", "fence id in flight: that of the last ring-level INDIRECT (the "
-                              "submission), including a faulting one (0 when not faulted). CONTROL.RESET "
-                              "does not clear the fence in flight: a fault before the next ring INDIRECT "
-                              "reports the previous one"),
-    ("WATCHDOG", 0x2C, "rw", "cycles without progress (a packet completing or a command word fetched) "
-                           "while busy before a TIMEOUT fault; 0 disables. 24 bits: a value above 0xFFFFFF is "
-                           "rejected (CFG_ERROR[4]). Progress is the node's own: a FILL or COPY waiting for "
-                           "the 2D engine while another node's blit holds it, or a node starved by scanout, "
-                           "makes none, so set it above the longest blit any node may run"),
-    ("LAST_FENCE", 0x30, "ro", "value of the last FENCE this node wrote"),
-    ("PERF_BUSY", 0x34, "ro", "cycles the node was busy"),
-    ("PERF_STALL", 0x38, "ro", "cycles the node waited on memory"),
-    ("PERF_WORDS", 0x3C, "ro", "command words fetched"),
-    ("PERF_PACKETS", 0x40, "ro", "packets executed"),
-    ("CONTEXT_ID", 0x44, "ro", "current context id (0 = null context)"),
-    ("WINDOW_BASE", 0x48, "ro", "current context window base"),
-    ("WINDOW_SIZE", 0x4C, "ro", "current context window size"),
-    ("CUR_ADDR", 0x50, "ro", "address of the packet being executed"),
+    Reg("RING_BASE", 0x00, "rw", "ring base, byte address: 64-byte aligned (else CFG_ERROR[1]) and inside "
+                                 "memory (else [4]); writable only while disabled and idle, STATUS.BUSY = 0 (else [5]). Enabling checks "
+                                 "it is aligned to RING_SIZE ([1]) and the ring fits in memory ([4]). An "
+                                 "accepted write sets RPTR = WPTR = 0",
+        checks=[_LOCKED, ("align", 64, "MISALIGNED"), _IN_MEM], readback="written"),
+    Reg("RING_SIZE", 0x04, "rw", "ring size in bytes: a power of two from 64 to 1 MiB (else CFG_ERROR[0]); "
+                                 "writable only while disabled and idle, STATUS.BUSY = 0 (else [5]); an accepted write sets RPTR = WPTR = 0",
+        width=21, reset=64, checks=[_LOCKED, ("pow2", 64, _RING_MAX, "RING_SIZE")], readback="written"),
+    Reg("RING_WPTR", 0x08, "rw", "doorbell: write pointer, byte offset in the ring, 4-byte aligned (else "
+                                 "CFG_ERROR[1]), < RING_SIZE (else [2]). A packet reaching past WPTR is an OVERRUN fault",
+        width=20, checks=[("align", 4, "MISALIGNED"), ("cond", "past_ring", "POINTER_RANGE", "< RING_SIZE")]),
+    Reg("RING_RPTR", 0x0C, "ro", "read pointer, byte offset in the ring of the next packet not yet "
+                                 "completed (an INDIRECT completes when its buffer is entered)", width=20),
+    Reg("RPTR_ADDR", 0x10, "rw", "where RING_RPTR is written back after each ring packet; [0] enable, "
+                                 "[1] must be 0 (else CFG_ERROR[3]), [31:2] word address inside memory (else [4]); "
+                                 "writable only while disabled and idle, STATUS.BUSY = 0 (else [5])",
+        checks=[_LOCKED, ("reserved", "UNKNOWN_BITS"), _IN_MEM], readback="written"),
+    Reg("CONTROL", 0x14, "rw", "[0] ENABLE, [1] RESET (self-clearing: stop all memory traffic and drop "
+                               "reads in flight, clear the fault, IB stack and context (null), RPTR = WPTR = 0; "
+                               "ENABLE keeps its value, the ENABLE bit of a RESET write is ignored). Other "
+                               "bits set: CFG_ERROR[3]. A fault stops the engine until RESET",
+        width=1, checks=[("reserved", "UNKNOWN_BITS"), ("strobe", "RESET"),
+                         ("cond", "enable_misaligned", "MISALIGNED", "enabling: RING_BASE aligned to RING_SIZE"),
+                         ("cond", "enable_past_mem", "VALUE_RANGE", "enabling: the ring inside memory")],
+        readback="written"),
+    Reg("STATUS", 0x18, "ro", "[0] BUSY, [1] FAULTED, [2] WAITING (in a WAIT_* packet), [3] ENABLED, "
+                              "[7:4] IB depth", width=8),
+    Reg("FAULT_REASON", 0x1C, "ro", "FAULT_* code of the last fault", width=4),
+    Reg("FAULT_ADDR", 0x20, "ro", "byte address of the faulting packet's header (0 when not faulted)"),
+    Reg("FAULT_OPCODE", 0x24, "ro", "header word of the faulting packet (0 when not faulted)"),
+    Reg("FAULT_FENCE", 0x28, "ro", "fence id in flight: that of the last ring-level INDIRECT (the "
+                                   "submission), including a faulting one (0 when not faulted). CONTROL.RESET "
+                                   "does not clear the fence in flight: a fault before the next ring INDIRECT "
+                                   "reports the previous one"),
+    Reg("WATCHDOG", 0x2C, "rw", "cycles without progress (a packet completing or a command word fetched) "
+                                "while busy before a TIMEOUT fault; 0 disables. 24 bits: a value above 0xFFFFFF is "
+                                "rejected (CFG_ERROR[4]). Progress is the node's own: a FILL or COPY waiting for "
+                                "the 2D engine while another node's blit holds it, or a node starved by scanout, "
+                                "makes none, so set it above the longest blit any node may run",
+        width=24, checks=[("max", 0xFFFFFF, "VALUE_RANGE")], readback="written"),
+    Reg("LAST_FENCE", 0x30, "ro", "value of the last FENCE this node wrote"),
+    Reg("PERF_BUSY", 0x34, "ro", "cycles the node was busy"),
+    Reg("PERF_STALL", 0x38, "ro", "cycles the node waited on memory"),
+    Reg("PERF_WORDS", 0x3C, "ro", "command words fetched"),
+    Reg("PERF_PACKETS", 0x40, "ro", "packets executed"),
+    Reg("CONTEXT_ID", 0x44, "ro", "current context id (0 = null context)"),
+    Reg("WINDOW_BASE", 0x48, "ro", "current context window base"),
+    Reg("WINDOW_SIZE", 0x4C, "ro", "current context window size", reset="MEM_SIZE"),
+    Reg("CUR_ADDR", 0x50, "ro", "address of the packet being executed"),
 ]
 
-# Register fields: register -> [(field, lsb, width, legal range or meaning)].
+# Register fields: register -> [(field, lsb, width, access, legal range or meaning)].
+# access: that of the register, or "strobe" (a write of 1 acts, reads 0).
 # Generated as SGPU_<REG>_<FIELD>_SHIFT / _MASK (C) and _LSB / _W (Verilog);
 # the RTL packs and the library decodes these registers with them.
 REG_FIELDS = {
-    "VERSION": [("MINOR", 0, 16, "0..65535"), ("MAJOR", 16, 16, "0..65535")],
-    "CAPS": [("NODES", 0, 4, "1..MAX_NODES"), ("SOURCES", 4, 4, "0..MAX_SOURCES"),
-             ("BLIT", 8, 1, "2D engine present"), ("DISPLAY", 9, 1, "display present"),
-             ("PREEMPTION", 10, 1, "preemption supported"),
-             ("PERF", 11, 1, "PERF_* counters present (else they read 0)"),
-             ("IB_DEPTH", 12, 4, "1..MAX_IB_DEPTH: INDIRECT levels the command processor nests below "
-                                 "the ring; an INDIRECT deeper faults NESTING and the library refuses it")],
-    "CONTROL": [("ENABLE", 0, 1, "0/1"), ("RESET", 1, 1, "write 1: reset the node (self-clearing)")],
-    "STATUS": [("BUSY", 0, 1, "0/1"), ("FAULTED", 1, 1, "0/1"), ("WAITING", 2, 1, "0/1"),
-               ("ENABLED", 3, 1, "0/1"), ("IB_DEPTH", 4, 4, f"0..{LIMIT_VALUES['MAX_IB_DEPTH']}")],
-    "RPTR_ADDR": [("ENABLE", 0, 1, "0/1"), ("ADDR", 2, 30, "word address inside memory")],
-    "DISP_CONTROL": [("ENABLE", 0, 1, "0/1"), ("FORMAT", 1, 1, "FORMATS"), ("HREP", 2, 2, "0..3 (log2)"),
-                     ("VREP", 4, 2, "0..3 (log2)"), ("TINY", 6, 1, "0/1")],
-    "DISP_PENDING": [("VALID", 0, 1, "0/1"), ("ADDR", 2, 30, "pending flip address >> 2")],
-    "DISP_SCANLINE": [("LINE", 0, 16, "0 = first active line"), ("IN_VBLANK", 16, 1, "0/1")],
-    "DISP_TIMING": [("WIDTH", 0, 16, "active pixels per line"), ("HEIGHT", 16, 16, "active lines")],
+    "VERSION": [("MINOR", 0, 16, "ro", "0..65535"), ("MAJOR", 16, 16, "ro", "0..65535")],
+    "CAPS": [("NODES", 0, 4, "ro", "1..MAX_NODES"), ("SOURCES", 4, 4, "ro", "0..MAX_SOURCES"),
+             ("BLIT", 8, 1, "ro", "2D engine present"), ("DISPLAY", 9, 1, "ro", "display present"),
+             ("PREEMPTION", 10, 1, "ro", "preemption supported"),
+             ("PERF", 11, 1, "ro", "PERF_* counters present (else they read 0)"),
+             ("IB_DEPTH", 12, 4, "ro", "1..MAX_IB_DEPTH: INDIRECT levels the command processor nests below "
+                                       "the ring; an INDIRECT deeper faults NESTING and the library refuses it")],
+    "CONTROL": [("ENABLE", 0, 1, "rw", "0/1"), ("RESET", 1, 1, "strobe", "write 1: reset the node (self-clearing)")],
+    "STATUS": [("BUSY", 0, 1, "ro", "0/1"), ("FAULTED", 1, 1, "ro", "0/1"), ("WAITING", 2, 1, "ro", "0/1"),
+               ("ENABLED", 3, 1, "ro", "0/1"), ("IB_DEPTH", 4, 4, "ro", f"0..{LIMIT_VALUES['MAX_IB_DEPTH']}")],
+    "RPTR_ADDR": [("ENABLE", 0, 1, "rw", "0/1"), ("ADDR", 2, 30, "rw", "word address inside memory")],
+    "DISP_CONTROL": [("ENABLE", 0, 1, "rw", "0/1"), ("FORMAT", 1, 1, "rw", "FORMATS"),
+                     ("HREP", 2, 2, "rw", "0..3 (log2)"), ("VREP", 4, 2, "rw", "0..3 (log2)"),
+                     ("TINY", 6, 1, "rw", "0/1")],
+    "DISP_PENDING": [("VALID", 0, 1, "ro", "0/1"), ("ADDR", 2, 30, "ro", "pending flip address >> 2")],
+    "DISP_SCANLINE": [("LINE", 0, 16, "ro", "0 = first active line"), ("IN_VBLANK", 16, 1, "ro", "0/1")],
+    "DISP_TIMING": [("WIDTH", 0, 16, "ro", "active pixels per line"), ("HEIGHT", 16, 16, "ro", "active lines")],
 }
-NODE_CONTROL_BITS = [(n, lsb) for n, lsb, w, r in REG_FIELDS["CONTROL"]]
-NODE_STATUS_BITS = [(n, lsb) for n, lsb, w, r in REG_FIELDS["STATUS"] if w == 1]
+NODE_CONTROL_BITS = [(f[0], f[1]) for f in REG_FIELDS["CONTROL"]]
+NODE_STATUS_BITS = [(f[0], f[1]) for f in REG_FIELDS["STATUS"] if f[2] == 1]
 
 SOURCE_BASE = 0x400
 SOURCE_STRIDE = 0x40
 SOURCE_REGS = [
-    ("DISP_CONTROL", 0x00, "rw", "[0] ENABLE, [1] FORMAT (0 RGB565, 1 RGB332), [3:2] horizontal "
-                                  "replication log2, [5:4] vertical replication log2, [6] TINY timing; "
-                                  "[5:0] take effect at the next vblank, a change of [6] restarts the "
-                                  "timing at the start of vblank"),
-    ("DISP_BASE", 0x04, "rw", "current scanout address, 4-byte aligned, inside GPU memory (a host write "
-                               "takes effect at the next vblank; reads return the address in use)"),
-    ("DISP_PITCH", 0x08, "rw", "framebuffer pitch in bytes, 4-byte aligned, < 65536 (takes effect at the next vblank)"),
-    ("DISP_PENDING", 0x0C, "ro", "[31:2] pending flip address, [0] pending valid"),
-    ("DISP_VBLANK_COUNT", 0x10, "ro", "vblanks since reset"),
-    ("DISP_SCANLINE", 0x14, "ro", "[15:0] current line (0 = first active line), [16] in vblank"),
-    ("DISP_UNDERFLOW", 0x18, "ro", "[7:0] pixels shown before their row was fetched completely (saturates at 255)"),
-    ("DISP_TIMING", 0x1C, "ro", "[15:0] active width, [31:16] active height of the current timing"),
-    ("DISP_FLIP_COUNT", 0x20, "ro", "[15:0] flips taken (wraps)"),
+    Reg("DISP_CONTROL", 0x00, "rw", "[0] ENABLE, [1] FORMAT (0 RGB565, 1 RGB332), [3:2] horizontal "
+                                    "replication log2, [5:4] vertical replication log2, [6] TINY timing; "
+                                    "[5:0] take effect at the next vblank, a change of [6] restarts the "
+                                    "timing at the start of vblank",
+        width=7, checks=[("reserved", "VALUE_RANGE")], readback="written"),
+    Reg("DISP_BASE", 0x04, "rw", "current scanout address, 4-byte aligned, inside GPU memory (a host write "
+                                 "takes effect at the next vblank; reads return the address in use)",
+        checks=[("align", 4, "VALUE_RANGE"), _IN_MEM]),
+    Reg("DISP_PITCH", 0x08, "rw", "framebuffer pitch in bytes, 4-byte aligned, < 65536 (takes effect at the next vblank)",
+        width=16, checks=[("align", 4, "VALUE_RANGE"), ("max", 0xFFFF, "VALUE_RANGE")], readback="written"),
+    Reg("DISP_PENDING", 0x0C, "ro", "[31:2] pending flip address, [0] pending valid"),
+    Reg("DISP_VBLANK_COUNT", 0x10, "ro", "vblanks since reset"),
+    Reg("DISP_SCANLINE", 0x14, "ro", "[15:0] current line (0 = first active line), [16] in vblank", width=17),
+    Reg("DISP_UNDERFLOW", 0x18, "ro", "[7:0] pixels shown before their row was fetched completely (saturates at 255)",
+        width=8),
+    Reg("DISP_TIMING", 0x1C, "ro", "[15:0] active width, [31:16] active height of the current timing",
+        reset="VGA timing"),
+    Reg("DISP_FLIP_COUNT", 0x20, "ro", "[15:0] flips taken (wraps)", width=16),
 ]
 
-DISP_CONTROL_BITS = [(n, lsb) for n, lsb, w, r in REG_FIELDS["DISP_CONTROL"]]
+DISP_CONTROL_BITS = [(f[0], f[1]) for f in REG_FIELDS["DISP_CONTROL"]]
 FORMATS = [("RGB565", 0), ("RGB332", 1)]
+
+# The register blocks: prefix of the RTL names (<prefix>_...), registers,
+# base and stride (None: one block at offset 0), how many, address bits.
+REG_BLOCKS = [
+    ("global", "greg", GLOBAL_REGS, 0, None, 1),
+    ("node", "nreg", NODE_REGS, NODE_BASE, NODE_STRIDE, LIMIT_VALUES["MAX_NODES"]),
+    ("source", "sreg", SOURCE_REGS, SOURCE_BASE, SOURCE_STRIDE, LIMIT_VALUES["MAX_SOURCES"]),
+]
+
+
+def reg_fields(r):
+    """The fields of a register: REG_FIELDS', or one field of its width."""
+    return REG_FIELDS.get(r["name"], [("VALUE", 0, r["width"], r["access"], "")])
+
+
+def reg_mask(r):
+    """The bits a write may set (the defined fields)."""
+    m = 0
+    for f, lsb, w, acc, rng in reg_fields(r):
+        m |= ((1 << w) - 1) << lsb
+    return m
+
 
 # Display timings: name, h (active, front porch, sync, back porch),
 # v (active, front porch, sync, back porch), sync polarity (0 negative),
@@ -508,6 +604,10 @@ TIMINGS = [
     ("VGA", (640, 16, 96, 48), (480, 10, 2, 33), 0, 25175000),
     ("TINY", (64, 4, 8, 4), (48, 2, 2, 4), 0, 25175000),
 ]
+
+# DISP_TIMING resets to the VGA timing's active size.
+_VGA = next(t for t in TIMINGS if t[0] == "VGA")
+next(r for r in SOURCE_REGS if r["name"] == "DISP_TIMING")["reset"] = (_VGA[2][0] << 16) | _VGA[1][0]
 
 # Nominal system clock of the simulation (one pixel per cycle).
 NOMINAL_CLOCK_HZ = 25175000

@@ -85,8 +85,8 @@ int cmd_flip(cli *c, int argc, char **argv) {
     json_bool(&j, "taken", scanout == address);
     json_u64(&j, "vblanks", vblank - before_vblank);
     json_u64(&j, "flips", flips - before_flips);
-    json_u64(&j, "scanline", line & 0xFFFFu);
-    json_bool(&j, "in_vblank", (line >> 16) & 1u);
+    json_u64(&j, "scanline", sgpu_disp_scanline_line(line));
+    json_bool(&j, "in_vblank", sgpu_disp_scanline_in_vblank(line));
   } else {
     fprintf(c->out, "flip source %u to 0x%08x interval %u%s: fence %u %s after %llu cycles\n",
             c->source, address, o.interval, nowait ? " (no wait)" : "", fence,
@@ -95,7 +95,8 @@ int cmd_flip(cli *c, int argc, char **argv) {
                     "beam on line %u%s\n",
             scanout, scanout == address ? "flip taken" : "flip pending", vblank - before_vblank,
             vblank - before_vblank == 1 ? "" : "s", flips - before_flips,
-            flips - before_flips == 1 ? "" : "s", line & 0xFFFFu, (line >> 16) & 1u ? " (vblank)" : "");
+            flips - before_flips == 1 ? "" : "s", sgpu_disp_scanline_line(line),
+            sgpu_disp_scanline_in_vblank(line) ? " (vblank)" : "");
   }
   int ev = cli_drain_events(c, c->json ? &j : NULL, "events", 0, -1, NULL);
   if (c->json) {

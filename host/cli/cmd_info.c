@@ -155,7 +155,7 @@ int cmd_info(cli *c, int argc, char **argv) {
     fprintf(f, "firmware:    sgpu boot %u.%u, board %s, built for hardware %u.%u, caps 0x%08x, %u KiB, "
                "screen %ux%u at 0x%x\n",
             id.fw_version >> 16, id.fw_version & 0xFFFFu, id.board_name[0] ? id.board_name : "?",
-            id.hw_version >> 16, id.hw_version & 0xFFFFu, id.caps, id.mem_size / 1024, id.fb_width,
+            sgpu_version_major(id.hw_version), sgpu_version_minor(id.hw_version), id.caps, id.mem_size / 1024, id.fb_width,
             id.fb_height, id.fb_base);
   else fprintf(f, "firmware:    none (no boot firmware on this device)\n");
   fprintf(f, "nodes:       %u\nsources:     %u\n", in.node_count, in.source_count);

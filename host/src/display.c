@@ -44,7 +44,7 @@ int sgpu_set_display_mode(sgpu_device *dev, uint32_t source, const sgpu_display_
   uint32_t bpp = m->format == SGPU_FORMAT_RGB565 ? 2 : 1;
   uint32_t minp = m->width * bpp;
   uint32_t pitch = m->pitch ? m->pitch : (minp + 3) & ~3u;
-  if (pitch & 3 || pitch < minp || pitch > SGPU_MAX_BLIT_DIM)
+  if (pitch % SGPU_SREG_DISP_PITCH_ALIGN || pitch < minp || pitch > SGPU_MAX_BLIT_DIM)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_MODE,
                       "pitch %u must be 4-aligned, >= %u and <= %u", pitch, minp, SGPU_MAX_BLIT_DIM);
   if (m->address & 3 || (uint64_t)m->address + (uint64_t)pitch * m->height > dev->mem_size)
@@ -85,8 +85,8 @@ int sgpu_get_display_mode(sgpu_device *dev, uint32_t source, sgpu_display_mode *
   if (r) return r;
   memset(m, 0, sizeof *m);
   uint32_t is_tiny = (ctl >> SGPU_DISP_TINY_SHIFT) & 1u;
-  m->timing_width = timing & 0xFFFFu;
-  m->timing_height = timing >> 16;
+  m->timing_width = sgpu_disp_timing_width(timing);
+  m->timing_height = sgpu_disp_timing_height(timing);
   if (!m->timing_width || !m->timing_height) { /* register not implemented: derive */
     m->timing_width = is_tiny ? SGPU_TIMING_TINY_H_ACTIVE : SGPU_TIMING_VGA_H_ACTIVE;
     m->timing_height = is_tiny ? SGPU_TIMING_TINY_V_ACTIVE : SGPU_TIMING_VGA_V_ACTIVE;

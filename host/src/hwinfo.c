@@ -69,9 +69,9 @@ int sgpu_register_is_global(const char *name) {
 const char *sgpu_register_name(uint32_t offset, char *buf, size_t size) {
   for (size_t k = 0; k < sizeof sgpu_hw_regs / sizeof sgpu_hw_regs[0]; k++) {
     const sgpu_hw_reg *r = &sgpu_hw_regs[k];
-    uint32_t base = r->group == 1 ? SGPU_NODE_BASE : SGPU_SOURCE_BASE;
-    uint32_t stride = r->group == 1 ? SGPU_NODE_STRIDE : SGPU_SOURCE_STRIDE;
-    uint32_t count = r->group == 1 ? SGPU_MAX_NODES : SGPU_MAX_SOURCES;
+    uint32_t base = sgpu_hw_reg_groups[r->group].base;
+    uint32_t stride = sgpu_hw_reg_groups[r->group].stride;
+    uint32_t count = sgpu_hw_reg_groups[r->group].count;
     if (r->group == 0) {
       if (r->offset == offset) return r->name;
     } else if (offset >= base && offset < base + count * stride && (offset - base) % stride == r->offset) {

@@ -82,6 +82,10 @@ struct sgpu_context {
 #define SGPU_RING_BYTES 4096u
 #define SGPU_STAGE_BYTES 16384u
 #define SGPU_DEFAULT_WATCHDOG 8000000u
+/* what the registers take (their legal writes, docs/interface.md) */
+_Static_assert(SGPU_RING_BYTES >= SGPU_NREG_RING_SIZE_MIN && SGPU_RING_BYTES <= SGPU_NREG_RING_SIZE_MAX &&
+               (SGPU_RING_BYTES & (SGPU_RING_BYTES - 1u)) == 0, "SGPU_RING_BYTES is not a legal RING_SIZE");
+_Static_assert(SGPU_DEFAULT_WATCHDOG <= SGPU_NREG_WATCHDOG_MAX, "SGPU_DEFAULT_WATCHDOG does not fit WATCHDOG");
 #define SGPU_CYCLES_PER_MS (SGPU_NOMINAL_CLOCK_HZ / 1000u)
 
 /* Frame-capture state of a source: the last frame sgpu_capture_frame returned

@@ -80,7 +80,7 @@ int sgpu__scanout_capture(sgpu_scanout *s, sgpu_transport *t, uint32_t source, c
   if (!r) r = ops->reg_read(t, sreg(source, SGPU_SREG_DISP_PITCH), &pitch);
   if (!r) r = ops->reg_read(t, sreg(source, SGPU_SREG_DISP_TIMING), &timing);
   if (r) return r;
-  uint32_t w = timing & 0xFFFFu, h = timing >> 16;
+  uint32_t w = sgpu_disp_timing_width(timing), h = sgpu_disp_timing_height(timing);
   if (w == 0 || h == 0 || w > SCANOUT_MAX || h > SCANOUT_MAX) {
     /* not a timing this chip has: a broken or hostile device */
     if (why) snprintf(why, why_size, "the device reports a %ux%u display timing (1..%u each)", w, h,

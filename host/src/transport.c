@@ -73,9 +73,9 @@ static int open_option(const char *key, size_t klen, const char *val, size_t vle
     return 0;
   }
   if (klen == 8 && memcmp(key, "watchdog", 8) == 0) {
-    if (parse_u32(val, vlen, &v, UINT32_MAX))
-      FAILMSG(SGPU_ERROR_INVALID_URI, "%s watchdog='%.*s' is not a cycle count", what, (int)vlen,
-              val);
+    if (parse_u32(val, vlen, &v, SGPU_NREG_WATCHDOG_MAX))
+      FAILMSG(SGPU_ERROR_INVALID_URI, "%s watchdog='%.*s' is not a cycle count up to %u", what,
+              (int)vlen, val, SGPU_NREG_WATCHDOG_MAX);
     o->watchdog = v;
     o->watchdog_set = 1;
     return 0;

@@ -36,7 +36,7 @@ module sgpu_cp #(
   input  wire        rst_ni,
   // register port: offset inside the node block, reads are combinational
   input  wire        reg_we_i,
-  input  wire [6:0]  reg_addr_i,
+  input  wire [`SGPU_NODE_STRIDE_LG-1:0] reg_addr_i,   // offset in the node block
   input  wire [31:0] reg_wdata_i,
   output wire [31:0] reg_rdata_o,
   // FAULT_OPCODE, FAULT_FENCE, LAST_FENCE and CONTEXT_ID live in block RAM:
@@ -47,7 +47,7 @@ module sgpu_cp #(
   output wire [31:0] reg_rdata_late_o,
   output wire        cfg_err_o,        // strobe: this write was rejected
   output wire        reg_kept_o,       // strobe: this write was taken and reads back as written
-  output wire [5:0]  cfg_err_bits_o,   // SGPU_CFG_ERROR_* bits of the rejection
+  output wire [`SGPU_REG_CFG_ERROR_W-1:0] cfg_err_bits_o,  // SGPU_CFG_ERROR_* bits of the rejection
   input  wire [63:0] cycle_i,
   output wire        done_irq_o,       // strobe: FENCE with IRQ written
   output wire        fault_irq_o,      // strobe: engine faulted
@@ -188,7 +188,7 @@ module sgpu_cp #(
     .clk_i(clk_i), .rst_ni(rst_ni),
     .ring_base_i(ring_base), .ring_mask_i(ring_mask), .wptr_i(wptr), .rptr_wb_i(rptr_wb),
     .enable_i(enable), .ring_cfg_we_i(ring_cfg_we), .reset_i(eng_reset),
-    .wdog_we_i(wdog_we), .wdog_limit_i(reg_wdata_i[23:0]), .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
+    .wdog_we_i(wdog_we), .wdog_limit_i(reg_wdata_i[`SGPU_NREG_WATCHDOG_W-1:0]), .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
     .busy_o(busy), .faulted_o(faulted), .waiting_o(waiting), .level_o(level), .rptr_o(rptr),
     .hdr_addr_o(hdr_addr), .fault_reason_o(fault_reason), .ctx_null_o(ctx_null),
     .stall_o(stall), .ring_word_o(ring_word), .ib_word_o(ib_word), .pkt_done_o(pkt_done),

@@ -19,14 +19,14 @@ module sgpu_cp_regs #(
   input  wire          rst_ni,
   // register port (sgpu_cp's)
   input  wire          reg_we_i,
-  input  wire [6:0]    reg_addr_i,
+  input  wire [`SGPU_NODE_STRIDE_LG-1:0] reg_addr_i,   // offset in the node block
   input  wire [31:0]   reg_wdata_i,
   input  wire          reg_re_i,
   output reg  [31:0]   reg_rdata_o,
   output wire [31:0]   reg_rdata_late_o,
   output wire          cfg_err_o,
   output wire          reg_kept_o,
-  output wire [5:0]    cfg_err_bits_o,
+  output wire [`SGPU_REG_CFG_ERROR_W-1:0] cfg_err_bits_o,
   // configuration, to the executor
   output wire [IW-1:0] ring_base_o,
   output wire [IW-1:0] ring_mask_o,     // RING_SIZE - 1
@@ -73,11 +73,11 @@ module sgpu_cp_regs #(
   reg [IW-1:0] ring_base_q;
   reg [4:0]    ring_lg_q;       // log2 of RING_SIZE
   reg [IW-1:0] wptr_q;
-  reg [IW-1:2] rptr_addr_q;     // bits at or above IW are rejected at write
+  reg [IW-1:`SGPU_RPTR_ADDR_ADDR_LSB] rptr_addr_q;  // bits at or above IW are rejected at write
   reg          rptr_wb_q;
   reg          enable_q;
-  reg [23:0]   wdog_limit_q;    // WATCHDOG: 24 bits, larger values are rejected
-                                // (read here only without the mirror)
+  reg [`SGPU_NREG_WATCHDOG_W-1:0] wdog_limit_q;  // WATCHDOG: larger values are rejected
+                                                 // (read here only without the mirror)
   reg          wdog_on_q, wdog_new_q;
   reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
 
@@ -89,79 +89,57 @@ module sgpu_cp_regs #(
   wire [IW-1:0] ring_mask = ring_mask32[IW-1:0];
 
   // ------------------------------------------------------------ write checks
-  wire [31:0] wr_data = reg_wdata_i;
-  // A power of two from 64 to 1 MiB: exactly one of bits [20:6] set (and
-  // no other bit): "any" and "two or more" chains, no subtractor.  size_lg
-  // is the log2 of the highest set bit (only stored when there is one bit).
-  reg         size_any, size_two;
-  reg  [4:0]  size_lg;
-  integer k;
-  always @(*) begin
-    size_any = 1'b0; size_two = 1'b0; size_lg = 5'd0;
-    for (k = 6; k <= 20; k = k + 1) begin
-      size_two = size_two | (size_any & wr_data[k]);
-      size_any = size_any | wr_data[k];
-      if (wr_data[k]) size_lg = k[4:0];
-    end
-  end
-  wire        size_pow2 = (wr_data[31:21] == 11'd0) && (wr_data[5:0] == 6'd0) && size_any && !size_two;
-  wire        addr_big  = (wr_data[31:IW] != 0);   // at or past the end of memory
-
-  localparam CE_SIZE = `SGPU_CFG_ERROR_RING_SIZE,     CE_ALIGN = `SGPU_CFG_ERROR_MISALIGNED,
-             CE_PTR  = `SGPU_CFG_ERROR_POINTER_RANGE, CE_BITS  = `SGPU_CFG_ERROR_UNKNOWN_BITS,
-             CE_VAL  = `SGPU_CFG_ERROR_VALUE_RANGE,   CE_EN    = `SGPU_CFG_ERROR_WHILE_ENABLED;
-
+  // The offsets, the decode, the checks in the spec's order and the read mux
+  // are generated (sgpu_regs_node.vh); this module gives them the write, the
+  // conditions that depend on its state and the values read.
+  wire [`SGPU_NODE_STRIDE_LG-1:0] nreg_addr = reg_addr_i;
+  wire        nreg_we     = reg_we_i;
+  wire [31:0] nreg_wdata  = reg_wdata_i;
+  wire        nreg_mirror = (MIRROR != 0);   // the registers the mirror answers
   // Ring base, size and RPTR_ADDR change only on a disabled, idle node: a
   // packet still running (after ENABLE was cleared) keeps its ring words,
   // RPTR write-back address and data (valid/ready).
-  wire       cfg_locked = enable_q || busy_i;
-  reg  [5:0] cfg_bits;
-  reg        w_base, w_size, w_wptr, w_rptra, w_ctrl, w_wdog, do_reset;
-  always @(*) begin
-    cfg_bits = 6'd0;
-    w_base = 1'b0; w_size = 1'b0; w_wptr = 1'b0; w_rptra = 1'b0; w_ctrl = 1'b0; w_wdog = 1'b0;
-    do_reset = 1'b0;
-    if (reg_we_i) begin
-      case (reg_addr_i)
-        `SGPU_NREG_RING_BASE:
-          if (cfg_locked)                       cfg_bits[CE_EN] = 1'b1;
-          else if (wr_data[5:0] != 6'd0)        cfg_bits[CE_ALIGN] = 1'b1;
-          else if (addr_big)                    cfg_bits[CE_VAL] = 1'b1;
-          else                                  w_base = 1'b1;
-        `SGPU_NREG_RING_SIZE:
-          if (cfg_locked)                       cfg_bits[CE_EN] = 1'b1;
-          else if (!size_pow2)                  cfg_bits[CE_SIZE] = 1'b1;
-          else                                  w_size = 1'b1;
-        `SGPU_NREG_RING_WPTR:
-          if (wr_data[1:0] != 2'd0)             cfg_bits[CE_ALIGN] = 1'b1;
-          else if ((wr_data & ~ring_mask32) != 0) cfg_bits[CE_PTR] = 1'b1;
-          else                                  w_wptr = 1'b1;
-        `SGPU_NREG_RPTR_ADDR:
-          if (cfg_locked)                       cfg_bits[CE_EN] = 1'b1;
-          else if (wr_data[1])                  cfg_bits[CE_BITS] = 1'b1;
-          else if (addr_big)                    cfg_bits[CE_VAL] = 1'b1;
-          else                                  w_rptra = 1'b1;
-        `SGPU_NREG_CONTROL:
-          if (wr_data[31:2] != 30'd0)           cfg_bits[CE_BITS] = 1'b1;
-          else if (wr_data[`SGPU_CONTROL_RESET]) do_reset = 1'b1;
-          else if (wr_data[`SGPU_CONTROL_ENABLE] && !enable_q &&
-                   ((ring_base_q & ring_mask) != {IW{1'b0}})) cfg_bits[CE_ALIGN] = 1'b1;
-          // base is aligned to the size and inside memory: it fits if the size does
-          else if (wr_data[`SGPU_CONTROL_ENABLE] && !enable_q && ring_lg_q > IW_LG)
-                                                cfg_bits[CE_VAL] = 1'b1;
-          else                                  w_ctrl = 1'b1;
-        `SGPU_NREG_WATCHDOG:
-          if (wr_data[31:24] != 8'd0)           cfg_bits[CE_VAL] = 1'b1;
-          else                                  w_wdog = 1'b1;
-        default:                                cfg_bits[CE_BITS] = 1'b1;  // read-only or unmapped
-      endcase
-    end
-  end
-  assign cfg_err_o      = (cfg_bits != 6'd0);
-  // Each of these stores the written word as is (the checks above reject
-  // every word that would read back differently).
-  assign reg_kept_o     = w_base | w_size | w_rptra | w_ctrl | w_wdog;
-  assign cfg_err_bits_o = cfg_bits;
+  wire        nreg_c_locked    = enable_q || busy_i;
+  wire        nreg_c_past_mem  = (nreg_wdata[31:IW] != 0);   // at or past the end of memory
+  wire        nreg_c_past_ring = ((nreg_wdata & ~ring_mask32) != 0);
+  wire        enabling = nreg_wdata[`SGPU_CONTROL_ENABLE] && !enable_q;
+  wire        nreg_c_enable_misaligned = enabling && ((ring_base_q & ring_mask) != {IW{1'b0}});
+  // base is aligned to the size and inside memory: it fits if the size does
+  wire        nreg_c_enable_past_mem = enabling && ring_lg_q > IW_LG;
+  // values read (FAULT_OPCODE, FAULT_FENCE, LAST_FENCE, CONTEXT_ID and
+  // WINDOW_BASE come from the shadow RAM, reg_rdata_late_o)
+  wire [31:0] nreg_v_ring_base   = {{(32-IW){1'b0}}, ring_base_q};
+  wire [31:0] nreg_v_ring_size   = ring_size;
+  wire [31:0] nreg_v_ring_wptr   = {{(32-IW){1'b0}}, wptr_q};
+  wire [31:0] nreg_v_ring_rptr   = {{(32-IW){1'b0}}, rptr_i};
+  wire [31:0] nreg_v_rptr_addr   = {{(32-IW){1'b0}}, rptr_addr_q, {`SGPU_RPTR_ADDR_ADDR_LSB{1'b0}}} |
+                                   ({31'd0, rptr_wb_q} << `SGPU_RPTR_ADDR_ENABLE_LSB);
+  wire [31:0] nreg_v_control     = {31'd0, enable_q} << `SGPU_CONTROL_ENABLE_LSB;
+  wire [31:0] nreg_v_status      = ({31'd0, busy_i} << `SGPU_STATUS_BUSY_LSB) |
+                                   ({31'd0, faulted_i} << `SGPU_STATUS_FAULTED_LSB) |
+                                   ({31'd0, waiting_i} << `SGPU_STATUS_WAITING_LSB) |
+                                   ({31'd0, enable_q} << `SGPU_STATUS_ENABLED_LSB) |
+                                   ({30'd0, level_i} << `SGPU_STATUS_IB_DEPTH_LSB);
+  wire [31:0] nreg_v_fault_reason = {28'd0, fault_reason_i};
+  wire [31:0] haddr32            = {{(32-IW){1'b0}}, hdr_addr_i};
+  wire [31:0] nreg_v_fault_addr  = {32{faulted_i}} & haddr32;
+  wire [31:0] nreg_v_cur_addr    = haddr32;
+  wire [31:0] nreg_v_fault_opcode = 32'd0, nreg_v_fault_fence = 32'd0, nreg_v_last_fence = 32'd0,
+              nreg_v_context_id = 32'd0, nreg_v_window_base = 32'd0;
+  wire [31:0] nreg_v_watchdog    = {{(32-`SGPU_NREG_WATCHDOG_W){1'b0}}, wdog_limit_q};
+  wire [31:0] nreg_v_perf_busy = perf_busy_q, nreg_v_perf_stall = perf_stall_q,
+              nreg_v_perf_words = perf_words_q, nreg_v_perf_packets = perf_packets_q;
+  wire [31:0] nreg_v_window_size = {32{ctx_null_i}} & {{(31-IW){1'b0}}, MEM_END[IW:0]};
+`include "sgpu_regs_node.vh"
+
+  wire w_base  = nreg_w_ring_base, w_size = nreg_w_ring_size, w_wptr = nreg_w_ring_wptr,
+       w_rptra = nreg_w_rptr_addr, w_ctrl = nreg_w_control, w_wdog = nreg_w_watchdog,
+       do_reset = nreg_s_control_reset;
+  assign cfg_err_o      = |nreg_cfg_bits;
+  // Each of these stores the written word as is (the checks reject every
+  // word that would read back differently).
+  assign reg_kept_o     = nreg_kept;
+  assign cfg_err_bits_o = nreg_cfg_bits;
 
   assign ring_base_o   = ring_base_q;
   assign ring_mask_o   = ring_mask;
@@ -178,20 +156,26 @@ module sgpu_cp_regs #(
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ring_base_q <= {IW{1'b0}};
-      ring_lg_q   <= 5'd6;
+      ring_lg_q   <= NREG_RING_SIZE_RESET_LG;
       wptr_q      <= {IW{1'b0}};
       rptr_addr_q <= {(IW-2){1'b0}}; rptr_wb_q <= 1'b0;
       enable_q    <= 1'b0;
-      wdog_limit_q <= 24'd0; wdog_on_q <= 1'b0; wdog_new_q <= 1'b0;
+      wdog_limit_q <= {`SGPU_NREG_WATCHDOG_W{1'b0}}; wdog_on_q <= 1'b0; wdog_new_q <= 1'b0;
       perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
     end else begin
-      if (w_base) ring_base_q <= wr_data[IW-1:0];
-      if (w_size) ring_lg_q <= size_lg;
+      if (w_base) ring_base_q <= nreg_wdata[IW-1:0];
+      if (w_size) ring_lg_q <= nreg_ring_size_lg;
       if (w_base || w_size) wptr_q <= {IW{1'b0}};
-      if (w_wptr) wptr_q <= wr_data[IW-1:0];
-      if (w_rptra) begin rptr_addr_q <= wr_data[IW-1:2]; rptr_wb_q <= wr_data[0]; end
-      if (w_ctrl) enable_q <= wr_data[`SGPU_CONTROL_ENABLE];
-      if (w_wdog) begin wdog_limit_q <= wr_data[23:0]; wdog_on_q <= (wr_data[23:0] != 24'd0); end
+      if (w_wptr) wptr_q <= nreg_wdata[IW-1:0];
+      if (w_rptra) begin
+        rptr_addr_q <= nreg_wdata[IW-1:`SGPU_RPTR_ADDR_ADDR_LSB];
+        rptr_wb_q <= nreg_wdata[`SGPU_RPTR_ADDR_ENABLE_LSB];
+      end
+      if (w_ctrl) enable_q <= nreg_wdata[`SGPU_CONTROL_ENABLE];
+      if (w_wdog) begin
+        wdog_limit_q <= nreg_wdata[NREG_WATCHDOG_W-1:0];
+        wdog_on_q <= (nreg_wdata[NREG_WATCHDOG_W-1:0] != {NREG_WATCHDOG_W{1'b0}});
+      end
       wdog_new_q <= w_wdog;
       if (do_reset) wptr_q <= {IW{1'b0}};
 
@@ -202,8 +186,8 @@ module sgpu_cp_regs #(
       if (PERF != 0 && pkt_done_i) perf_packets_q <= perf_packets_q + 32'd1;
 
       // Alignment the checks above guarantee: the constant low bits need no flops.
-      ring_base_q[5:0] <= 6'd0;
-      wptr_q[1:0] <= 2'd0;
+      ring_base_q[NREG_RING_BASE_ALIGN_LG-1:0] <= {NREG_RING_BASE_ALIGN_LG{1'b0}};
+      wptr_q[NREG_RING_WPTR_ALIGN_LG-1:0] <= {NREG_RING_WPTR_ALIGN_LG{1'b0}};
     end
   end
 
@@ -243,12 +227,12 @@ module sgpu_cp_regs #(
   always @(*) begin
     sh_ra = SH_OPCODE; sh_rd = 1'b0;
     case (reg_addr_i)
-      `SGPU_NREG_FAULT_OPCODE: begin sh_ra = SH_OPCODE; sh_rd = faulted_i && op_ok_q; end
-      `SGPU_NREG_FAULT_FENCE:  begin sh_ra = SH_FFENCE; sh_rd = faulted_i && ff_ok_q; end
-      `SGPU_NREG_LAST_FENCE:   begin sh_ra = SH_LF0 | {3'b000, lf_cur_q}; sh_rd = lf_ok_q; end
-      `SGPU_NREG_CONTEXT_ID:   begin sh_ra = SH_CX0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_i; end
-      `SGPU_NREG_WINDOW_BASE:  begin sh_ra = SH_WB0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_i; end
-      `SGPU_NREG_WINDOW_SIZE:  begin sh_ra = SH_WS0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_i; end
+      NREG_FAULT_OPCODE: begin sh_ra = SH_OPCODE; sh_rd = faulted_i && op_ok_q; end
+      NREG_FAULT_FENCE:  begin sh_ra = SH_FFENCE; sh_rd = faulted_i && ff_ok_q; end
+      NREG_LAST_FENCE:   begin sh_ra = SH_LF0 | {3'b000, lf_cur_q}; sh_rd = lf_ok_q; end
+      NREG_CONTEXT_ID:   begin sh_ra = SH_CX0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_i; end
+      NREG_WINDOW_BASE:  begin sh_ra = SH_WB0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_i; end
+      NREG_WINDOW_SIZE:  begin sh_ra = SH_WS0 | {3'b000, cx_cur_q}; sh_rd = !ctx_null_i; end
       default: ;
     endcase
   end
@@ -278,43 +262,10 @@ module sgpu_cp_regs #(
 `endif
 
   // ------------------------------------------------------------ register reads
-  wire [31:0] status = ({31'd0, busy_i} << `SGPU_STATUS_BUSY_LSB) |
-                       ({31'd0, faulted_i} << `SGPU_STATUS_FAULTED_LSB) |
-                       ({31'd0, waiting_i} << `SGPU_STATUS_WAITING_LSB) |
-                       ({31'd0, enable_q} << `SGPU_STATUS_ENABLED_LSB) |
-                       ({30'd0, level_i} << `SGPU_STATUS_IB_DEPTH_LSB);
-  // One AND-OR read mux: each register's select is decoded once (the FAULT_*
-  // ones only while faulted) and narrow registers add no terms to high bits.
-  wire [4:0] ra = reg_addr_i[6:2];
-  function sel(input [4:0] a, input [6:0] off);
-    sel = (a == off[6:2]) && (off[1:0] == 2'b00);
-  endfunction
-  wire [31:0] base32   = {{(32-IW){1'b0}}, ring_base_q};
-  wire [31:0] wptr32   = {{(32-IW){1'b0}}, wptr_q};
-  wire [31:0] rptr32   = {{(32-IW){1'b0}}, rptr_i};
-  wire [31:0] haddr32  = {{(32-IW){1'b0}}, hdr_addr_i};
-  wire [31:0] memend32 = {{(31-IW){1'b0}}, MEM_END[IW:0]};
-  wire [31:0] rpa32    = {{(32-IW){1'b0}}, rptr_addr_q, 1'b0, rptr_wb_q};
-  wire here = (MIRROR == 0);   // the registers the mirror answers otherwise
   // sgpu_top takes it only in a read's cycle (reg_re_i); a don't-care
   // otherwise, which the simulator then skips.
   always @(*) begin
     reg_rdata_o = 32'hxxxx_xxxx;
-    if (reg_re_i) reg_rdata_o =
-      ({32{here && sel(ra, `SGPU_NREG_RING_BASE)}} & base32) |
-      ({32{here && sel(ra, `SGPU_NREG_RING_SIZE)}} & ring_size) |
-      ({32{sel(ra, `SGPU_NREG_RING_WPTR)}}    & wptr32) |
-      ({32{sel(ra, `SGPU_NREG_RING_RPTR)}}    & rptr32) |
-      ({32{here && sel(ra, `SGPU_NREG_RPTR_ADDR)}} & rpa32) |
-      ({32{here && sel(ra, `SGPU_NREG_CONTROL)}}   & {31'd0, enable_q}) |
-      ({32{sel(ra, `SGPU_NREG_STATUS)}}       & status) |
-      ({32{sel(ra, `SGPU_NREG_FAULT_REASON)}} & {28'd0, fault_reason_i}) |
-      ({32{(sel(ra, `SGPU_NREG_FAULT_ADDR) && faulted_i) || sel(ra, `SGPU_NREG_CUR_ADDR)}} & haddr32) |
-      ({32{here && sel(ra, `SGPU_NREG_WATCHDOG)}}  & {8'd0, wdog_limit_q}) |
-      ({32{sel(ra, `SGPU_NREG_PERF_BUSY)}}    & perf_busy_q) |
-      ({32{sel(ra, `SGPU_NREG_PERF_STALL)}}   & perf_stall_q) |
-      ({32{sel(ra, `SGPU_NREG_PERF_WORDS)}}   & perf_words_q) |
-      ({32{sel(ra, `SGPU_NREG_PERF_PACKETS)}} & perf_packets_q) |
-      ({32{sel(ra, `SGPU_NREG_WINDOW_SIZE) && ctx_null_i}}  & memend32);
+    if (reg_re_i) reg_rdata_o = nreg_rdata;
   end
 endmodule

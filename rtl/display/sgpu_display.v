@@ -16,7 +16,7 @@ module sgpu_display #(
   input  wire        rst_ni,
   input  wire        pix_en_i,
   input  wire        reg_we_i,
-  input  wire [5:0]  reg_addr_i,
+  input  wire [`SGPU_SOURCE_STRIDE_LG-1:0] reg_addr_i,   // offset in the source block
   input  wire [31:0] reg_wdata_i,
   output wire [31:0] reg_rdata_o,
   output wire        reg_error_o,

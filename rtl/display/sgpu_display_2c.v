@@ -53,7 +53,7 @@ module sgpu_display_2c #(
   input  wire        pix_clk_i,    // PIX_CDC = 1: pixel clock
   input  wire        pix_rst_ni,   // PIX_CDC = 1: reset, released in step with pix_clk_i
   input  wire        reg_we_i,
-  input  wire [5:0]  reg_addr_i,
+  input  wire [`SGPU_SOURCE_STRIDE_LG-1:0] reg_addr_i,   // offset in the source block
   input  wire [31:0] reg_wdata_i,
   output reg  [31:0] reg_rdata_o,
   output wire        reg_error_o,
@@ -79,11 +79,11 @@ module sgpu_display_2c #(
   output wire        vid_de_o
 );
 
-  localparam integer CTRL_W = `SGPU_DISP_TINY + 1;
+  localparam integer CTRL_W = `SGPU_SREG_DISP_CONTROL_W;
 
   // ------------------------------------------------------------ registers
   reg [CTRL_W-1:0] ctrl_q;
-  reg [15:2]       pitch_q;
+  reg [`SGPU_SREG_DISP_PITCH_W-1:`SGPU_SREG_DISP_PITCH_ALIGN_LG] pitch_q;
   reg [AW-1:2]     host_base_q;
   reg              host_base_set_q;
   reg [AW-1:2]     cur_addr_q;
@@ -112,14 +112,39 @@ module sgpu_display_2c #(
   wire [CW-1:0] h_act = ctrl_q[`SGPU_DISP_TINY] ? T_HA : HA;
   wire [CW-1:0] v_act = ctrl_q[`SGPU_DISP_TINY] ? T_VA : VA;
 
-  // ------------------------------------------------------------ host writes
-  wire wr_ctrl  = reg_we_i && (reg_addr_i == `SGPU_SREG_DISP_CONTROL);
-  wire wr_base  = reg_we_i && (reg_addr_i == `SGPU_SREG_DISP_BASE);
-  wire wr_pitch = reg_we_i && (reg_addr_i == `SGPU_SREG_DISP_PITCH);
-  wire bad_ctrl  = |reg_wdata_i[31:CTRL_W];
-  wire bad_base  = (|reg_wdata_i[1:0]) || (|(reg_wdata_i >> AW));
-  wire bad_pitch = (|reg_wdata_i[1:0]) || (|reg_wdata_i[31:16]);
-  wire reject    = (wr_ctrl && bad_ctrl) || (wr_base && bad_base) || (wr_pitch && bad_pitch);
+  // ------------------------------------------------------------ host registers
+  // The offsets, the decode, the write checks and the read mux are
+  // generated (sgpu_regs_source.vh); this module gives them the write, the
+  // memory-size condition and the values read.
+  reg [31:0] cur_full, pend_full;
+  always @(*) begin
+    cur_full  = 32'd0;
+    pend_full = 32'd0;
+    cur_full[AW-1:2]  = cur_addr_q;
+    pend_full[AW-1:2] = pend_addr_q;
+  end
+  wire [`SGPU_SOURCE_STRIDE_LG-1:0] sreg_addr = reg_addr_i;
+  wire        sreg_we     = reg_we_i;
+  wire [31:0] sreg_wdata  = reg_wdata_i;
+  wire        sreg_mirror = (MIRROR != 0);   // the registers the mirror answers
+  wire        sreg_c_past_mem = |(sreg_wdata >> AW);
+  wire [31:0] sreg_v_disp_control = {{(32 - CTRL_W){1'b0}}, ctrl_q};
+  wire [31:0] sreg_v_disp_base    = cur_full;
+  wire [31:0] sreg_v_disp_pitch   = {{(32 - `SGPU_SREG_DISP_PITCH_W){1'b0}}, pitch_q,
+                                     {`SGPU_SREG_DISP_PITCH_ALIGN_LG{1'b0}}};
+  wire [31:0] sreg_v_disp_pending = pend_full |
+                                    ({31'd0, pend_valid_q} << `SGPU_DISP_PENDING_VALID_LSB);
+  wire [31:0] sreg_v_disp_vblank_count = vblank_cnt;
+  wire [31:0] sreg_v_disp_scanline = ({31'd0, t_invb} << `SGPU_DISP_SCANLINE_IN_VBLANK_LSB) |
+                                     ({16'd0, scanline_o} << `SGPU_DISP_SCANLINE_LINE_LSB);
+  wire [31:0] sreg_v_disp_underflow = {{(32 - `SGPU_SREG_DISP_UNDERFLOW_W){1'b0}}, underflow};
+  wire [31:0] sreg_v_disp_timing   = ({{(32 - CW){1'b0}}, v_act} << `SGPU_DISP_TIMING_HEIGHT_LSB) |
+                                     ({{(32 - CW){1'b0}}, h_act} << `SGPU_DISP_TIMING_WIDTH_LSB);
+  wire [31:0] sreg_v_disp_flip_count = {{(32 - `SGPU_SREG_DISP_FLIP_COUNT_W){1'b0}}, flip_cnt_q};
+`include "sgpu_regs_source.vh"
+  wire wr_ctrl_ok  = sreg_w_disp_control;
+  wire wr_base_ok  = sreg_w_disp_base;
+  wire wr_pitch_ok = sreg_w_disp_pitch;
 
   // ------------------------------------------------------------ flip unit
   wire       pend_imm = (pend_int_q == `SGPU_FLIP_INTERVAL_IMMEDIATE) || (pend_int_q > 3'd4);
@@ -135,7 +160,7 @@ module sgpu_display_2c #(
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       ctrl_q          <= {CTRL_W{1'b0}};
-      pitch_q         <= 14'd0;
+      pitch_q         <= {(`SGPU_SREG_DISP_PITCH_W - `SGPU_SREG_DISP_PITCH_ALIGN_LG){1'b0}};
       host_base_q     <= {(AW-2){1'b0}};
       host_base_set_q <= 1'b0;
       cur_addr_q      <= {(AW-2){1'b0}};
@@ -145,8 +170,8 @@ module sgpu_display_2c #(
       vsf_q           <= 2'd3;       // no flip yet: the first one waits for no one
       flip_cnt_q      <= 16'd0;
     end else begin
-      if (wr_ctrl && !bad_ctrl) ctrl_q <= reg_wdata_i[CTRL_W-1:0];
-      if (wr_pitch && !bad_pitch) pitch_q <= reg_wdata_i[15:2];
+      if (wr_ctrl_ok) ctrl_q <= sreg_wdata[CTRL_W-1:0];
+      if (wr_pitch_ok) pitch_q <= sreg_wdata[`SGPU_SREG_DISP_PITCH_W-1:`SGPU_SREG_DISP_PITCH_ALIGN_LG];
 
       if (accept) begin
         pend_addr_q  <= flip_addr_i[AW-1:2];
@@ -160,8 +185,8 @@ module sgpu_display_2c #(
       if (take) cur_addr_q <= pend_addr_q;
       else if (t_vb && host_base_set_q) cur_addr_q <= host_base_q;
 
-      if (wr_base && !bad_base) begin
-        host_base_q     <= reg_wdata_i[AW-1:2];
+      if (wr_base_ok) begin
+        host_base_q     <= sreg_wdata[AW-1:`SGPU_SREG_DISP_BASE_ALIGN_LG];
         host_base_set_q <= 1'b1;
       end else if (t_vb) begin
         host_base_set_q <= 1'b0;
@@ -174,8 +199,8 @@ module sgpu_display_2c #(
     end
   end
 
-  assign reg_error_o = reject;   // in the write's cycle, like the nodes' cfg_err_o
-  assign reg_kept_o  = (wr_ctrl && !bad_ctrl) || (wr_pitch && !bad_pitch);
+  assign reg_error_o = sreg_err;   // in the write's cycle, like the nodes' cfg_err_o
+  assign reg_kept_o  = sreg_kept;
 
   /* verilator lint_off PINCONNECTEMPTY */
   sgpu_dsp_counter #(.W(32)) u_vblank_cnt (
@@ -411,25 +436,7 @@ module sgpu_display_2c #(
   assign in_vblank_o = t_invb;
   assign scanline_o  = {{(16 - CW){1'b0}}, ty};
 
-  reg [31:0] cur_full, pend_full;
-  always @(*) begin
-    cur_full  = 32'd0;
-    pend_full = 32'd0;
-    cur_full[AW-1:2]  = cur_addr_q;
-    pend_full[AW-1:2] = pend_addr_q;
-    case (reg_addr_i)
-      `SGPU_SREG_DISP_CONTROL:      reg_rdata_o = (MIRROR != 0) ? 32'd0 : {{(32 - CTRL_W){1'b0}}, ctrl_q};
-      `SGPU_SREG_DISP_BASE:         reg_rdata_o = cur_full;
-      `SGPU_SREG_DISP_PITCH:        reg_rdata_o = (MIRROR != 0) ? 32'd0 : {16'd0, pitch_q, 2'b00};
-      `SGPU_SREG_DISP_PENDING:      reg_rdata_o = {pend_full[31:2], 1'b0, pend_valid_q};
-      `SGPU_SREG_DISP_VBLANK_COUNT: reg_rdata_o = vblank_cnt;
-      `SGPU_SREG_DISP_SCANLINE:     reg_rdata_o = {15'd0, t_invb, scanline_o};
-      `SGPU_SREG_DISP_UNDERFLOW:    reg_rdata_o = {24'd0, underflow};
-      `SGPU_SREG_DISP_TIMING:       reg_rdata_o = {{(16 - CW){1'b0}}, v_act, {(16 - CW){1'b0}}, h_act};
-      `SGPU_SREG_DISP_FLIP_COUNT:   reg_rdata_o = {16'd0, flip_cnt_q};
-      default:                      reg_rdata_o = 32'd0;
-    endcase
-  end
+  always @(*) reg_rdata_o = sreg_rdata;
 
   // Bits that carry no information: address bits [1:0] are checked by the
   // command processor, pitch bits [1:0] are rejected above.

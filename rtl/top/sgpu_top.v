@@ -110,7 +110,10 @@ module sgpu_top #(
   reg         reg_rsp_q;
   reg  [31:0] reg_rdata_q;
   wire        h_reg   = host_req_addr_i[`SGPU_REG_SPACE_BIT];
-  wire [11:0] roff    = host_req_addr_i[11:0];
+  localparam OW  = `SGPU_REG_OFFSET_W;            // register offset bits
+  localparam NLG = `SGPU_NODE_STRIDE_LG, SLG = `SGPU_SOURCE_STRIDE_LG;   // block sizes (log2)
+  localparam NBW = OW - NLG, SBW = OW - SLG;      // block number bits
+  wire [OW-1:0] roff = host_req_addr_i[OW-1:0];
   wire        h_ok    = host_req_valid_i && !rd_pend_q;
   wire        reg_we  = h_ok && h_reg && host_req_write_i;
   wire        reg_re  = h_ok && h_reg && !host_req_write_i;
@@ -138,32 +141,35 @@ module sgpu_top #(
   // source), so a block's number is the offset's high bits minus a constant:
   // no carry chain through the low bits (it was on the system clock's
   // critical path, host address -> decode -> arbiter -> memory).
-  localparam [11:0] NODE_BASE = `SGPU_NODE_BASE;
-  localparam [11:0] SRC_BASE  = `SGPU_SOURCE_BASE;
+  localparam [OW-1:0] NODE_BASE = `SGPU_NODE_BASE;
+  localparam [OW-1:0] SRC_BASE  = `SGPU_SOURCE_BASE;
   // The range checks compare with constants in LUTs (sgpu_gt_const), and a
   // single node or source needs no block number at all.
-  localparam [4:0] NB_LO = NODE_BASE[11:7], NB_HI = NODE_BASE[11:7] + NODES32[4:0] - 5'd1;
-  localparam [5:0] SB_LO = SRC_BASE[11:6],  SB_HI = SRC_BASE[11:6] + SRC32[5:0] - 6'd1;
-  wire [4:0]  nsel    = (NODES > 1) ? roff[11:7] - NB_LO : 5'd0;
-  wire [5:0]  ssel    = (SOURCES > 1) ? roff[11:6] - SB_LO : 6'd0;
+  localparam [NBW-1:0] NB_ONE = 1, NB_LO = NODE_BASE[OW-1:NLG], NB_HI = NB_LO + NODES32[NBW-1:0] - NB_ONE;
+  localparam [SBW-1:0] SB_ONE = 1, SB_LO = SRC_BASE[OW-1:SLG],  SB_HI = SB_LO + SRC32[SBW-1:0] - SB_ONE;
+  wire [NBW-1:0] nblk = roff[OW-1:NLG];
+  wire [SBW-1:0] sblk = roff[OW-1:SLG];
+  wire [NBW-1:0] nsel = (NODES > 1) ? nblk - NB_LO : {NBW{1'b0}};
+  wire [SBW-1:0] ssel = (SOURCES > 1) ? sblk - SB_LO : {SBW{1'b0}};
   wire        n_lo, n_hi, s_lo, s_hi;
-  sgpu_gt_const #(.W(5), .C(NB_LO - 5'd1)) u_n_lo (.x_i(roff[11:7]), .gt_o(n_lo));
-  sgpu_gt_const #(.W(5), .C(NB_HI)) u_n_hi (.x_i(roff[11:7]), .gt_o(n_hi));
-  sgpu_gt_const #(.W(6), .C(SB_LO - 6'd1)) u_s_lo (.x_i(roff[11:6]), .gt_o(s_lo));
-  sgpu_gt_const #(.W(6), .C(SB_HI)) u_s_hi (.x_i(roff[11:6]), .gt_o(s_hi));
+  sgpu_gt_const #(.W(NBW), .C(NB_LO - NB_ONE)) u_n_lo (.x_i(nblk), .gt_o(n_lo));
+  sgpu_gt_const #(.W(NBW), .C(NB_HI)) u_n_hi (.x_i(nblk), .gt_o(n_hi));
+  sgpu_gt_const #(.W(SBW), .C(SB_LO - SB_ONE)) u_s_lo (.x_i(sblk), .gt_o(s_lo));
+  sgpu_gt_const #(.W(SBW), .C(SB_HI)) u_s_hi (.x_i(sblk), .gt_o(s_hi));
   wire        is_node = n_lo && !n_hi;   // NODE_BASE and SOURCE_BASE are not 0
   wire        is_src  = s_lo && !s_hi;
 
   // ------------------------------------------------------------ global state
   reg  [31:0] int_status_q, int_enable_q;
-  reg  [5:0]  cfg_error_q;
-  reg  [11:0] cfg_error_addr_q;
+  localparam CEW = `SGPU_REG_CFG_ERROR_W;       // CFG_ERROR bits
+  reg  [CEW-1:0] cfg_error_q;
+  reg  [`SGPU_REG_CFG_ERROR_ADDR_W-1:0] cfg_error_addr_q;
   wire [63:0] cycle_q;
 
   // per-node signals
   wire [NODES*32-1:0] n_rdata, n_rdata_late;
   wire [NODES-1:0]    n_cfg_err, n_done, n_fault, n_busy, n_faulted, n_kept;
-  wire [NODES*6-1:0]  n_cfg_bits;
+  wire [NODES*CEW-1:0] n_cfg_bits;
   // per-source signals
   wire [SOURCES*32-1:0] s_rdata;
   wire [SOURCES-1:0]    s_err, s_kept, s_vblank, s_pend, s_invbl, s_flip_ready;
@@ -187,10 +193,10 @@ module sgpu_top #(
       sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1),
                 .LINE_W(LINE_W), .IB_DEPTH(IB_DEPTH)) u_cp (
         .clk_i(clk_i), .rst_ni(rst_ni),
-        .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[6:0]),
+        .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[NLG-1:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),
         .reg_re_i(reg_re && is_node && nsel == g), .reg_rdata_late_o(n_rdata_late[g*32 +: 32]),
-        .cfg_err_o(n_cfg_err[g]), .cfg_err_bits_o(n_cfg_bits[g*6 +: 6]), .reg_kept_o(n_kept[g]),
+        .cfg_err_o(n_cfg_err[g]), .cfg_err_bits_o(n_cfg_bits[g*CEW +: CEW]), .reg_kept_o(n_kept[g]),
         .cycle_i(cycle_q), .done_irq_o(n_done[g]), .fault_irq_o(n_fault[g]),
         .busy_o(n_busy[g]), .faulted_o(n_faulted[g]),
         .ring_req_valid_o(a_valid[R]), .ring_req_ready_i(a_ready[R]),
@@ -319,7 +325,7 @@ module sgpu_top #(
       sgpu_display_2c #(.AW(AW), .PIX_CDC(PIX_CDC), .MIRROR(1), .CW(LINE_W)) u_disp (
         .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(pix_en_i),
         .pix_clk_i(pix_clk_i), .pix_rst_ni(pix_rst_ni),
-        .reg_we_i(reg_we && is_src && ssel == g), .reg_addr_i(roff[5:0]),
+        .reg_we_i(reg_we && is_src && ssel == g), .reg_addr_i(roff[SLG-1:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(s_rdata[g*32 +: 32]),
         .reg_error_o(s_err[g]), .reg_kept_o(s_kept[g]),
         .flip_valid_i(|gnt), .flip_ready_o(s_flip_ready[g]),
@@ -369,40 +375,34 @@ module sgpu_top #(
   // sits in a block RAM of its own.  Both answer in the response cycle, like
   // the nodes' shadow registers.  A host request is a read or a write, so no
   // RAM is read and written in the same cycle (no_rw_check).
+  wire [NLG-1:0] mreg_node_addr = roff[NLG-1:0];
+  wire [SLG-1:0] mreg_src_addr  = roff[SLG-1:0];
+`include "sgpu_regs_mirror.vh"
   localparam SELW = (NODES > 1 || SOURCES > 1) ? $clog2((NODES > SOURCES) ? NODES : SOURCES) : 1;
-  localparam MAW  = 7 + SELW;                    // region, block, word offset
-  localparam NV   = 1 + 5 * NODES + 2 * SOURCES; // slots: SCRATCH, per node 5, per source 2
+  localparam MAW  = 2 + SELW + NLG - 2;          // region, block, word offset
+  // slots: the global ones, then per node, then per source
+  localparam NV   = MREG_GLOBAL_SLOTS + MREG_NODE_SLOTS * NODES + MREG_SRC_SLOTS * SOURCES;
+  localparam [7:0] M_NODE0 = MREG_GLOBAL_SLOTS, M_NODE_N = MREG_NODE_SLOTS, M_SRC_N = MREG_SRC_SLOTS;
+  localparam [7:0] M_SRC0 = M_NODE0 + M_NODE_N * NODES32[7:0];
   reg         m_hit;        // roff is a mirrored register
   reg  [7:0]  m_slot;       // its index in m_valid_q
-  reg         m_size;       // it is a RING_SIZE
+  reg         m_size;       // it reads MREG_DFLT_VALUE until written
   always @(*) begin
     m_hit = 1'b0; m_slot = 8'd0; m_size = 1'b0;
     if (is_node) begin
-      m_hit = 1'b1;
-      case (roff[6:0])
-        `SGPU_NREG_RING_BASE: m_slot = 8'd0;
-        `SGPU_NREG_RING_SIZE: begin m_slot = 8'd1; m_size = 1'b1; end
-        `SGPU_NREG_RPTR_ADDR: m_slot = 8'd2;
-        `SGPU_NREG_CONTROL:   m_slot = 8'd3;
-        `SGPU_NREG_WATCHDOG:  m_slot = 8'd4;
-        default:              m_hit = 1'b0;
-      endcase
-      m_slot = m_slot + 8'd1 + 8'd5 * {3'd0, nsel};
+      m_hit = mreg_node_hit; m_size = mreg_node_dflt;
+      m_slot = mreg_node_slot + M_NODE0 + M_NODE_N * {{(8-NBW){1'b0}}, nsel};
     end else if (is_src) begin
-      m_hit = 1'b1;
-      case (roff[5:0])
-        `SGPU_SREG_DISP_CONTROL: m_slot = 8'd0;
-        `SGPU_SREG_DISP_PITCH:   m_slot = 8'd1;
-        default:                 m_hit = 1'b0;
-      endcase
-      m_slot = m_slot + 8'd1 + 8'd5 * NODES32[7:0] + 8'd2 * {2'd0, ssel};
+      m_hit = mreg_src_hit; m_size = mreg_src_dflt;
+      m_slot = mreg_src_slot + M_SRC0 + M_SRC_N * {{(8-SBW){1'b0}}, ssel};
     end else begin
       m_hit = at_scratch;
     end
   end
   wire [1:0]      m_region = is_node ? 2'd1 : (is_src ? 2'd2 : 2'd0);
   wire [SELW-1:0] m_blk    = is_node ? nsel[SELW-1:0] : ssel[SELW-1:0];
-  wire [MAW-1:0]  m_addr   = {m_region, m_blk, is_node ? roff[6:2] : {1'b0, roff[5:2]}};
+  wire [NLG-3:0]  m_word   = is_node ? roff[NLG-1:2] : {{(NLG-SLG){1'b0}}, roff[SLG-1:2]};
+  wire [MAW-1:0]  m_addr   = {m_region, m_blk, m_word};
   wire            m_we     = (reg_we && at_scratch) || (|n_kept) || (|s_kept);
   reg  [NV-1:0]   m_valid_q;
   wire [NV-1:0]   m_1h = {{(NV-1){1'b0}}, m_hit} << m_slot;   // the slot, if mirrored
@@ -433,7 +433,7 @@ module sgpu_top #(
     end
   end
   wire [31:0] mirror_rdata = ({32{m_sel_q}} & m_rdata_q) | ({32{cyc_sel_q}} & cyc_rdata_q) |
-                             (m_dflt_q ? `SGPU_RING_SIZE_MIN : 32'd0);
+                             (m_dflt_q ? MREG_DFLT_VALUE : 32'd0);
 
   // ------------------------------------------------------------ global registers
   // node / source read data: only the existing blocks are muxed
@@ -445,70 +445,45 @@ module sgpu_top #(
     for (i = 1; i < SOURCES; i = i + 1) if ({26'd0, ssel} == i) s_rd = s_rdata[i*32 +: 32];
   end
 
-  // global register offsets (all below GLOBAL_END, word aligned)
-  localparam [11:0] R_ID             = `SGPU_REG_ID;
-  localparam [11:0] R_VERSION        = `SGPU_REG_VERSION;
-  localparam [11:0] R_CAPS           = `SGPU_REG_CAPS;
-  localparam [11:0] R_MEM_SIZE       = `SGPU_REG_MEM_SIZE;
-  localparam [11:0] R_INT_STATUS     = `SGPU_REG_INT_STATUS;
-  localparam [11:0] R_INT_ENABLE     = `SGPU_REG_INT_ENABLE;
-  localparam [11:0] R_CFG_ERROR      = `SGPU_REG_CFG_ERROR;
-  localparam [11:0] R_CFG_ERROR_ADDR = `SGPU_REG_CFG_ERROR_ADDR;
-  localparam [11:0] R_CYCLE_LO       = `SGPU_REG_CYCLE_LO;
-  localparam [11:0] R_CYCLE_HI       = `SGPU_REG_CYCLE_HI;
-  localparam [11:0] R_SEG1_BASE      = `SGPU_REG_SEG1_BASE;
-  localparam [11:0] R_SEG1_SIZE      = `SGPU_REG_SEG1_SIZE;
-  localparam [11:0] R_SEG2_BASE      = `SGPU_REG_SEG2_BASE;
-  localparam [11:0] R_SEG2_SIZE      = `SGPU_REG_SEG2_SIZE;
-  localparam [11:0] R_SCRATCH        = `SGPU_REG_SCRATCH;
-  wire g_hit = (roff[11:6] == 6'd0) && (roff[1:0] == 2'b00);
-  wire at_int_status = g_hit && (roff[5:2] == R_INT_STATUS[5:2]);
-  wire at_int_enable = g_hit && (roff[5:2] == R_INT_ENABLE[5:2]);
-  wire at_cfg_error  = g_hit && (roff[5:2] == R_CFG_ERROR[5:2]);
-  wire at_cycle_lo   = g_hit && (roff[5:2] == R_CYCLE_LO[5:2]);
-  wire at_scratch    = g_hit && (roff[5:2] == R_SCRATCH[5:2]);
-  wire at_cycle_hi   = g_hit && (roff[5:2] == R_CYCLE_HI[5:2]);
+  // The global block: offsets, decode and read mux generated
+  // (sgpu_regs_global.vh); the values read:
+  wire [OW-1:0] greg_addr   = roff;
+  wire          greg_mirror = 1'b1;          // SCRATCH: the register mirror answers it
+  wire [31:0] greg_v_id = `SGPU_REG_ID_RESET, greg_v_version = `SGPU_REG_VERSION_RESET;
+  wire [31:0] greg_v_caps = CAPS, greg_v_mem_size = MEM32;
+  wire [31:0] greg_v_int_status = int_status_q, greg_v_int_enable = int_enable_q;
+  wire [31:0] greg_v_cfg_error = {{(32-CEW){1'b0}}, cfg_error_q};
+  wire [31:0] greg_v_cfg_error_addr = {{(32-`SGPU_REG_CFG_ERROR_ADDR_W){1'b0}}, cfg_error_addr_q};
+  wire [31:0] greg_v_cycle_lo = cycle_q[31:0];
+  wire [31:0] greg_v_cycle_hi = 32'd0;       // from its own block RAM (above)
+  wire [31:0] greg_v_seg1_base = `SGPU_REG_SEG1_BASE_RESET, greg_v_seg1_size = HALF;
+  wire [31:0] greg_v_seg2_base = HALF, greg_v_seg2_size = MEM32 - HALF;
+  wire [31:0] greg_v_scratch = 32'd0;
+`include "sgpu_regs_global.vh"
+  wire at_int_status = greg_r_int_status;
+  wire at_int_enable = greg_r_int_enable;
+  wire at_cfg_error  = greg_r_cfg_error;
+  wire at_cycle_lo   = greg_r_cycle_lo;
+  wire at_scratch    = greg_r_scratch;
+  wire at_cycle_hi   = greg_r_cycle_hi;
 
-  reg        g_err;     // write to a read-only or unmapped global offset
+  // Kept only in a read's cycle (reg_re): a don't-care otherwise, which
+  // the simulator then skips.
   reg [31:0] g_rdata;
   always @(*) begin
-    g_err   = 1'b0;
-    // The global registers all lie below GLOBAL_END (0x040): decode the word
-    // index roff[5:2] once the other offset bits are known to be 0.
-    // Kept only in a read's cycle (reg_re): a don't-care otherwise, which
-    // the simulator then skips.
     g_rdata = 32'hxxxx_xxxx;
-    if (!reg_re) ;
-    else if (g_hit) begin
-      case (roff[5:2])
-        R_ID[5:2]:             g_rdata = `SGPU_HW_MAGIC;
-        R_VERSION[5:2]:        g_rdata = `SGPU_HW_VERSION;
-        R_CAPS[5:2]:           g_rdata = CAPS;
-        R_MEM_SIZE[5:2]:       g_rdata = MEM32;
-        R_INT_STATUS[5:2]:     g_rdata = int_status_q;
-        R_INT_ENABLE[5:2]:     g_rdata = int_enable_q;
-        R_CFG_ERROR[5:2]:      g_rdata = {26'd0, cfg_error_q};
-        R_CFG_ERROR_ADDR[5:2]: g_rdata = {20'd0, cfg_error_addr_q};
-        R_CYCLE_LO[5:2]:       g_rdata = cycle_q[31:0];
-        R_SEG1_BASE[5:2]:      g_rdata = 32'd0;
-        R_SEG1_SIZE[5:2]:      g_rdata = HALF;
-        R_SEG2_BASE[5:2]:      g_rdata = HALF;
-        R_SEG2_SIZE[5:2]:      g_rdata = MEM32 - HALF;
-        default:               g_rdata = 32'd0;
-      endcase
-    end else g_rdata = 32'd0;
     if (!reg_re) ;
     else if (is_node) g_rdata = n_rd;
     else if (is_src)  g_rdata = s_rd;
-    if (reg_we && !is_node && !is_src &&
-        !at_int_status && !at_int_enable && !at_cfg_error && !at_scratch)
-      g_err = 1'b1;
+    else              g_rdata = greg_rdata;
   end
+  // a write to a read-only or unmapped global offset
+  wire g_err = reg_we && !is_node && !is_src && !greg_writable;
 
-  reg [5:0] cfg_set;
+  reg [CEW-1:0] cfg_set;
   always @(*) begin
-    cfg_set = 6'd0;
-    for (i = 0; i < NODES; i = i + 1) if (n_cfg_err[i]) cfg_set = cfg_set | n_cfg_bits[i*6 +: 6];
+    cfg_set = {CEW{1'b0}};
+    for (i = 0; i < NODES; i = i + 1) if (n_cfg_err[i]) cfg_set = cfg_set | n_cfg_bits[i*CEW +: CEW];
     if (g_err) cfg_set[`SGPU_CFG_ERROR_UNKNOWN_BITS] = 1'b1;
     // The display reports a rejected write only as a strobe: a bad value.
     if (|s_err) cfg_set[`SGPU_CFG_ERROR_VALUE_RANGE] = 1'b1;
@@ -536,14 +511,14 @@ module sgpu_top #(
     end
     for (i = 0; i < SOURCES; i = i + 1)
       int_set[`SGPU_INT_CRTC_VSYNC_BASE + i] = s_vblank[i];
-    int_set[`SGPU_INT_CFG_ERROR_BASE] = (cfg_set != 6'd0);
+    int_set[`SGPU_INT_CFG_ERROR_BASE] = (cfg_set != {CEW{1'b0}});
   end
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rd_pend_q <= 1'b0; reg_rsp_q <= 1'b0; reg_rdata_q <= 32'd0;
       int_status_q <= 32'd0; int_enable_q <= 32'd0;
-      cfg_error_q <= 6'd0; cfg_error_addr_q <= 12'd0;
+      cfg_error_q <= {CEW{1'b0}}; cfg_error_addr_q <= {`SGPU_REG_CFG_ERROR_ADDR_W{1'b0}};
     end else begin
       reg_rsp_q <= reg_re;
       if (reg_re) reg_rdata_q <= g_rdata;
@@ -554,7 +529,7 @@ module sgpu_top #(
       if (reg_we && at_int_enable) int_enable_q <= host_req_wdata_i & INT_MASK;
       int_status_q <= ((int_status_q & ~((reg_we && at_int_status) ? host_req_wdata_i : 32'd0))
                       | int_set) & INT_MASK;
-      cfg_error_q <= (cfg_error_q & ~((reg_we && at_cfg_error) ? host_req_wdata_i[5:0] : 6'd0))
+      cfg_error_q <= (cfg_error_q & ~((reg_we && at_cfg_error) ? host_req_wdata_i[CEW-1:0] : {CEW{1'b0}}))
                      | cfg_set;
       if (cfg_now) cfg_error_addr_q <= roff;
     end
@@ -565,6 +540,7 @@ module sgpu_top #(
   assign fault_o = |n_faulted;
 
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, cyc_hi_wrap, host_req_addr_i[30:12], ssel[5:1], nsel[4:1], NODE_BASE[6:0], SRC_BASE[5:0]};
+  wire unused_ok = &{1'b0, cyc_hi_wrap, host_req_addr_i[30:OW], ssel[SBW-1:1], nsel[NBW-1:1],
+                     NODE_BASE[NLG-1:0], SRC_BASE[SLG-1:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule
