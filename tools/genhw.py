@@ -429,6 +429,7 @@ def c_header():
             d(f"#define SGPU_INT_{name}(i) (1u << ({base}u + (uint32_t)(i)))")
     d("")
     d(f"#define SGPU_REG_SPACE (1u << {S.REG_SPACE_BIT})  /* host address bit selecting registers */")
+    d(f"#define SGPU_REG_BLOCK_BYTES 0x{S.REG_BLOCK_BYTES:X}u  /* register offsets 0 .. this - 1 */")
     for name, off, acc, doc in S.GLOBAL_REGS:
         d(f"#define SGPU_REG_{name} 0x{off:03X}u  /* {acc}: {doc} */")
     for name, bit in S.CFG_ERRORS:
@@ -511,6 +512,7 @@ def v_include():
     for name, base, doc in S.INTERRUPTS:
         d(f"`define SGPU_INT_{name}_BASE {base}")
     d(f"`define SGPU_REG_SPACE_BIT {S.REG_SPACE_BIT}")
+    d(f"`define SGPU_REG_BLOCK_BYTES {S.REG_BLOCK_BYTES}")
     for name, off, acc, doc in S.GLOBAL_REGS:
         d(f"`define SGPU_REG_{name} 12'h{off:03X}")
     for name, bit in S.CFG_ERRORS:
@@ -720,7 +722,9 @@ def markdown():
         d(f"| {bits} | {name} | {doc} |")
     d("")
     d(f"## Registers\n\nHost address bit {S.REG_SPACE_BIT} selects the register space; "
-      f"below it is GPU memory. {S.REG_RESET_NOTE}\n")
+      f"below it is GPU memory. The register block is offsets 0x000 .. "
+      f"0x{S.REG_BLOCK_BYTES - 1:03X} (REG_BLOCK_BYTES = 0x{S.REG_BLOCK_BYTES:X}): the host link "
+      f"refuses an access outside it or outside GPU memory (NAK BAD_ADDR). {S.REG_RESET_NOTE}\n")
     d("| offset | name | access | meaning |")
     d("|---|---|---|---|")
     for name, off, acc, doc in S.GLOBAL_REGS:
