@@ -465,7 +465,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         uint64_t sends = c->op_sends;
         r = tr->ops->run_until_frame(tr, src, 1000);
         if ((o[1] & 0x80) && src < SGPU_MAX_SOURCES && !c->dead_seen && !c->gone)
-          FZ_CHECK(r == SGPU_ERROR_IO, "a capture of a %s timing returned %d",
+          FZ_CHECK(r == SGPU_ERROR_IO || (r == SGPU_ERROR_ADDRESS_REFUSED && bad_addr_received(c)),
+                   "a capture of a %s timing returned %d",
                    (o[1] & 0x40) ? "4096-line" : "4096-pixel", r);
         (void)sends;
         FZ_CHECK(r == 0 || r == SGPU_ERROR_IO || (r == SGPU_ERROR_INVALID_SOURCE && src >= SGPU_MAX_SOURCES) ||
