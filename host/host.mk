@@ -64,6 +64,9 @@ comma := ,
 # $(1) prefix, $(2) 1 = with the simulation model, 0 = without (link
 # transports only).  `pkg-config --variable=sim sgpu` tells which one is
 # installed; `pkg-config --variable=usb sgpu` whether usb: boards are.
+# Libs carries -Wl,-rpath,${libdir}: a program linked with
+# `pkg-config --libs sgpu` finds the installed libsgpu.so in any prefix at
+# run time, without LD_LIBRARY_PATH (tests/host/test_readme.sh checks it).
 define HOST_PC_TEXT
 prefix=$(1)
 libdir=$${prefix}/lib
@@ -74,7 +77,7 @@ usb=$(HAVE_USB)
 Name: sgpu
 Description: host driver library of the sgpu soft-GPU ($(if $(filter 1,$(2)),with its in-process simulation model,without the simulation model: link transports only)$(if $(USB_LIBS),$(comma) with usb boards))
 Version: $(SGPU_VERSION)
-Libs: -L$${libdir} -lsgpu -lpng $(if $(filter 1,$(2)),-lstdc++ -lz )$(if $(USB_LIBS),$(strip $(USB_LIBS)) )-lpthread -lm
+Libs: -L$${libdir} -Wl,-rpath,$${libdir} -lsgpu -lpng $(if $(filter 1,$(2)),-lstdc++ -lz )$(if $(USB_LIBS),$(strip $(USB_LIBS)) )-lpthread -lm
 
 Cflags: -I$${includedir}
 endef

@@ -1,6 +1,7 @@
 # Project-wide checks: RTL lint, iCE40 synthesis, generated docs up to date,
-# plain make naming missing packages.
-TEST_SCRIPTS := tests/check_interface_docs.sh tests/check_make_deps.sh tests/lint_rtl.sh tests/synth_ice40.sh tests/pnr_icebreaker.sh
+# plain make naming missing packages, the README's figures those of
+# docs/figures.md.
+TEST_SCRIPTS := tests/check_interface_docs.sh tests/check_make_deps.sh tests/check_readme_figures.sh tests/lint_rtl.sh tests/synth_ice40.sh tests/pnr_icebreaker.sh
 TESTS += $(TEST_SCRIPTS)
 $(TEST_SCRIPTS): $(HW_VH) $(HW_H)
 tests/pnr_icebreaker.sh: $(FW_DIR)/boot_icebreaker.hex

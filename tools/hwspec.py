@@ -276,6 +276,9 @@ ERRORS = [
     ('ADDRESS_REFUSED', -28, 'the device refused a link frame addressed outside its GPU memory or '
      'register block (NAK BAD_ADDR): nothing of it was applied',
      'the device refused the address (outside its GPU memory or register block): nothing was applied'),
+    ('CONTEXT_BANNED', -30, 'the context was guilty of too many engine resets (sgpu_set_ban_threshold); '
+     'its submissions are refused, other contexts go on',
+     'context is banned after repeated hangs or faults'),
     # sgpu_submit_command field rules, one code per rule
     ('SUBMIT_NULL_CONTEXT', -40, 'context NULL without Paging',
      'submit: context is NULL without the Paging flag'),

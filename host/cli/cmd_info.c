@@ -164,10 +164,14 @@ int cmd_info(cli *c, int argc, char **argv) {
       fprintf(f, "display %u:   off\n", s);
       continue;
     }
-    fprintf(f, "display %u:   %ux%u %s pitch %u at 0x%08x, timing %ux%u, replication %ux%u, %u.%03u Hz\n",
+    fprintf(f, "display %u:   %ux%u %s pitch %u at 0x%08x, timing %ux%u, replication %ux%u, %u.%03u Hz",
             s, m->width, m->height, format_name(m->format), m->pitch, m->address, m->timing_width,
             m->timing_height, m->replication_x, m->replication_y, m->refresh_mhz / 1000,
             m->refresh_mhz % 1000);
+    /* A mode the set-up just wrote takes its address at the next vblank. */
+    if (c->fb_bytes && s == c->source && m->address != c->fb[0])
+      fprintf(f, " (FB0 0x%x from the next vblank)", c->fb[0]);
+    fprintf(f, "\n");
   }
   fprintf(f, "clock:       %u Hz (%s)\n", in.clock_hz,
           in.clock_hz == SGPU_NOMINAL_CLOCK_HZ ? "nominal: no board named by the firmware"

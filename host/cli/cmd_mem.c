@@ -5,7 +5,32 @@
 
 #include "cli.h"
 
-/* Parse ADDR: memory address or reg:NAME[@INDEX] / reg:0xOFF. */
+/* A symbol of the set-up (SCRATCH, FB0, FB1, ...: `sgpu info` lists them)
+ * with an optional +OFFSET; known once the device is set up. */
+static bool is_symbolic(const char *s) {
+  return (*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_';
+}
+
+static int resolve_symbol(cli *c, const char *s, uint64_t *addr) {
+  size_t len = strcspn(s, "+");
+  uint32_t off = 0;
+  if (s[len] && !cli_parse_u32(s + len + 1, &off))
+    return cli_fail(c, EXIT_USAGE, "bad offset in '%s' (SYMBOL+N)", s);
+  for (size_t i = 0; i < c->nsyms; i++)
+    if (strlen(c->syms[i].name) == len && strncmp(c->syms[i].name, s, len) == 0) {
+      *addr = (uint64_t)c->syms[i].value + off;
+      if (*addr & 3u) return cli_fail(c, EXIT_USAGE, "address '%s' is not 4-byte aligned", s);
+      return 0;
+    }
+  char names[256] = "";
+  for (size_t i = 0; i < c->nsyms; i++)
+    snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", i ? ", " : "", c->syms[i].name);
+  return cli_fail(c, EXIT_USAGE, "unknown symbol '%.*s' (this set-up has %s; FB0/FB1 need --mode)",
+                  (int)len, s, names);
+}
+
+/* Parse ADDR: memory address or reg:NAME[@INDEX] / reg:0xOFF; a symbol
+ * (SCRATCH[+N]) is left for resolve_symbol once the device is set up. */
 static int parse_target(cli *c, const char *s, bool *is_reg, uint64_t *addr) {
   if (strncmp(s, "reg:", 4) == 0) {
     *is_reg = true;
@@ -42,6 +67,7 @@ static int parse_target(cli *c, const char *s, bool *is_reg, uint64_t *addr) {
     return cli_fail(c, EXIT_USAGE, "unknown register '%s' (see sgpu peek --help)", r);
   }
   *is_reg = false;
+  if (is_symbolic(s)) return 0;
   if (!cli_parse_u64(s, addr)) return cli_fail(c, EXIT_USAGE, "bad address '%s'", s);
   if (*addr & 3u) return cli_fail(c, EXIT_USAGE, "address '%s' is not 4-byte aligned", s);
   return 0;
@@ -162,6 +188,7 @@ int cmd_peek(cli *c, int argc, char **argv) {
   if (p.n > 1 && (!cli_parse_u32(p.arg[1], &n) || n == 0 || n > 65536))
     return cli_fail(c, EXIT_USAGE, "bad word count '%s' (1..65536)", p.arg[1]);
   if ((rc = cli_start_device(c, false, true))) return rc;
+  if (!is_reg && is_symbolic(p.arg[0]) && (rc = resolve_symbol(c, p.arg[0], &addr))) return rc;
   uint32_t *w = calloc(n, 4);
   if (!w) return cli_fail(c, EXIT_DEVICE, "out of memory");
   rc = access_words(c, is_reg, addr, w, n, false);
@@ -192,6 +219,7 @@ int cmd_poke(cli *c, int argc, char **argv) {
     if (!cli_parse_u32(p.arg[k + 1], &w[k]))
       return cli_fail(c, EXIT_USAGE, "bad value '%s' (a 32-bit number)", p.arg[k + 1]);
   if ((rc = cli_start_device(c, false, true))) return rc;
+  if (!is_reg && is_symbolic(p.arg[0]) && (rc = resolve_symbol(c, p.arg[0], &addr))) return rc;
   if ((rc = access_words(c, is_reg, addr, w, n, true))) return rc;
   if ((rc = access_words(c, is_reg, addr, w, n, false))) return rc;
   print_words(c, is_reg, addr, w, n);

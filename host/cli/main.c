@@ -140,7 +140,9 @@ static const command commands[] = {
     {"peek", cmd_peek, true, "read GPU memory or registers",
      "usage: sgpu [--device URI] [--json] peek [SET-UP OPTIONS] ADDR [N]\n"
      "\nRead N (default 1) 32-bit words at ADDR: a GPU memory byte address\n"
-     "(4-byte aligned) or a register `reg:NAME`, `reg:NAME@INDEX` (INDEX = node\n"
+     "(4-byte aligned), a symbol of the set-up with an optional +OFFSET\n"
+     "(SCRATCH, SCRATCH+8, FB0, FB1 with --mode: `sgpu info` lists them), or a\n"
+     "register `reg:NAME`, `reg:NAME@INDEX` (INDEX = node\n"
      "of a node register, source of a display register) or `reg:0xOFFSET`.\n"
      "Register names are those of sgpu_hw.h without prefix: ID, VERSION, CAPS,\n"
      "MEM_SIZE, INT_STATUS, CYCLE_LO, SCRATCH, RING_RPTR, LAST_FENCE, STATUS,\n"

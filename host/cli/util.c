@@ -647,6 +647,7 @@ static const char *event_name(uint32_t t) {
   case SGPU_EVENT_DMA_FAULTED: return "DMA_FAULTED";
   case SGPU_EVENT_CRTC_VSYNC: return "CRTC_VSYNC";
   case SGPU_EVENT_DMA_DROPPED: return "DMA_DROPPED";
+  case SGPU_EVENT_ENGINE_RESET: return "ENGINE_RESET";
   default: return "NONE";
   }
 }
@@ -697,6 +698,12 @@ int cli_drain_events(cli *c, json *j, const char *key, uint32_t timeout_ms, int 
           json_u64(j, "header", ev.fault_opcode);
           json_str(j, "packet", packet);
         }
+        if (ev.type == SGPU_EVENT_ENGINE_RESET) {
+          json_u64(j, "guilty_context", ev.context_id);
+          json_u64(j, "guilty_count", ev.guilty_count);
+          json_u64(j, "banned", ev.banned);
+          json_u64(j, "resubmitted", ev.resubmitted);
+        }
       }
       json_end_obj(j);
     } else {
@@ -710,6 +717,10 @@ int cli_drain_events(cli *c, json *j, const char *key, uint32_t timeout_ms, int 
                    "  faulting packet: %s\n",
                 ev.node_ordinal, ev.fence_id, sgpu_fault_name(ev.fault_reason), ev.fault_address,
                 ev.fault_opcode, ev.last_completed_fence_id, packet);
+      else if (ev.type == SGPU_EVENT_ENGINE_RESET)
+        fprintf(f, " node=%u last_aborted=%u guilty_context=%u guilty_count=%u%s resubmitted=%u\n",
+                ev.node_ordinal, ev.fence_id, ev.context_id, ev.guilty_count,
+                ev.banned ? " banned" : "", ev.resubmitted);
       else
         fprintf(f, " node=%u fence=%u flags=0x%x\n", ev.node_ordinal, ev.fence_id, ev.flags);
     }

@@ -315,6 +315,11 @@ typedef struct sgpu_submit_command_args {
   uint32_t node_ordinal;
 } sgpu_submit_command_args;
 
+/* Validate, stage (a segment-0 buffer is copied into the node's staging
+ * area), write CONTEXT/INDIRECT/FENCE to the node's ring and ring its
+ * doorbell; the fence's interrupt later retires it as a DMA_COMPLETED event.
+ * Step by step, with the ring's layout and where each reserved word lives:
+ * docs/driver.md. */
 int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *args);
 
 /* Both sgpu_submit_command and sgpu_validate_submit_command check every packet
@@ -372,7 +377,8 @@ typedef enum sgpu_event_type {
   SGPU_EVENT_DMA_PREEMPTED = 2, /* the node was preempted */
   SGPU_EVENT_DMA_FAULTED = 3,   /* the node stopped on a fault */
   SGPU_EVENT_CRTC_VSYNC = 4,    /* a source entered vertical blanking */
-  SGPU_EVENT_DMA_DROPPED = 5    /* a submission lost by sgpu_reset_from_timeout() */
+  SGPU_EVENT_DMA_DROPPED = 5,   /* a submission of the guilty context, not run (engine reset) */
+  SGPU_EVENT_ENGINE_RESET = 6   /* a node was reset; context_id names the guilty context */
 } sgpu_event_type;
 
 typedef struct sgpu_event {
@@ -394,6 +400,12 @@ typedef struct sgpu_event {
   uint64_t cycle;           /* simulated cycle when the library saw it */
   void *private_data;       /* the submission's private-data slice (or NULL) */
   uint32_t private_data_size;
+  /* ENGINE_RESET (fence_id: the last aborted fence; 0 context_id: nothing was
+   * running, or the running submission had no context) */
+  uint32_t context_id;      /* sgpu_context_id() of the guilty context */
+  uint32_t guilty_count;    /* times that context has now been found guilty */
+  uint32_t banned;          /* 1: it reached the ban threshold with this reset */
+  uint32_t resubmitted;     /* innocent submissions put back on the ring */
 } sgpu_event;
 
 /* Next event, waiting up to timeout_ms (0 = poll).  SGPU_ERROR_TIMEOUT when none. */
@@ -401,10 +413,37 @@ int sgpu_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms);
 /* CRTC_VSYNC events are off by default (one per frame); turn them on/off. */
 int sgpu_enable_vsync_events(sgpu_device *dev, uint32_t source, int enable);
 
-/* Reset every faulted or hung node: the hardware drops its state, the ring is
- * re-programmed and the lost submissions are reported as DMA_DROPPED events
- * (resubmit them with flags.resubmission).  Returns the number dropped. */
+/* Timeout detection and recovery (DxgkDdiResetEngine, DxgkDdiResetFromTimeout;
+ * docs/recovery.md).
+ *
+ * sgpu_reset_engine resets one node and nothing else: CONTROL.RESET stops its
+ * memory traffic at once, the submission that was running is aborted and its
+ * context found guilty, and the node's ring is rebuilt from the library's
+ * queue:
+ *   - every queued submission of the guilty context is aborted too (one
+ *     DMA_DROPPED event each); its fence id still passes in order (the ring
+ *     gets a bare FENCE for it), so sgpu_wait_fence on it returns, and the
+ *     work itself must be submitted again under a new fence id;
+ *   - every other submission (innocent: it had not started, a ring runs in
+ *     order) goes back on the ring exactly once, automatically, with its
+ *     fence id, its flags plus flags.resubmission, and its staged copy;
+ *   - one ENGINE_RESET event names the guilty context.
+ * *last_aborted_fence_id (may be NULL) receives the last fence id aborted, or
+ * the last completed one when nothing was running.  Returns the number of
+ * innocent submissions put back.  A context found guilty sgpu_set_ban_threshold
+ * times is banned: its later submissions fail with SGPU_ERROR_CONTEXT_BANNED.
+ *
+ * sgpu_reset_from_timeout does the same for every node that faulted (a
+ * watchdog TIMEOUT is a fault) or still has work pending, and returns the
+ * total number of innocent submissions it put back (0 when only guilty work
+ * was queued). */
+int sgpu_reset_engine(sgpu_device *dev, uint32_t node_ordinal, uint32_t *last_aborted_fence_id);
 int sgpu_reset_from_timeout(sgpu_device *dev);
+#define SGPU_DEFAULT_BAN_THRESHOLD 3u
+/* Times a context may be found guilty before it is banned (0: never). */
+int sgpu_set_ban_threshold(sgpu_device *dev, uint32_t guilty_count);
+uint32_t sgpu_context_guilty_count(const sgpu_context *ctx);
+int sgpu_context_banned(const sgpu_context *ctx);
 
 typedef struct sgpu_stats {
   uint64_t submissions, paging, present, redirected_present, null_rendering, flip,

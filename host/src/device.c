@@ -114,6 +114,7 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   if ((r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS, 0xFFFFFFFFu))) return r;
   if ((r = sgpu__reg_write(dev, SGPU_REG_INT_ENABLE, dev->int_enable))) return r;
   dev->next_ctx_id = 1;
+  dev->ban_threshold = SGPU_DEFAULT_BAN_THRESHOLD;
   return sgpu__check_cfg_error(dev, "opening the device");
 }
 
@@ -154,6 +155,8 @@ void sgpu_close(sgpu_device *dev) {
   dev->tr->ops->reg_write(dev->tr, SGPU_REG_INT_ENABLE, 0);
   for (uint32_t n = 0; n < dev->nodes; n++)
     dev->tr->ops->reg_write(dev->tr, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), 0);
+  /* Contexts outlive their device only to be destroyed. */
+  for (sgpu_context *c = dev->contexts; c; c = c->next) c->dev = NULL;
   free_device(dev);
 }
 
@@ -212,6 +215,9 @@ int sgpu_create_context_windowed(sgpu_device *dev, uint32_t node_ordinal, uint32
   if (dev->next_ctx_id == 0) dev->next_ctx_id = 1;
   c->win_base = window_base;
   c->win_size = window_size;
+  c->next = dev->contexts;
+  if (c->next) c->next->prev = c;
+  dev->contexts = c;
   sgpu__unlock(dev);
   *ctx = c;
   return 0;
@@ -224,6 +230,14 @@ int sgpu_create_context(sgpu_device *dev, uint32_t node_ordinal, sgpu_context **
 
 void sgpu_destroy_context(sgpu_context *ctx) {
   if (!ctx || ctx->magic != SGPU_CONTEXT_MAGIC) return;
+  sgpu_device *dev = ctx->dev;
+  if (dev) { /* still on the device's list (sgpu_close empties it) */
+    sgpu__lock(dev);
+    if (ctx->prev) ctx->prev->next = ctx->next;
+    else dev->contexts = ctx->next;
+    if (ctx->next) ctx->next->prev = ctx->prev;
+    sgpu__unlock(dev);
+  }
   ctx->magic = 0;
   free(ctx);
 }

@@ -1,4 +1,4 @@
-/* events.c — interrupts, fences, events, waiting, reset (events.h). */
+/* events.c — interrupts, fences, events, waiting (events.h). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -220,40 +220,6 @@ int sgpu_enable_vsync_events(sgpu_device *dev, uint32_t source, int enable) {
   if (!r) dev->int_enable = e;
   sgpu__unlock(dev);
   return r;
-}
-
-/* ------------------------------------------------------------ reset */
-int sgpu_reset_from_timeout(sgpu_device *dev) {
-  if (!dev) return SGPU_ERROR_INVALID_PARAM;
-  sgpu__lock(dev);
-  int r = 0, dropped = 0;
-  if (dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
-  for (uint32_t n = 0; n < dev->nodes && !r; n++) {
-    sgpu_node *nd = &dev->node[n];
-    uint32_t st = 0;
-    if ((r = sgpu__retire(dev, n))) break;
-    if ((r = sgpu__reg_read(dev, nreg(n, SGPU_NREG_STATUS), &st))) break;
-    if (!nd->faulted && !(st & SGPU_STATUS_FAULTED) && nd->q_count == 0) continue;
-    /* Everything not completed is lost: report it so it can be resubmitted. */
-    uint64_t now = dev->tr->ops->now(dev->tr);
-    while (nd->q_count) {
-      sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_DROPPED, n, now, sgpu__ring_oldest(nd));
-      ev.last_completed_fence_id = (uint32_t)nd->completed64;
-      sgpu__push_event(dev, &ev);
-      sgpu__ring_pop(nd);
-      dropped++;
-      dev->stats.dropped++;
-    }
-    nd->submitted64 = nd->completed64;
-    if ((r = sgpu__program_node(dev, n))) break;
-    if ((r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS,
-                             SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) |
-                                 SGPU_INT_DMA_PREEMPTED(n))))
-      break;
-    dev->stats.resets++;
-  }
-  sgpu__unlock(dev);
-  return r ? r : dropped;
 }
 
 /* ------------------------------------------------------------ misc */

@@ -9,7 +9,8 @@
  *   alloc.h    the segment allocator       shadow.h   the copy of GPU memory
  *   evq.h      the event queue             ring.h     each node's ring
  *   events.h   interrupts and waiting      identity.h the boot identity block
- * and device.c (open, close, info, contexts) sits on top. */
+ * recovery.c (engine reset) sits on the ring and the interrupt service, and
+ * device.c (open, close, info, contexts) on top. */
 #ifndef SGPU_INTERNAL_H
 #define SGPU_INTERNAL_H
 
@@ -44,6 +45,11 @@ typedef struct sgpu_pending {
   uint32_t priv_size;
   uint32_t staged;    /* 1 if it holds staging space */
   uint32_t stage_end; /* staging head after its allocation */
+  /* What an engine reset needs to put it on the ring again (recovery.c) */
+  uint32_t owner;     /* sgpu_context_id of its context (0: none) */
+  uint32_t ctx_id, win_base, win_size; /* its CONTEXT packet */
+  uint32_t ib_addr, len, skip;         /* its INDIRECT (the staged copy) */
+  uint32_t dropped;   /* aborted by a reset: only its fence is left on the ring */
 } sgpu_pending;
 
 typedef struct sgpu_node {
@@ -62,8 +68,11 @@ typedef struct sgpu_node {
 
 struct sgpu_context {
   uint32_t magic;
-  sgpu_device *dev;
+  sgpu_device *dev;   /* NULL once the device is closed */
   uint32_t node, id, win_base, win_size;
+  uint32_t guilty;    /* engine resets it was found guilty of */
+  int banned;         /* guilty ban_threshold times: its submissions are refused */
+  struct sgpu_context *prev, *next; /* the device's live contexts */
 };
 
 #define SGPU_EVENT_QUEUE_MAX 65536u
@@ -101,6 +110,8 @@ struct sgpu_device {
   size_t ev_head, ev_count, ev_cap;
   uint32_t int_enable;
   uint32_t next_ctx_id;
+  sgpu_context *contexts;  /* live contexts: a reset finds the guilty one by id */
+  uint32_t ban_threshold;  /* guilty resets before a context is banned (0: never) */
   sgpu_stats stats;
   sgpu_capture_state capture[SGPU_MAX_SOURCES];
   sgpu_shadow shadow;

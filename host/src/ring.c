@@ -13,6 +13,8 @@
 /* ------------------------------------------------------------ pending queue */
 static sgpu_pending *q_at(sgpu_node *nd, size_t i) { return &nd->q[(nd->q_head + i) % nd->q_cap]; }
 
+sgpu_pending *sgpu__ring_at(sgpu_node *nd, size_t i) { return i < nd->q_count ? q_at(nd, i) : NULL; }
+
 const sgpu_pending *sgpu__ring_oldest(sgpu_node *nd) { return nd->q_count ? q_at(nd, 0) : NULL; }
 
 const sgpu_pending *sgpu__ring_find(sgpu_node *nd, uint32_t fence32) {
@@ -32,15 +34,18 @@ void sgpu__ring_pop(sgpu_node *nd) {
   nd->q_count--;
 }
 
-static int push_pending(sgpu_device *dev, sgpu_node *nd, const sgpu_pending *p) {
+/* The queue's next free slot, growing the queue when full (NULL: out of
+ * memory).  It becomes an entry when q_count is raised. */
+static sgpu_pending *next_slot(sgpu_device *dev, sgpu_node *nd) {
   if (nd->q_count == nd->q_cap) {
     sgpu_pending *nq = sgpu__queue_grow(nd->q, sizeof *nd->q, &nd->q_head, nd->q_count, &nd->q_cap);
-    if (!nq) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for the submission queue");
+    if (!nq) {
+      sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for the submission queue");
+      return NULL;
+    }
     nd->q = nq;
   }
-  nd->q[(nd->q_head + nd->q_count) % nd->q_cap] = *p;
-  nd->q_count++;
-  return 0;
+  return q_at(nd, nd->q_count);
 }
 
 /* The node's ring as the hardware starts it after a reset: empty, context unknown. */
@@ -70,10 +75,12 @@ int sgpu__retire(sgpu_device *dev, uint32_t n) {
   uint64_t now = dev->tr->ops->now(dev->tr);
   const sgpu_pending *p;
   while ((p = sgpu__ring_oldest(nd)) && p->fence64 <= c) {
-    sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_COMPLETED, n, now, p);
-    ev.last_completed_fence_id = (uint32_t)c;
-    sgpu__push_event(dev, &ev);
-    dev->stats.completed++;
+    if (!p->dropped) { /* a dropped one had its DMA_DROPPED event at the reset */
+      sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_COMPLETED, n, now, p);
+      ev.last_completed_fence_id = (uint32_t)c;
+      sgpu__push_event(dev, &ev);
+      dev->stats.completed++;
+    }
     sgpu__ring_pop(nd);
   }
   return 0;
@@ -127,80 +134,101 @@ static int ring_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t
 
 /* ------------------------------------------------------------ emit */
 /* CONTEXT (when the node's context changes), INDIRECT, FENCE. */
-static int need_context(const sgpu_node *nd, const sgpu_ring_job *job) {
-  return !nd->ctx_known || nd->cur_ctx_id != job->ctx_id;
+static int need_context(const sgpu_node *nd, uint32_t ctx_id) {
+  return !nd->ctx_known || nd->cur_ctx_id != ctx_id;
 }
 
-/* Put the job on the ring at the room ring_room found and ring the doorbell. */
-static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int need_ctx,
-                     uint32_t stage_bytes, uint32_t stage_off) {
+/* Write submission p's packets at the node's WPTR (CONTEXT when need_ctx,
+ * INDIRECT unless it has no buffer or was dropped, FENCE) and advance WPTR
+ * past them; the doorbell is the caller's.  The room was checked. */
+/* Inlined: it is on the submission path (tests/host/test_submit_cost.sh). */
+__attribute__((always_inline)) static inline int ring_put(sgpu_device *dev, uint32_t n,
+                                                         const sgpu_pending *p, int need_ctx) {
   sgpu_node *nd = &dev->node[n];
   uint32_t ring[16];
   uint32_t k = 0;
   if (need_ctx) {
     ring[k++] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
-    ring[k++] = job->ctx_id;
-    ring[k++] = job->ctx_id ? job->win_base : 0;
-    ring[k++] = job->ctx_id ? job->win_size : dev->mem_size;
+    ring[k++] = p->ctx_id;
+    ring[k++] = p->ctx_id ? p->win_base : 0;
+    ring[k++] = p->ctx_id ? p->win_size : dev->mem_size;
+    nd->cur_ctx_id = p->ctx_id;
+    nd->ctx_known = 1;
   }
-  uint32_t ib_addr = job->ib_addr;
+  if (p->len && !p->dropped) {
+    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, p->skip ? SGPU_INDIRECT_FLAG_SKIP : 0);
+    ring[k++] = p->ib_addr;
+    ring[k++] = p->len;
+    ring[k++] = p->fence32;
+  }
+  ring[k++] = SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, SGPU_FENCE_FLAG_IRQ);
+  ring[k++] = nd->fence_addr;
+  ring[k++] = p->fence32;
+
+  /* Wrap: pad to the end of the ring with a NOP so no packet straddles it. */
+  uint32_t bytes = k * 4;
+  int r;
+  if (nd->wptr + bytes > nd->ring_size) {
+    uint32_t pad = nd->ring_size - nd->wptr;
+    uint32_t nop = SGPU_PKT_HEADER(SGPU_OP_NOP, pad / 4 - 1, 0);
+    r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, &nop, 4);
+    if (r) return sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n);
+    nd->wptr = 0;
+  }
+  r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, ring, bytes);
+  if (r) return sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n);
+  nd->wptr = (nd->wptr + bytes) & (nd->ring_size - 1);
+  return 0;
+}
+
+__attribute__((always_inline)) static inline int doorbell(sgpu_device *dev, uint32_t n) {
+  int r = dev->tr->ops->reg_write(dev->tr, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), dev->node[n].wptr);
+  return r ? sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n) : 0;
+}
+
+/* Stage the job's buffer if it has one, put it on the ring at the room
+ * ring_room found, queue it and ring the doorbell. */
+static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int need_ctx,
+                     uint32_t stage_bytes, uint32_t stage_off) {
+  sgpu_node *nd = &dev->node[n];
+  sgpu_pending *p = next_slot(dev, nd); /* filled in place: no copy on this path */
+  if (!p) return SGPU_ERROR_NO_MEM;
+  p->ib_addr = job->ib_addr;
   int r;
   if (stage_bytes) {
-    ib_addr = nd->stage_base + stage_off;
-    r = dev->tr->ops->mem_write(dev->tr, ib_addr, job->host_words, job->len);
+    p->ib_addr = nd->stage_base + stage_off;
+    r = dev->tr->ops->mem_write(dev->tr, p->ib_addr, job->host_words, job->len);
     if (r) return sgpu__fail(dev, r, "staging %u bytes into the aperture failed", job->len);
     nd->stage_head = stage_off + job->len;
     nd->stage_live++;
     dev->stats.staged_bytes += job->len;
   }
-  if (job->len) {
-    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, job->skip ? SGPU_INDIRECT_FLAG_SKIP : 0);
-    ring[k++] = ib_addr;
-    ring[k++] = job->len;
-    ring[k++] = job->fence;
-  }
-  ring[k++] = SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, SGPU_FENCE_FLAG_IRQ);
-  ring[k++] = nd->fence_addr;
-  ring[k++] = job->fence;
-
-  /* Wrap: pad to the end of the ring with a NOP so no packet straddles it. */
-  uint32_t bytes = k * 4;
-  if (nd->wptr + bytes > nd->ring_size) {
-    uint32_t pad = nd->ring_size - nd->wptr;
-    uint32_t nop = SGPU_PKT_HEADER(SGPU_OP_NOP, pad / 4 - 1, 0);
-    r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, &nop, 4);
-    if (r) goto ring_fail;
-    nd->wptr = 0;
-  }
-  r = dev->tr->ops->mem_write(dev->tr, nd->ring_base + nd->wptr, ring, bytes);
-  if (r) goto ring_fail;
-  nd->wptr = (nd->wptr + bytes) & (nd->ring_size - 1);
-
-  sgpu_pending p;
-  p.flags = job->flags;
-  p.priv = job->priv;
-  p.priv_size = job->priv_size;
-  p.fence32 = job->fence;
-  p.fence64 = nd->submitted64 + (uint32_t)(job->fence - (uint32_t)nd->submitted64);
-  p.staged = stage_bytes ? 1 : 0;
-  p.stage_end = nd->stage_head;
-  if ((r = push_pending(dev, nd, &p))) return r;
-  nd->submitted64 = p.fence64;
-  nd->cur_ctx_id = job->ctx_id;
-  nd->ctx_known = 1;
-
-  r = dev->tr->ops->reg_write(dev->tr, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), nd->wptr);
-  if (r) goto ring_fail;
+  p->flags = job->flags;
+  p->priv = job->priv;
+  p->priv_size = job->priv_size;
+  p->fence32 = job->fence;
+  p->fence64 = nd->submitted64 + (uint32_t)(job->fence - (uint32_t)nd->submitted64);
+  p->staged = stage_bytes ? 1 : 0;
+  p->stage_end = nd->stage_head;
+  p->owner = job->owner;
+  p->ctx_id = job->ctx_id;
+  p->win_base = job->win_base;
+  p->win_size = job->win_size;
+  p->len = job->len;
+  p->skip = (uint32_t)job->skip;
+  p->dropped = 0;
+  if ((r = ring_put(dev, n, p, need_ctx))) return r;
+  nd->q_count++;
+  nd->submitted64 = p->fence64;
+  if ((r = doorbell(dev, n))) return r;
   dev->stats.submissions++;
   if (need_ctx) dev->stats.context_switches++;
   return 0;
-ring_fail:
-  return sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n);
 }
 
 int sgpu__ring_try_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
   /* CONTEXT (4 words, when the context changes), INDIRECT (4), FENCE (3) */
-  int need_ctx = need_context(&dev->node[n], job);
+  int need_ctx = need_context(&dev->node[n], job->ctx_id);
   uint32_t ring_bytes = ((need_ctx ? 4u : 0u) + 7u) * 4u;
   uint32_t stage_bytes = job->host_words && job->len ? job->len : 0;
   uint32_t stage_off = 0;
@@ -211,7 +239,9 @@ int sgpu__ring_try_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job
 }
 
 /* ------------------------------------------------------------ program */
-int sgpu__program_node(sgpu_device *dev, uint32_t n) {
+/* Reset node n and program its ring registers, RPTR write-back and
+ * watchdog; the fence word is set to the last completed fence. */
+static int program_hw(sgpu_device *dev, uint32_t n) {
   sgpu_node *nd = &dev->node[n];
   uint32_t zero[2] = {0, (uint32_t)nd->completed64};
   int r;
@@ -224,11 +254,54 @@ int sgpu__program_node(sgpu_device *dev, uint32_t n) {
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RPTR_ADDR), nd->rptr_addr | 1u))) return r;
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), dev->watchdog))) return r;
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE))) return r;
-  sgpu__ring_reset(nd);
+  nd->wptr = 0;
+  nd->rptr_cache = 0;
+  nd->ctx_known = 0;
   nd->faulted = 0;
   char what[32];
   snprintf(what, sizeof what, "programming node %u", n);
   return sgpu__check_cfg_error(dev, what);
+}
+
+int sgpu__program_node(sgpu_device *dev, uint32_t n) {
+  int r = program_hw(dev, n);
+  sgpu__ring_reset(&dev->node[n]);
+  return r;
+}
+
+/* Ring bytes the queue takes when put on an empty ring in order. */
+static uint32_t replay_bytes(const sgpu_device *dev, sgpu_node *nd) {
+  uint32_t wptr = 0, total = 0, cur = 0;
+  int known = 0;
+  for (size_t i = 0; i < nd->q_count; i++) {
+    const sgpu_pending *p = q_at(nd, i);
+    int ctx = !p->dropped && (!known || cur != p->ctx_id);
+    if (ctx) cur = p->ctx_id, known = 1;
+    uint32_t b = ((ctx ? 4u : 0u) + (p->len && !p->dropped ? 4u : 0u) + 3u) * 4u;
+    if (wptr + b > nd->ring_size) total += nd->ring_size - wptr, wptr = 0;
+    total += b;
+    wptr += b;
+  }
+  (void)dev;
+  return total;
+}
+
+int sgpu__ring_restart(sgpu_device *dev, uint32_t n) {
+  sgpu_node *nd = &dev->node[n];
+  uint32_t need = replay_bytes(dev, nd);
+  if (need > nd->ring_size - 4)
+    return sgpu__fail(dev, SGPU_ERROR_BUSY,
+                      "node %u's %zu queued submissions need %u ring bytes, the ring has %u", n,
+                      nd->q_count, need, nd->ring_size - 4);
+  int r = program_hw(dev, n);
+  if (r) return r;
+  for (size_t i = 0; i < nd->q_count && !r; i++) {
+    const sgpu_pending *p = q_at(nd, i);
+    /* A dropped submission leaves its FENCE alone, in the context in force. */
+    r = ring_put(dev, n, p, !p->dropped && need_context(nd, p->ctx_id));
+  }
+  if (!r && nd->q_count) r = doorbell(dev, n);
+  return r;
 }
 
 void sgpu__ring_free(sgpu_node *nd) {

@@ -7,6 +7,7 @@
 #include "internal.h"
 
 typedef struct sgpu_ring_job {
+  uint32_t owner;                      /* sgpu_context_id of its context (0: none) */
   uint32_t ctx_id, win_base, win_size; /* the context it runs in (0: none) */
   const uint32_t *host_words;          /* segment-0 DMA buffer to stage, or NULL */
   uint32_t ib_addr;                    /* else the buffer's device address */
@@ -29,7 +30,13 @@ int sgpu__program_node(sgpu_device *dev, uint32_t n);
 int sgpu__ring_try_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job);
 /* Read the node's fence word; one COMPLETED event per submission passed. */
 int sgpu__retire(sgpu_device *dev, uint32_t n);
+/* Program node n again after a reset, keeping its queue and staging: every
+ * queued submission goes back on the ring in order (a dropped one as its
+ * bare FENCE) and the doorbell rings once. */
+int sgpu__ring_restart(sgpu_device *dev, uint32_t n);
 const sgpu_pending *sgpu__ring_oldest(sgpu_node *nd);
+/* The i-th queued submission, oldest first (NULL past the end). */
+sgpu_pending *sgpu__ring_at(sgpu_node *nd, size_t i);
 const sgpu_pending *sgpu__ring_find(sgpu_node *nd, uint32_t fence32);
 void sgpu__ring_pop(sgpu_node *nd);
 void sgpu__ring_reset(sgpu_node *nd);

@@ -127,6 +127,9 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
   if (c && c->dev != dev)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_CONTEXT_DEVICE, "context %u belongs to another device",
                       c->id);
+  if (c && c->banned)
+    return sgpu__fail(dev, SGPU_ERROR_CONTEXT_BANNED,
+                      "context %u is banned: it was found guilty of %u engine resets", c->id, c->guilty);
   if (a->engine_ordinal)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_ENGINE_ORDINAL, "engine_ordinal is %u, must be 0",
                       a->engine_ordinal);
@@ -256,6 +259,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
 
   /* Onto the ring: staging, CONTEXT/INDIRECT/FENCE packets, the doorbell. */
   sgpu_ring_job job;
+  job.owner = c ? c->id : 0;
   job.ctx_id = c && !f.context_switch ? c->id : 0;
   job.win_base = c ? c->win_base : 0;
   job.win_size = c ? c->win_size : 0;

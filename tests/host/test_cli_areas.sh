@@ -8,6 +8,8 @@
 #     device commands give them (same mode), so `fill FB0, ...` and
 #     `write_data SCRATCH, ...` assemble, and the words land there when
 #     submitted;
+#   - the display line of `sgpu info --mode` names FB0;
+#   - `sgpu peek`/`poke` take the symbols as addresses (SCRATCH+4, FB1);
 #   - `sgpu poke` over a reserved area writes with a warning naming it;
 #     poke of a read-only register is refused (exit 3, "read-only").
 set -u
@@ -45,6 +47,13 @@ assert named["FB0"]["size"] >= 160 * 120 and sym["FB_PITCH"] == 160 and sym["FB_
 assert all(x["kind"] == "reserved" for x in a if "ring" in x["name"] or "fence" in x["name"])
 PY
 
+# the display line names FB0: scanned out, or from the next vblank when the
+# mode was only just written (DISP_BASE still reads the old address)
+"$SGPU" info --mode 160x120:rgb332 >"$T/info.txt" 2>"$T/err"
+fb0=$(python3 -c 'import json,sys; print("0x%x" % json.load(open(sys.argv[1]))["symbols"]["FB0"])' "$T/info.json")
+grep -qE "^display 0: +160x120 RGB332 .*(at 0x0*${fb0#0x},|\(FB0 $fb0 from the next vblank\))" "$T/info.txt" \
+  && ok "info: display 0 shows FB0 ($fb0)" || bad "info display line: $(grep display "$T/info.txt") $(cat "$T/err")"
+
 cat >"$T/draw.s" <<'S'
   fill FB0, FB_PITCH, FB_WIDTH, FB_HEIGHT, 0x5a5a5a5a
   write_data SCRATCH, 0x11, 0x22, 0x33
@@ -68,6 +77,26 @@ fb1 = json.load(open(sys.argv[2]))["symbols"]["FB1"]
 assert vals == [0x11, 0x22, 0x33, fb1], vals
 PY
 "$SGPU" asm --help | grep -q "SCRATCH" && ok "asm --help names the symbols" || bad "asm --help"
+
+# peek and poke take the symbols too (SYMBOL[+N]), with the set-up's values
+"$SGPU" peek --mode 160x120:rgb332 --run "$T/draw.bin" SCRATCH+4 3 >"$T/sym" 2>"$T/err"
+python3 - "$T/sym" "$T/info.json" <<'PY' && ok "peek SCRATCH+4 3: the words at SCRATCH + 4" || bad "peek SCRATCH+4: $(cat "$T/sym" "$T/err")"
+import json, sys
+s = json.load(open(sys.argv[2]))["symbols"]
+rows = [l.split() for l in open(sys.argv[1])]
+assert [int(a.rstrip(":"), 16) for a, _ in rows] == [s["SCRATCH"] + 4 * k for k in (1, 2, 3)], rows
+assert [int(v, 16) for _, v in rows] == [0x22, 0x33, s["FB1"]], rows
+PY
+"$SGPU" poke --mode 160x120:rgb332 FB1 0x5a >"$T/sym" 2>"$T/err"; rc=$?
+fb1=$(python3 -c 'import json,sys; print("0x%08x" % json.load(open(sys.argv[1]))["symbols"]["FB1"])' "$T/info.json")
+[ "$rc" -eq 0 ] && grep -q "^$fb1: 0x0000005a$" "$T/sym" && ok "poke FB1 writes FB1's first word" \
+  || bad "poke FB1: exit $rc, $(cat "$T/sym" "$T/err")"
+"$SGPU" peek FB0 >"$T/sym" 2>"$T/err"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "unknown symbol 'FB0' .*need --mode" "$T/err" && ok "peek FB0 without a mode: $(cat "$T/err")" \
+  || bad "peek FB0 without --mode: exit $rc, $(cat "$T/sym" "$T/err")"
+"$SGPU" peek SCRATCH+2 >"$T/sym" 2>"$T/err"; rc=$?
+[ "$rc" -eq 1 ] && grep -q "not 4-byte aligned" "$T/err" && ok "peek SCRATCH+2 refused: not aligned" \
+  || bad "peek SCRATCH+2: exit $rc, $(cat "$T/err")"
 
 # poke: the raw path, with a warning; read-only registers refused
 fence=$(python3 -c 'import json,sys

@@ -317,19 +317,27 @@ static void test_fault_then_reset(void **state) {
   uint32_t v = 0;
   CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
   assert_int_equal(v, 0);
-  int dropped = sgpu_reset_from_timeout(f->dev);
-  assert_int_equal(dropped, 2);
+  /* Both are the guilty context's: dropped, nothing put back. */
+  int put_back = sgpu_reset_from_timeout(f->dev);
+  assert_int_equal(put_back, 0);
   CHECK(sgpu_next_event(f->dev, &ev, 0));
   assert_int_equal(ev.type, SGPU_EVENT_DMA_DROPPED);
   assert_int_equal(ev.fence_id, 1);
   CHECK(sgpu_next_event(f->dev, &ev, 0));
   assert_int_equal(ev.type, SGPU_EVENT_DMA_DROPPED);
   assert_int_equal(ev.fence_id, 2);
-  /* The innocent one is resubmitted with its own fence id and runs. */
-  a.submission_fence_id = 2;
+  CHECK(sgpu_next_event(f->dev, &ev, 0));
+  assert_int_equal(ev.type, SGPU_EVENT_ENGINE_RESET);
+  assert_int_equal(ev.context_id, sgpu_context_id(f->ctx0));
+  assert_int_equal(ev.fence_id, 2);
+  /* The dropped fence ids pass; the work is sent again under a new one. */
+  CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(50)));
+  CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
+  assert_int_equal(v, 0);
+  a.submission_fence_id = 3;
   a.flags.resubmission = 1;
   CHECK(sgpu_submit_command(f->dev, &a));
-  CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(50)));
+  CHECK(sgpu_wait_fence(f->dev, 0, 3, wait_ms(50)));
   CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
   assert_int_equal(v, 0x99);
   sgpu_stats st;
@@ -353,10 +361,10 @@ static void test_watchdog_timeout(void **state) {
   CHECK(sgpu_next_event(f->dev, &ev, 0));
   assert_int_equal(ev.type, SGPU_EVENT_DMA_FAULTED);
   assert_int_equal(ev.fault_reason, SGPU_FAULT_TIMEOUT);
-  assert_int_equal(sgpu_reset_from_timeout(f->dev), 1);
+  assert_int_equal(sgpu_reset_from_timeout(f->dev), 0);
   uint32_t w2[] = {H(NOP, 0, 0)};
-  CHECK(submit_words(f, 0, w2, 1, 1, SGPU_SUBMIT_RESUBMISSION, NULL, 0));
-  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(10)));
+  CHECK(submit_words(f, 0, w2, 1, 2, SGPU_SUBMIT_RESUBMISSION, NULL, 0));
+  CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(10)));
   fixture_close(f);
 }
 
