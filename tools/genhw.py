@@ -445,7 +445,7 @@ def c_header():
             d(f"#define SGPU_INT_{name}(i) (1u << ({base}u + (uint32_t)(i)))")
     d("")
     d(f"#define SGPU_REG_SPACE (1u << {S.REG_SPACE_BIT})  /* host address bit selecting registers */")
-    d(f"#define SGPU_REG_SPACE_BYTES 0x{S.REG_SPACE_BYTES:X}u  /* register offsets are below this */")
+    d(f"#define SGPU_REG_BLOCK_BYTES 0x{S.REG_BLOCK_BYTES:X}u  /* register offsets 0 .. this - 1 */")
     for name, off, acc, doc in regs4(S.GLOBAL_REGS):
         d(f"#define SGPU_REG_{name} 0x{off:03X}u  /* {acc}: {doc} */")
     for name, bit in S.CFG_ERRORS:
@@ -530,9 +530,10 @@ def v_include():
     for name, base, doc in S.INTERRUPTS:
         d(f"`define SGPU_INT_{name}_BASE {base}")
     d(f"`define SGPU_REG_SPACE_BIT {S.REG_SPACE_BIT}")
-    d(f"`define SGPU_REG_OFFSET_W {lg2(S.REG_SPACE_BYTES)}")
+    d(f"`define SGPU_REG_OFFSET_W {lg2(S.REG_BLOCK_BYTES)}")
     d(f"`define SGPU_NODE_STRIDE_LG {lg2(S.NODE_STRIDE)}")
     d(f"`define SGPU_SOURCE_STRIDE_LG {lg2(S.SOURCE_STRIDE)}")
+    d(f"`define SGPU_REG_BLOCK_BYTES {S.REG_BLOCK_BYTES}")
     for name, off, acc, doc in regs4(S.GLOBAL_REGS):
         d(f"`define SGPU_REG_{name} 12'h{off:03X}")
     for name, bit in S.CFG_ERRORS:
@@ -592,7 +593,7 @@ def v_include():
 # errors as CFG_ERROR bits in order, unmapped writes included ("bits"), or
 # one flag for the block's own registers ("flag")
 V_BLOCKS = {"node": (lg2(S.NODE_STRIDE), "word", "bits"), "source": (lg2(S.SOURCE_STRIDE), "exact", "flag"),
-            "global": (lg2(S.REG_SPACE_BYTES), "exact", "none")}
+            "global": (lg2(S.REG_BLOCK_BYTES), "exact", "none")}
 
 
 def block_regs(block):
@@ -1038,7 +1039,9 @@ def markdown():
         d(f"| {bits} | {name} | {doc} |")
     d("")
     d(f"## Registers\n\nHost address bit {S.REG_SPACE_BIT} selects the register space; "
-      f"below it is GPU memory. {S.REG_RESET_NOTE}\n")
+      f"below it is GPU memory. The register block is offsets 0x000 .. "
+      f"0x{S.REG_BLOCK_BYTES - 1:03X} (REG_BLOCK_BYTES = 0x{S.REG_BLOCK_BYTES:X}): the host link "
+      f"refuses an access outside it or outside GPU memory (NAK BAD_ADDR). {S.REG_RESET_NOTE}\n")
     def reg_table(regs, fmt):
         d("| offset | name | access | width | reset | legal writes | meaning |")
         d("|---|---|---|---|---|---|---|")

@@ -273,6 +273,9 @@ ERRORS = [
      'address range overlaps an area the library reserved (ring, fence words, staging, identity)'),
     ('READ_ONLY', -27, 'sgpu_reg_write to a read-only register: nothing was sent',
      'register is read-only: the write had no effect'),
+    ('ADDRESS_REFUSED', -28, 'the device refused a link frame addressed outside its GPU memory or '
+     'register block (NAK BAD_ADDR): nothing of it was applied',
+     'the device refused the address (outside its GPU memory or register block): nothing was applied'),
     ('CONTEXT_BANNED', -30, 'the context was guilty of too many engine resets (sgpu_set_ban_threshold); '
      'its submissions are refused, other contexts go on',
      'context is banned after repeated hangs or faults'),
@@ -377,7 +380,12 @@ INTERRUPTS = [
 # Host address space: bit 31 clear = GPU memory (byte address), bit 31 set =
 # registers (offset below).  All registers are 32 bits, word aligned.
 REG_SPACE_BIT = 31
-REG_SPACE_BYTES = 0x1000     # register offsets are below this
+# The register block: offsets 0 .. REG_BLOCK_BYTES - 1 (sgpu_top decodes
+# offset bits [11:0]).  A link READ/WRITE in register space must stay inside
+# it (else NAK BAD_ADDR); an unmapped offset inside it reads 0 and a write
+# there sets CFG_ERROR[3].
+REG_BLOCK_BYTES = 0x1000
+
 
 CFG_ERRORS = [
     ("RING_SIZE", 0), ("MISALIGNED", 1), ("POINTER_RANGE", 2), ("UNKNOWN_BITS", 3), ("VALUE_RANGE", 4),
@@ -653,7 +661,9 @@ LINK_NAKS = [
     ("BAD_LENGTH", 2, "COUNT 0 or above LINK_MAX_WORDS for READ/WRITE, or not 0 for PING"),
     ("BAD_CMD", 3, "unknown CMD or reserved FLAGS bits set"),
     ("TIMEOUT", 4, "the frame stopped for longer than LINK_GAP_TIMEOUT_US"),
-    ("BAD_ADDR", 5, "ADDR not 4-byte aligned"),
+    ("BAD_ADDR", 5, "READ/WRITE: ADDR not 4-byte aligned, or a word of the burst outside GPU memory "
+                    "(ADDR[31] clear: ADDR + 4 * COUNT > MEM_SIZE) or the register block (ADDR[31] set: "
+                    "offset ADDR[30:0] + 4 * COUNT > REG_BLOCK_BYTES); with NO_INCR one word, at ADDR"),
     ("OUT_OF_ORDER", 6, "a WRITE whose SEQ is neither the last executed SEQ + 1 nor the last; "
                         "one data word: [7:0] the last executed SEQ"),
     ("IN_USE", 7, "never sent by a bridge: sgpu-sim's link server answers a connection's "

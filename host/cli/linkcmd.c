@@ -142,6 +142,7 @@ void cli_link_info(cli *c, json *j) {
     json_u64(j, "in_flight_max", st.in_flight_max);
     json_u64(j, "out_of_order", st.out_of_order);
     json_u64(j, "renumbered", st.renumbered);
+    json_u64(j, "refused", st.refused);
     json_end_obj(j);
     return;
   }

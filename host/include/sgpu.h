@@ -519,6 +519,8 @@ typedef struct sgpu_link_stats {
   uint32_t in_flight_max;    /* most request frames unanswered at once so far */
   uint64_t out_of_order;     /* NAKs OUT_OF_ORDER: a frame before it was lost (version 3) */
   uint64_t renumbered;       /* windows given new SEQs: the device had applied none of them */
+  uint64_t refused;          /* frames NAKed BAD_ADDR (outside GPU memory or the register
+                                block): not repeated, the call failed SGPU_ERROR_ADDRESS_REFUSED */
 } sgpu_link_stats;
 
 /* The link counters.  SGPU_ERROR_NOT_SUPPORTED when the device is not on a

@@ -67,7 +67,9 @@ int sgpu__fail(sgpu_device *dev, int code, const char *fmt, ...) {
   int n = vsnprintf(text, size, fmt, ap);
   va_end(ap);
   /* A transport failure: say what the transport saw. */
-  const char *why = code == SGPU_ERROR_IO && dev->tr && dev->tr->ops->why ? dev->tr->ops->why(dev->tr) : NULL;
+  const char *why = (code == SGPU_ERROR_IO || code == SGPU_ERROR_ADDRESS_REFUSED) && dev->tr && dev->tr->ops->why
+                        ? dev->tr->ops->why(dev->tr)
+                        : NULL;
   if (why && *why && n >= 0 && (size_t)n < size && !strstr(text, why))
     snprintf(text + n, size - (size_t)n, ": %s", why);
   return code;

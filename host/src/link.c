@@ -8,6 +8,11 @@
  * timeout, or a broken answer, so a WRITE whose ACK was lost is answered
  * DUPLICATE (or OUT_OF_ORDER) by the bridge and applied once; a window is
  * renumbered only when the device's last SEQ shows none of it was applied.
+ * A frame the device refuses for its address (NAK BAD_ADDR: outside GPU
+ * memory or the register block) is never repeated: the call fails with
+ * SGPU_ERROR_ADDRESS_REFUSED, the frames behind it are dropped (the device
+ * took none of them: they follow the refused one's SEQ) and the link goes on
+ * with new SEQs (a version-3 device's OUT_OF_ORDER NAK renumbers them).
  * EVENT frames raise the transport's interrupt line; a gap in
  * their counter, a rejected device->host frame, or a long quiet wait also
  * raise it, so a lost EVENT costs one extra INT_STATUS read, never a lost
@@ -121,6 +126,7 @@ typedef struct sgpu_link {
   int opening;            /* the opening PING: received bytes are kept in open_cap */
   int old_version;        /* the device answered in link version 1 (CRC-16) */
   int in_use;             /* NAK IN_USE: sgpu-sim serves another connection */
+  int refused;            /* the oldest frame was NAKed BAD_ADDR: it fails, not repeated */
   uint8_t open_cap[256];
   size_t open_cap_n;
   sgpu_scanout scan;      /* frame capture (its own mutex: it calls the ops) */
@@ -384,6 +390,15 @@ static int drain(sgpu_link *L, int waiting, int *nak) {
       return 0;
     }
     if (f.kind == SGPU_LINK_KIND_NAK) {
+      /* The oldest frame refused for its address, in this pass: its CRC
+       * was good, so the device saw the address sent, and a repeat would
+       * be refused again (a BAD_ADDR naming a later frame is repeated as
+       * any NAK: the ones before it may not have been taken). */
+      if (f.info == SGPU_LINK_NAK_BAD_ADDR && d == 0 && !stale && h->cmd != SGPU_LINK_CMD_PING) {
+        L->refused = 1;
+        *nak = 4;
+        return 0;
+      }
       /* Whatever SEQ it names (a corrupted header gives a stale one), the
        * window is sent again: a repeat is always safe. */
       if (!stale) *nak = 1;
@@ -611,6 +626,26 @@ static int win_step(sgpu_link *L) {
   int got = await_answer(L, deadline, gap_ms, &nak);
   if (got < 0) return SGPU_ERROR_IO;
   if (got) return 0;
+  if (L->refused) {
+    /* Nothing of the refused frame was applied, nor of those behind it
+     * (each needs the SEQ before it executed).  The SEQs go on from the
+     * last one sent, not from the refused frame's: a version-3 device
+     * answers the next frame OUT_OF_ORDER with its last SEQ and the window
+     * is renumbered from there, which stays right even if a device lied
+     * (executed the frame and NAKed it): reusing the refused SEQ would then
+     * have the next frame taken as its DUPLICATE and never applied.  The
+     * link is not dead; win_drain empties the window. */
+    uint32_t addr = (uint32_t)h->fr[6] | (uint32_t)h->fr[7] << 8 | (uint32_t)h->fr[8] << 16 |
+                    (uint32_t)h->fr[9] << 24;
+    L->refused = 0;
+    L->st.refused++;
+    snprintf(L->why, sizeof L->why,
+             "the device refused %s of %u word%s at 0x%08x (NAK BAD_ADDR: outside its GPU memory "
+             "or register block), nothing of it applied",
+             h->cmd == SGPU_LINK_CMD_WRITE ? "a WRITE" : "a READ", h->count, h->count == 1 ? "" : "s",
+             addr);
+    return SGPU_ERROR_ADDRESS_REFUSED;
+  }
   if (L->in_use) {
     die(L, "%s", "device in use by another connection (NAK IN_USE)");
     return SGPU_ERROR_BUSY;

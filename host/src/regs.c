@@ -5,13 +5,13 @@
 
 int sgpu__reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
   int r = dev->tr->ops->reg_read(dev->tr, offset, value);
-  if (r) return sgpu__fail(dev, r, "register read of offset 0x%03x got no answer", offset);
+  if (r) return sgpu__fail(dev, r, "register read of offset 0x%03x failed", offset);
   return 0;
 }
 
 int sgpu__reg_write(sgpu_device *dev, uint32_t offset, uint32_t value) {
   int r = dev->tr->ops->reg_write(dev->tr, offset, value);
-  if (r) return sgpu__fail(dev, r, "register write of offset 0x%03x got no answer", offset);
+  if (r) return sgpu__fail(dev, r, "register write of offset 0x%03x failed", offset);
   return 0;
 }
 

@@ -21,10 +21,12 @@
 
 module sgpu_host_bridge #(
   parameter integer TIMEOUT_CYCLES = 125000,  // gap that aborts a frame (LINK_GAP_TIMEOUT_US)
-  // Host-port address bits kept besides bit 31 (register space): sgpu_top
-  // decodes GPU memory addresses modulo 2^AW and register offsets [11:0],
-  // so a board passes $clog2(MEM_BYTES); the other bits are driven 0 and an
-  // ADDR that advances past them wraps, as it does in the chip.
+  // Host-port address bits kept besides bit 31 (register space): GPU
+  // memory is 2^AW bytes (AW kept within 12..31), so a board passes
+  // $clog2(MEM_BYTES).  A READ / WRITE with a word outside memory or the
+  // register block (offsets below SGPU_REG_BLOCK_BYTES, what sgpu_top
+  // decodes) is NAKed BAD_ADDR by the parser, so the host port never sees
+  // an address that sgpu_top would alias; the other bits are driven 0.
   parameter integer AW = 32,
   // CRC bits computed per clock cycle: 1 (bit-serial, the fewest cells: the
   // boards; bytes must come at least 9 cycles apart) or 2, 4, 8 (8: a byte

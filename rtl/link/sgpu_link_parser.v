@@ -8,7 +8,11 @@
 // WRITE data into the write buffer (SGPU_LINK_MAX_WORDS words, written a
 // byte lane at a time, read a word at a time by the executor), checks the
 // CRC-32 (sgpu_link_crc) and the gap timeout, and applies the sequence rule
-// against L, the SEQ of the last executed frame, which it keeps.  Then it
+// against L, the SEQ of the last executed frame, which it keeps, and the
+// address rule: a READ / WRITE must stay, all its words, inside GPU memory
+// (2^KW bytes: ADDR[31] clear, ADDR + 4 * COUNT <= 2^KW) or the register
+// block (ADDR[31] set, offset + 4 * COUNT <= SGPU_REG_BLOCK_BYTES); with
+// NO_INCR its one word is ADDR.  Then it
 // holds the frame (frame_valid_o) until the executor takes it
 // (frame_ready_i); frame_nak_o says the NAK reason (BAD_CRC, BAD_LENGTH,
 // BAD_CMD, TIMEOUT, BAD_ADDR, OUT_OF_ORDER), 0 for a frame to execute, and
@@ -20,7 +24,9 @@
 module sgpu_link_parser #(
   parameter integer TIMEOUT_CYCLES = 125000,  // gap that aborts a frame (LINK_GAP_TIMEOUT_US)
   // address bits kept besides bit 31 (as sgpu_host_bridge's AW): ADDR
-  // bits [AW-1:2] (at least [11:2], at most [30:2]); the others read 0
+  // bits [AW-1:2] (at least [11:2], at most [30:2]); the others read 0.
+  // GPU memory is 2^KW bytes (KW: AW kept between 12 and 31): a burst
+  // beyond it is refused (BAD_ADDR)
   parameter integer AW = 32,
   parameter integer CRC_STEP = 1,             // CRC bits a cycle (sgpu_link_crc)
   // 1: link version 3 (bytes from a receive FIFO): its WRITE sequence rule
@@ -68,6 +74,13 @@ module sgpu_link_parser #(
   localparam [GTW-1:0] GAP_LAST = GAP_LAST32[GTW-1:0];
   localparam [6:0]  MAXW7 = 7'd`SGPU_LINK_MAX_WORDS;    // COUNT limit (< 128)
   localparam integer KW = (AW < 12) ? 12 : ((AW > 31) ? 31 : AW);   // address bits [KW-1:2] kept
+  // the register block: offsets [RBW-1:0] (at least a 128-word page: the
+  // range check below works on pages of 128 words, more than a burst)
+  localparam integer RBW = $clog2(`SGPU_REG_BLOCK_BYTES);
+  // ADDR bits [30:KW], not kept: any set is outside memory and registers
+  localparam [31:0] HI_MASK  = (32'h7FFFFFFF >> KW) << KW;
+  // register offset bits [30:RBW]: any set is outside the register block
+  localparam [31:0] RHI_MASK = (32'h7FFFFFFF >> RBW) << RBW;
 
   localparam [7:0] SYNC      = `SGPU_LINK_SYNC;
   localparam [7:0] CMD_WRITE = `SGPU_LINK_CMD_WRITE;
@@ -126,6 +139,8 @@ module sgpu_link_parser #(
   reg [KW-1:2] addr_q, addr_d;          // ADDR bits kept
   reg          areg_q, areg_d;          // ADDR[31]: register space
   reg          amis_q, amis_d;          // ADDR[1:0] != 0
+  reg          ahi_q, ahi_d;            // an ADDR bit in [30:KW] is set
+  reg          abad_q;                  // the burst leaves memory or the register block
   reg [2:0]    nak_q, nak_d;            // 0: frame good so far
   reg [GPW-1:0] gap_pre_q;              // gap prescaler
   wire          gap_tick = &gap_pre_q;
@@ -190,6 +205,7 @@ module sgpu_link_parser #(
     addr_d   = addr_q;
     areg_d   = areg_q;
     amis_d   = amis_q;
+    ahi_d    = ahi_q;
     nak_d    = nak_q;
     addr32   = addr_kept;
     wbuf_we  = 1'b0;
@@ -211,6 +227,7 @@ module sgpu_link_parser #(
           idx_d    = 8'd0;
           crc_init = 1'b1;
           nak_d    = 3'd0;
+          ahi_d    = 1'b0;
           count_d  = 7'd0;
           cbig_d   = 1'b0;
         end
@@ -238,6 +255,9 @@ module sgpu_link_parser #(
             endcase
             addr_d = addr32[KW-1:2];
             areg_d = addr32[31];
+            // the bits not kept come in here, a byte at a time (addr32
+            // holds 0 there but for the byte arriving)
+            ahi_d  = ahi_q || ((addr32 & HI_MASK) != 32'd0);
             if (idx_q[3:0] == 4'd8) begin
               idx_d = 8'd0;
               // a bad CMD or COUNT is answered at once (the rest of the
@@ -291,8 +311,22 @@ module sgpu_link_parser #(
   wire       seq_hi0  = (seq_diff[7:1] == 7'd0);
   wire       seq_dup  = last_valid_q && seq_hi0 && !seq_diff[0];
   wire       seq_ooo  = last_valid_q && !seq_hi0;
-  wire       nak_addr = !cmd_ping && amis_q;
-  // the reason: the parser's own, else a misaligned READ / WRITE, else
+  wire       nak_addr = !cmd_ping && (amis_q || abad_q);
+
+  // ------------------------------------------------------------ address range
+  // The burst's words: ADDR's word and COUNT - 1 more (NO_INCR: ADDR's
+  // only).  With COUNT below 128 the burst leaves its region only when it
+  // starts in the region's last page of 128 words and runs past the page's
+  // end: page offset + COUNT > 128 (one 8-bit sum for both regions).  The
+  // check is registered: the fields it reads are complete with the
+  // header, the frame is held at least four CRC bytes later.
+  wire [7:0] page_end  = {1'b0, addr_kept[8:2]} + {1'b0, count_q};
+  wire       page_over = !noinc_q && page_end[7] && (page_end[6:0] != 7'd0);
+  wire       mem_over  = (&addr_kept[KW-1:9]) && page_over;
+  wire       reg_over  = ((addr_kept & RHI_MASK) != 32'd0) || ((&addr_kept[RBW-1:9]) && page_over);
+  wire       abad_d    = ahi_q || (areg_q ? reg_over : mem_over);
+  // the reason: the parser's own, else a misaligned READ / WRITE or one
+  // outside memory / the register block, else
   // (version 3) a WRITE out of order: one before it was lost or refused
   wire [2:0] frame_nak = (nak_q != 3'd0) ? nak_q :
                          nak_addr ? NAK_ADDR[2:0] :
@@ -313,6 +347,8 @@ module sgpu_link_parser #(
       addr_q       <= {(KW-2){1'b0}};
       areg_q       <= 1'b0;
       amis_q       <= 1'b0;
+      ahi_q        <= 1'b0;
+      abad_q       <= 1'b0;
       nak_q        <= 3'd0;
       gap_pre_q    <= {GPW{1'b0}};
       gap_q        <= {GTW{1'b0}};
@@ -331,6 +367,8 @@ module sgpu_link_parser #(
       addr_q       <= addr_d;
       areg_q       <= areg_d;
       amis_q       <= amis_d;
+      ahi_q        <= ahi_d;
+      abad_q       <= abad_d;
       nak_q        <= nak_d;
       gap_pre_q    <= gap_pre_q + 1'b1;
       gap_q        <= gap_d;

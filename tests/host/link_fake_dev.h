@@ -6,7 +6,9 @@
  * PING (info word, sets the remembered SEQ), READ (always executed), WRITE
  * (applied once: a repeat of the last executed SEQ is acknowledged
  * DUPLICATE and not applied again; BYTE_DISABLE and NO_INCR honoured), NAK
- * BAD_CRC / BAD_LENGTH / BAD_CMD / BAD_ADDR for frames it refuses.  As a
+ * BAD_CRC / BAD_LENGTH / BAD_CMD / BAD_ADDR for frames it refuses (BAD_ADDR:
+ * misaligned, or a word of the burst outside the mem_limit bytes of memory
+ * its bridge takes or the register block, as the bridge's rule).  As a
  * version-3 device (version = 3) it reports a receive FIFO and applies a
  * WRITE only when its SEQ follows the last one, NAKing any other
  * OUT_OF_ORDER with its last SEQ; its callers feed it every frame they
@@ -42,6 +44,8 @@ typedef struct fake_dev {
   uint64_t scratch_writes; /* WRITEs applied to SCRATCH: the test's doorbell */
   uint64_t scratch_skips;  /* of them, values not the one before + 1 (a test writes 1, 2, 3...) */
   uint32_t version;        /* link version it speaks: 2 (one frame) or 3 (a receive FIFO) */
+  uint32_t mem_limit;      /* bytes of memory its bridge takes (FAKE_MEM_BYTES; a test may lower
+                              it below what MEM_SIZE says) */
   uint32_t fifo_units;     /* version 3: its FIFO in SGPU_LINK_RX_FIFO_UNIT bytes */
   uint64_t out_of_order;   /* NAKs OUT_OF_ORDER sent */
   /* memory WRITE frames applied below the end of the one before (an upload
@@ -67,6 +71,7 @@ typedef struct fake_req {
 static inline void fake_init(fake_dev *d, uint32_t seed) {
   memset(d, 0, sizeof *d);
   d->version = 2;
+  d->mem_limit = FAKE_MEM_BYTES;
   d->fifo_units = SGPU_LINK_RX_FIFO_BYTES / SGPU_LINK_RX_FIFO_UNIT;
   for (uint32_t i = 0; i < FAKE_MEM_BYTES / 4; i++) /* a pattern the host never wrote */
     d->mem[i] = (i * 0x9E3779B1u) ^ seed;
@@ -137,6 +142,14 @@ static inline uint32_t fake_le32(const uint8_t *p) {
   return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 
+/* The bridge's address rule: the burst's words (NO_INCR: one) inside
+ * memory (bit 31 clear) or the register block (set). */
+static inline int fake_out_of_range(const fake_dev *d, uint32_t addr, uint16_t count, uint8_t flags) {
+  uint64_t span = (flags & SGPU_LINK_FLAG_NO_INCR_MASK) ? 4u : 4u * (uint64_t)count;
+  uint64_t lim = (addr & SGPU_REG_SPACE) ? SGPU_REG_BLOCK_BYTES : d->mem_limit;
+  return (uint64_t)(addr & ~SGPU_REG_SPACE) + span > lim;
+}
+
 /* Execute one complete request frame (CRC already checked); the correct
  * answer goes to out.  Returns its length. */
 static inline size_t fake_execute(fake_dev *d, const uint8_t *fr, uint8_t *out, size_t cap,
@@ -157,7 +170,7 @@ static inline size_t fake_execute(fake_dev *d, const uint8_t *fr, uint8_t *out, 
     nak = SGPU_LINK_NAK_BAD_CMD;
   else if (cmd == SGPU_LINK_CMD_PING ? count != 0 : count == 0 || count > SGPU_LINK_MAX_WORDS)
     nak = SGPU_LINK_NAK_BAD_LENGTH;
-  else if (cmd != SGPU_LINK_CMD_PING && (addr & 3))
+  else if (cmd != SGPU_LINK_CMD_PING && ((addr & 3) || fake_out_of_range(d, addr, count, flags)))
     nak = SGPU_LINK_NAK_BAD_ADDR;
   if (nak) {
     d->naks++;

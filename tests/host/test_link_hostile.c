@@ -144,8 +144,10 @@ static void send_wrong_kind(hostile *h, int fd, const fake_req *rq) {
       n = fake_answer(rq->seq, SGPU_LINK_KIND_ACK, 0, junk,
                       (uint16_t)(right == SGPU_LINK_MAX_WORDS ? right - 1 : right + 1), b, sizeof b);
       break;
-    default: /* a NAK (the request was executed all the same) */
-      n = fake_answer(rq->seq, SGPU_LINK_KIND_NAK, (uint8_t)(1 + rnd(&h->rng) % 5), NULL, 0, b,
+    default: /* a NAK (the request was executed all the same): BAD_CRC, BAD_LENGTH, BAD_CMD
+              * or TIMEOUT, after which the client repeats it (not BAD_ADDR: the client takes
+              * that as final, the call fails ADDRESS_REFUSED, test_bad_address) */
+      n = fake_answer(rq->seq, SGPU_LINK_KIND_NAK, (uint8_t)(1 + rnd(&h->rng) % 4), NULL, 0, b,
                       sizeof b);
       break;
   }
@@ -850,6 +852,80 @@ static void test_window_out_of_order(void **state) {
   hostile_stop(h);
 }
 
+/* A device whose bridge takes less memory than its MEM_SIZE says: the
+ * library's own range check passes and the device refuses the frames past
+ * its end (NAK BAD_ADDR).  Such a call fails SGPU_ERROR_ADDRESS_REFUSED
+ * without repeating the frame, nothing of a refused frame (or of the frames
+ * behind it in the window) is applied, and the link goes on. */
+static void test_bad_address(void **state) {
+  (void)state;
+  hostile *h = v3_start(M_CLEAN, 27);
+  sgpu_device *dev = open_ok(h);
+  const uint32_t lim = FAKE_MEM_BYTES / 2, n = 16384;
+  uint8_t *buf = malloc(n), *got = malloc(n);
+  uint32_t *before = malloc(FAKE_MEM_BYTES);
+  assert_non_null(buf);
+  assert_non_null(got);
+  assert_non_null(before);
+  uint64_t rs = 27;
+  for (uint32_t i = 0; i < n; i++) buf[i] = (uint8_t)rnd(&rs);
+  pthread_mutex_lock(&h->mu);
+  h->dev.mem_limit = lim;
+  memcpy(before, h->dev.mem, FAKE_MEM_BYTES);
+  memset(h->dev.mem_applied, 0, sizeof h->dev.mem_applied);
+  uint64_t applied0 = h->dev.writes_applied;
+  pthread_mutex_unlock(&h->mu);
+  sgpu_link_stats s0, s1;
+  assert_int_equal(sgpu_get_link_stats(dev, &s0), 0);
+
+  /* wholly past the end: refused, not repeated, nothing applied */
+  int r = sgpu_write_raw(dev, lim + 256, buf, 1024); /* raw: the staging area may be there */
+  assert_int_equal(r, SGPU_ERROR_ADDRESS_REFUSED);
+  fprintf(stderr, "refused: %s\n", sgpu_last_error(dev));
+  assert_non_null(strstr(sgpu_last_error(dev), "NAK BAD_ADDR"));
+  assert_string_equal(sgpu_strerror(SGPU_ERROR_ADDRESS_REFUSED),
+                      "the device refused the address (outside its GPU memory or register block): "
+                      "nothing was applied");
+  assert_int_equal(sgpu_get_link_stats(dev, &s1), 0);
+  assert_int_equal(s1.retransmissions, s0.retransmissions);
+  assert_int_equal(s1.refused, s0.refused + 1);
+  pthread_mutex_lock(&h->mu);
+  assert_int_equal(h->dev.writes_applied, applied0);
+  assert_memory_equal(h->dev.mem, before, FAKE_MEM_BYTES);
+  pthread_mutex_unlock(&h->mu);
+
+  /* a read past it: refused too */
+  assert_int_equal(sgpu_read(dev, lim, got, 64), SGPU_ERROR_ADDRESS_REFUSED);
+
+  /* straddling the end, several frames in flight: the words below the end
+   * are written once each, none at or above it */
+  r = sgpu_write_raw(dev, lim - n / 2, buf, n);
+  assert_int_equal(r, SGPU_ERROR_ADDRESS_REFUSED);
+  pthread_mutex_lock(&h->mu);
+  for (uint32_t i = 0; i < n / 8; i++)
+    assert_int_equal(h->dev.mem_applied[(lim - n / 2) / 4 + i], 1);
+  assert_memory_equal((uint8_t *)h->dev.mem + lim - n / 2, buf, n / 2);
+  assert_memory_equal((uint8_t *)h->dev.mem + lim, (uint8_t *)before + lim, FAKE_MEM_BYTES - lim);
+  for (uint32_t i = lim / 4; i < FAKE_MEM_BYTES / 4; i++) assert_int_equal(h->dev.mem_applied[i], 0);
+  pthread_mutex_unlock(&h->mu);
+
+  /* the link goes on: an upload below the end lands once, in order */
+  uint64_t a = 0;
+  assert_int_equal(sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, WINDOW_BYTES, 16, &a), 0);
+  assert_true(a + WINDOW_BYTES <= lim);
+  upload_once(h, dev, (uint32_t)a, WINDOW_BYTES, 12);
+  uint32_t v = 0;
+  assert_int_equal(sgpu_reg_read(dev, SGPU_REG_ID, &v), 0);
+  assert_int_equal(v, SGPU_HW_MAGIC);
+  assert_int_equal(sgpu_get_link_stats(dev, &s1), 0);
+  assert_int_equal(s1.refused, s0.refused + 3);
+  free(buf);
+  free(got);
+  free(before);
+  sgpu_close(dev);
+  hostile_stop(h);
+}
+
 /* An answer lost in the middle of a window: the next ACK covers its frame
  * (cumulative), so nothing is sent again. */
 static void test_window_cumulative_ack(void **state) {
@@ -937,6 +1013,7 @@ int main(void) {
       cmocka_unit_test(test_window_mixed2),
       cmocka_unit_test(test_window_out_of_order),
       cmocka_unit_test(test_window_cumulative_ack),
+      cmocka_unit_test(test_bad_address),
       cmocka_unit_test(test_window_lost_ping),
       cmocka_unit_test(test_window_lost_ping_answer),
   };

@@ -16,7 +16,17 @@
 #    nothing but allocator noise; 4 MiB leaves room for that and is a tenth
 #    of what the unbounded server grew by (16.7 -> 45.2 MB in 5 s);
 #  * a proper client PINGing every 100 ms is not closed as idle, and a second
-#    client while it is connected gets "in use" at once.
+#    client while it is connected gets "in use" at once;
+#  * frames addressed outside GPU memory or the register block (a write at
+#    the memory size, at twice it, a burst straddling the end, a register
+#    write at SCRATCH + 4 KiB, a read at 0xFFFFF000...: 11 of them) are each
+#    NAKed BAD_ADDR and change nothing: the words they would have hit by
+#    aliasing (memory modulo its size, registers modulo 4 KiB) read back as
+#    before, the in-range reads at the ends are served, and the next WRITE
+#    with the SEQ the refused ones carried is executed (they did not count
+#    as executed).  On the chip model (sgpu-sim --listen) and, through
+#    their UART pins, boot feeder and bridge, on the iCEBreaker and ULX3S
+#    board models (--board).
 # Prints FIGURE lines (docs/figures.md).
 source "$SGPU_ROOT/tests/link/link_lib.sh"
 IDLE=300
@@ -129,8 +139,25 @@ wait $c
 r=$(grep RESULT "$T/pinger.out")
 acks=$(sed -n 's/.*acks=\([0-9]*\).*/\1/p' <<<"$r"); lost=$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' <<<"$r")
 [ "${acks:-0}" -ge 5 ] && [ "${lost:-1}" = 0 ] && ok "pinger: kept (not idle): $r" || bad "pinger: $r"
+# 5. frames addressed outside memory and the register block
+# badaddr_check NAME PORT: the client's frames, judged by its RESULT line
+badaddr_check() {
+  timeout 300 python3 "$CLIENT" "$2" badaddr >"$T/badaddr_$1.out" 2>&1
+  local r; r=$(grep RESULT "$T/badaddr_$1.out")
+  if grep -q "refused=11 of=11 unchanged=yes in_range=yes next_write=applied" <<<"$r" &&
+     ! grep -q refused-not "$T/badaddr_$1.out"; then
+    ok "$1: out-of-range frames NAKed BAD_ADDR, nothing changed: ${r#RESULT }"
+  else bad "$1: out-of-range frames: $(cat "$T/badaddr_$1.out")"; fi
+  echo "FIGURE link_badaddr_${1}_refused $(sed -n 's/.*refused=\([0-9]*\).*/\1/p' <<<"$r") of 11"
+}
+badaddr_check sim "$PORT"
 if "$SGPU" --device "$SRV_URI" info >"$T/info9.txt" 2>&1; then ok "a proper client last: served"
 else bad "a proper client last: $(head -3 "$T/info9.txt")"; fi
 kill -0 "$SRV_PID" 2>/dev/null && ok "the server is alive" || bad "the server died"
 echo "--- server log"; cat "$ERR"
+for b in icebreaker ulx3s; do
+  start_server "$b" --board "$b" --listen tcp:127.0.0.1:0 || { bad "$b: no server"; continue; }
+  badaddr_check "$b" "${SRV_URI##*:}"
+  kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null
+done
 finish

@@ -6,7 +6,11 @@
 // served by a model with random back-pressure and random read latency that
 // checks the port protocol and counts every write it applies.
 // Checks: PING, write and read bursts, NO_INCR and byte-disable flags, bad
-// CRC -> nak and nothing written, retransmitted write acknowledged as a
+// CRC -> nak and nothing written, addresses outside GPU memory (the bridge
+// is built for 4 KiB, the model's) or the register block -> NAK BAD_ADDR
+// with nothing on the host port (a write past the end, a burst straddling
+// it, 0x800000, a read at 0xFFFFF000...: the verdict from a 64-bit oracle
+// here, memory compared with a shadow, registers with a copy), retransmitted write acknowledged as a
 // duplicate and applied once (memory and a doorbell register), bad length /
 // bad command / misaligned / truncated frames, EVENT frames when irq rises,
 // a randomized stop-and-wait run with corrupted and lost frames, then
@@ -59,7 +63,8 @@ module tb_sgpu_host_bridge;
     .clk_i(clk), .rst_ni(rst_n), .rx_i(line_h2d),
     .valid_o(rx_valid), .data_o(rx_data), .frame_err_o(rx_ferr));
 
-  sgpu_host_bridge #(.TIMEOUT_CYCLES(TIMEOUT)) dut (
+  localparam integer MEM_AW = 12;             // the bridge's memory: 4 KiB, as the model's
+  sgpu_host_bridge #(.TIMEOUT_CYCLES(TIMEOUT), .AW(MEM_AW)) dut (
     .clk_i(clk), .rst_ni(rst_n),
     .rx_valid_i(rx_valid), .rx_data_i(rx_data),
     .tx_valid_o(tx_valid), .tx_ready_i(tx_ready), .tx_data_o(tx_data),
@@ -79,6 +84,7 @@ module tb_sgpu_host_bridge;
   integer    mem_writes = 0;        // words written to memory
   integer    reg_writes = 0;
   integer    doorbell_writes = 0;
+  integer    host_reads = 0;        // reads taken on the host port
   reg        rd_pend;
   integer    rd_delay;
   reg [31:0] rd_addr;
@@ -122,6 +128,7 @@ module tb_sgpu_host_bridge;
             mem[req_addr[11:2]] <= apply_strb(mem[req_addr[11:2]], req_wdata, req_wstrb);
           end
         end else begin
+          host_reads = host_reads + 1;
           rd_pend  <= 1'b1;
           rd_addr  <= req_addr;
           rd_delay <= $unsigned(tb_random(0)) % 4;
@@ -522,6 +529,28 @@ module tb_sgpu_host_bridge;
   reg [7:0] fl;
   reg ok, corrupt, drop;
   integer k, s0, bad;
+  // the address rule's oracle: a READ / WRITE's words (NO_INCR: one) must
+  // all lie inside GPU memory (ADDR[31] clear, 2^MEM_AW bytes) or the
+  // register block (ADDR[31] set, offsets below SGPU_REG_BLOCK_BYTES)
+  function out_of_range(input [31:0] ad, input integer cnt, input [7:0] fls);
+    reg [63:0] span, lim;
+    begin
+      span = fls[4] ? 64'd4 : 64'd4 * cnt;
+      lim  = ad[31] ? `SGPU_REG_BLOCK_BYTES : (64'd1 << MEM_AW);
+      out_of_range = {33'd0, ad[30:0]} + span > lim;
+    end
+  endfunction
+  reg [31:0] oa [0:19];             // the address cases: ADDR, COUNT, FLAGS, WRITE
+  integer    oc [0:19];
+  reg [7:0]  of [0:19];
+  reg        ow [0:19];
+  integer    n_oob = 0, n_ib = 0, wr_before, rd_before;
+  reg [31:0] regs_before [0:1023];
+  task addr_case(input integer c, input [31:0] ad, input integer cnt, input [7:0] fls, input w);
+    begin
+      oa[c] = ad; oc[c] = cnt; of[c] = fls; ow[c] = w;
+    end
+  endtask
   /* verilator coverage_off */
   reg [31:0] fexp [0:255];          // the fast bridges' memory as expected
   reg [31:0] fre [0:127];           // their READ answers as expected (two)
@@ -767,6 +796,73 @@ module tb_sgpu_host_bridge;
     end
     for (i = 0; i < 1024; i = i + 1)
       if (mem[i] !== shadow[i]) $fatal(1, "memory word %0d = %h, want %h", i, mem[i], shadow[i]);
+
+    // --- addresses: inside, at and past the end of memory (4 KiB) and of
+    // the register block.  One refused is NAKed BAD_ADDR with nothing on
+    // the host port (no write, no read: memory and registers as before) and
+    // does not become L: the next frame, with the same SEQ, is executed
+    // (not a DUPLICATE).  The verdict: out_of_range above.
+    ready_bias = 1'b1;
+    set_int(32'h0);
+    addr_case(0,  32'h0000_1000, 1, 8'h00, 1);     // the word just past the end
+    addr_case(1,  32'h0080_0000, 1, 8'h00, 1);     // 8 MiB: aliased to 0 before
+    addr_case(2,  32'h0000_0FF8, 4, 8'h00, 1);     // a burst straddling the end
+    addr_case(3,  32'h0000_0FF0, 4, 8'h00, 1);     // ... ending at it
+    addr_case(4,  32'h0000_0FFC, 4, 8'h10, 1);     // NO_INCR: the last word four times
+    addr_case(5,  32'h0000_1000, 4, 8'h10, 1);     // NO_INCR past the end
+    addr_case(6,  32'hFFFF_F000, 1, 8'h00, 0);     // read ID before (offset 0x7FFFF000)
+    addr_case(7,  32'h8000_0FFC, 1, 8'h00, 0);     // the block's last word
+    addr_case(8,  32'h8000_0FF8, 3, 8'h00, 0);     // a read straddling the block's end
+    addr_case(9,  32'h8000_1000, 1, 8'h00, 1);     // a register write past the block
+    addr_case(10, 32'h7FFF_FFFC, 1, 8'h00, 0);     // the top of the memory space
+    addr_case(11, 32'h0000_0F00, MAXW, 8'h00, 0);  // a full burst ending at the end
+    addr_case(12, 32'h0000_0F04, MAXW, 8'h00, 0);  // ... one word further
+    addr_case(13, 32'h8000_0F00, MAXW, 8'h00, 0);
+    addr_case(14, 32'h8000_0F04, MAXW, 8'h00, 0);
+    addr_case(15, 32'h8000_0FFC, MAXW, 8'h10, 0);  // NO_INCR at the block's last word
+    addr_case(16, 32'h8000_0FFC, 1, 8'h00, 1);     // an (unmapped) offset in the block
+    addr_case(17, 32'h0000_0FE0, 9, 8'h00, 1);     // one word over
+    addr_case(18, 32'h0100_0000, 1, 8'h00, 0);     // a bit above AW
+    addr_case(19, 32'hC000_0000, 1, 8'h00, 0);
+    for (k = 0; k < 20; k = k + 1) begin
+      for (i = 0; i < oc[k]; i = i + 1) txw[i] = 32'hAD00_0000 + k * 256 + i;
+      for (i = 0; i < 1024; i = i + 1) regs_before[i] = regs[i];
+      n_before = mem_writes; wr_before = reg_writes; rd_before = host_reads;
+      build_frame(seqn[7:0], ow[k] ? `SGPU_LINK_CMD_WRITE : `SGPU_LINK_CMD_READ, of[k], oc[k][15:0],
+                  oa[k], ow[k] ? oc[k] : 0);
+      send_built(fn);
+      if (out_of_range(oa[k], oc[k], of[k])) begin
+        n_oob = n_oob + 1;
+        expect_nak(`SGPU_LINK_NAK_BAD_ADDR);
+        if (r_seq != seqn[7:0]) $fatal(1, "address case %0d: NAK for SEQ %0d", k, r_seq);
+        if (mem_writes != n_before || reg_writes != wr_before || host_reads != rd_before)
+          $fatal(1, "address case %0d (%h x %0d): %0d memory writes, %0d register writes, %0d reads",
+                 k, oa[k], oc[k], mem_writes - n_before, reg_writes - wr_before, host_reads - rd_before);
+        for (i = 0; i < 1024; i = i + 1)
+          if (mem[i] !== shadow[i] || regs[i] !== regs_before[i])
+            $fatal(1, "address case %0d: word %0d changed", k, i);
+      end else begin
+        n_ib = n_ib + 1;
+        expect_ack(seqn[7:0], 8'd0, ow[k] ? 0 : oc[k]);
+        if (ow[k] && !oa[k][31])
+          for (i = 0; i < oc[k]; i = i + 1)
+            shadow[(oa[k][11:2] + (of[k][4] ? 0 : i)) % 1024] = txw[i];
+        if (!ow[k] && !oa[k][31])
+          for (i = 0; i < oc[k]; i = i + 1)
+            if (rxw[i] !== shadow[(oa[k][11:2] + (of[k][4] ? 0 : i)) % 1024])
+              $fatal(1, "address case %0d: read word %0d %h", k, i, rxw[i]);
+        if (mem_writes - n_before != (ow[k] && !oa[k][31] ? oc[k] : 0) ||
+            reg_writes - wr_before != (ow[k] && oa[k][31] ? oc[k] : 0) ||
+            host_reads - rd_before != (ow[k] ? 0 : oc[k]))
+          $fatal(1, "address case %0d: host port %0d %0d %0d", k, mem_writes - n_before,
+                 reg_writes - wr_before, host_reads - rd_before);
+        for (i = 0; i < 1024; i = i + 1)
+          if (mem[i] !== shadow[i]) $fatal(1, "address case %0d: memory word %0d = %h, want %h", k, i, mem[i], shadow[i]);
+        seqn = (seqn + 1) % 256;
+      end
+    end
+    if (n_oob != 13 || n_ib != 7) $fatal(1, "address cases: %0d refused, %0d taken", n_oob, n_ib);
+    if (regs[1023] !== 32'hAD00_1000) $fatal(1, "the register write in the block: %h", regs[1023]);
 
     // --- several frames in flight (link version 3).  The last frame
     // executed was the random run's READ seqn - 1.  Five WRITEs back to

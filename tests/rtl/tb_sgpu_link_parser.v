@@ -6,7 +6,9 @@
 // each held frame after a random delay, compares the frame with what it
 // sent (SEQ, CMD, COUNT, ADDR's kept bits, write strobes, NO_INCR) and its
 // own verdict: BAD_CMD, BAD_LENGTH, BAD_CRC, TIMEOUT (within the gap time
-// and an eighth more), BAD_ADDR, OUT_OF_ORDER and DUPLICATE from its own L;
+// and an eighth more), BAD_ADDR (misaligned, or a word of the burst outside
+// memory, 2^KW bytes, or the register block: computed here in 64-bit
+// arithmetic from the frame sent), OUT_OF_ORDER and DUPLICATE from its own L;
 // reads the buffer of each executed WRITE back and compares it with the
 // data sent.  Between frames: noise bytes (not SYNC), zero pads.
 // Two parsers: version 3 (CRC_STEP 1, AW 17) fed through the FIFO model
@@ -33,6 +35,20 @@ module tb_link_parser_run #(
   localparam integer NFRAMES = 700;
   localparam [7:0] SYNC = 8'hA5;
   localparam [7:0] R_CRC = 1, R_LEN = 2, R_CMD = 3, R_TMO = 4, R_ADDR = 5, R_OOO = 6;
+  localparam [63:0] MEM_BYTES = 64'd1 << KW;
+  localparam [63:0] REG_BYTES = `SGPU_REG_BLOCK_BYTES;
+
+  // the oracle of the address rule: the burst's words (NO_INCR: one) all
+  // inside GPU memory (ADDR[31] clear) or the register block (set)
+  function out_of_range(input [31:0] a, input [15:0] cnt, input [7:0] fl);
+    reg [63:0] span, base, lim;
+    begin
+      span = fl[4] ? 64'd4 : 64'd4 * cnt;
+      base = {33'd0, a[30:0]};
+      lim  = a[31] ? REG_BYTES : MEM_BYTES;
+      out_of_range = base + span > lim;
+    end
+  endfunction
 
   integer seed = SEED;
   `include "tb_random.vh"
@@ -191,7 +207,7 @@ module tb_link_parser_run #(
   // ------------------------------------------------------------ executor side
   reg [7:0] L = 8'd0;
   reg       L_valid = 1'b0;
-  integer   n_exec = 0, n_nak = 0, n_dup = 0, n_tmo = 0, n_ooo = 0, n_addr = 0;
+  integer   n_exec = 0, n_nak = 0, n_dup = 0, n_tmo = 0, n_ooo = 0, n_addr = 0, n_range = 0;
   integer   nak_count [0:7];
   integer   k, i2, wait_c;
   reg [7:0] x_nak;
@@ -222,7 +238,11 @@ module tb_link_parser_run #(
         // (version 3) OUT_OF_ORDER; a WRITE with SEQ = L: a duplicate
         k = e_rd % 1024;
         x_nak = e_reason[k];
-        if (x_nak == 0 && e_cmd[k] != 8'h03 && e_addr[k][1:0] != 2'b00) x_nak = R_ADDR;
+        if (x_nak == 0 && e_cmd[k] != 8'h03 &&
+            (e_addr[k][1:0] != 2'b00 || out_of_range(e_addr[k], e_count[k], e_flags[k]))) begin
+          x_nak = R_ADDR;
+          if (e_addr[k][1:0] == 2'b00) n_range = n_range + 1;
+        end
         if (x_nak == 0 && V3 != 0 && e_cmd[k] == 8'h01 && L_valid &&
             e_seq[k] != L && e_seq[k] != L + 8'd1) x_nak = R_OOO;
         x_dup = L_valid && e_seq[k] == L;
@@ -302,7 +322,19 @@ module tb_link_parser_run #(
       flags = tb_random(0) & 8'h1F;
       count = (cmd == 8'h03) ? 16'd0 : 16'd1 + ($unsigned(tb_random(0)) % 64);
       if (cmd == 8'h01 && (tb_random(0) & 1)) count = 1 + (count & 7);
+      // ADDR: anywhere; inside memory or the register block; or a burst
+      // ending near the end of either (in, at, or just past it)
       addr = tb_random(0);
+      r = $unsigned(tb_random(0)) % 8;
+      if (r == 1) addr = tb_random(0) & (MEM_BYTES[31:0] - 32'd1) & 32'h7FFFFFFF;
+      else if (r == 2) addr = 32'h80000000 | (tb_random(0) & (REG_BYTES[31:0] - 32'd1));
+      else if (r >= 3) begin
+        addr = ((r & 1) ? REG_BYTES[31:0] : MEM_BYTES[31:0]) - 32'd4 * ((cmd == 8'h03) ? 32'd0 : {16'd0, count})
+               + 32'd4 * ($unsigned(tb_random(0)) % 5) - 32'd8;
+        if (r & 1) addr = addr | 32'h80000000;
+        else addr[31] = 1'b0;
+        if (r == 7) addr = 32'hFFFFF000 + 32'd4 * ($unsigned(tb_random(0)) % 1024);
+      end
       addr[1:0] = ((tb_random(0) & 15) == 0) ? (tb_random(0) & 3) : 2'b00;
       maxgap = ((tb_random(0) & 7) == 0) ? TMO * 3 / 4 : (V3 != 0 ? 2 : 4);
       kind = $unsigned(tb_random(0)) % 16;
@@ -365,11 +397,11 @@ module tb_link_parser_run #(
     drain;
     repeat (20) @(negedge clk);
     if (nak_count[R_CRC] < 20 || nak_count[R_LEN] < 10 || nak_count[R_CMD] < 10 || n_tmo < 10 ||
-        nak_count[R_ADDR] < 5 || n_dup < 5 || (V3 != 0 && nak_count[R_OOO] < 5))
+        nak_count[R_ADDR] < 5 || n_range < 20 || n_dup < 5 || (V3 != 0 && nak_count[R_OOO] < 5))
       $fatal(1, "V%0d: stimulus too weak", V3 ? 3 : 2);
-    $display("tb_sgpu_link_parser: V%0d CRC_STEP %0d: %0d frames, %0d executed (%0d duplicates), NAKs: %0d CRC %0d LEN %0d CMD %0d TIMEOUT %0d ADDR %0d OUT_OF_ORDER",
+    $display("tb_sgpu_link_parser: V%0d CRC_STEP %0d: %0d frames, %0d executed (%0d duplicates), NAKs: %0d CRC %0d LEN %0d CMD %0d TIMEOUT %0d ADDR (%0d out of range) %0d OUT_OF_ORDER",
              V3 ? 3 : 2, STEP, e_wr, n_exec, n_dup, nak_count[R_CRC], nak_count[R_LEN], nak_count[R_CMD],
-             n_tmo, nak_count[R_ADDR], nak_count[R_OOO]);
+             n_tmo, nak_count[R_ADDR], n_range, nak_count[R_OOO]);
     done = 1'b1;
   end
 endmodule
