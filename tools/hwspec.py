@@ -458,7 +458,8 @@ GLOBAL_REGS = [
     Reg("CFG_ERROR", 0x018, "w1c", "rejected register writes: [0] ring size not a power of two or out of range, "
                                    "[1] misaligned address, [2] pointer out of range, [3] unknown bits set, "
                                    "[4] value out of range, [5] ring base/size/RPTR_ADDR written while the node is enabled or busy. "
-                                   "A write to a read-only or unmapped offset sets [3]; a write the "
+                                   "A write to a read-only or unmapped offset of the global or node blocks sets [3] "
+                                   "(the display source blocks ignore one and set nothing); a write the "
                                    "display rejects sets [4]. Rejected writes change nothing.",
         width=len(CFG_ERRORS)),
     Reg("CFG_ERROR_ADDR", 0x01C, "ro", "offset of the last rejected register write", width=12),
