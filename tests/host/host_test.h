@@ -66,7 +66,7 @@ static inline int test_shared_device(void) {
 #define TEST_NEEDS_LOCAL(why)                                                  \
   do {                                                                         \
     if (test_shared_device()) {                                                \
-      fprintf(stderr, "skipped on %s (a shared device refuses it): %s\n", test_link_uri(), why); \
+      fprintf(stderr, "skipped on %s (not on a shared device): %s\n", test_link_uri(), why); \
       skip();                                                                  \
     }                                                                          \
   } while (0)
