@@ -42,8 +42,7 @@ int cmd_info(cli *c, int argc, char **argv) {
   int have_id = sgpu_read_identity(c->dev, &id) == 0;
   static sgpu_area areas[MAX_AREAS];
   int na = sgpu_get_areas(c->dev, areas, MAX_AREAS);
-  int shared = !strcmp(in.transport, "sgpud"); /* areas are not carried by sgpud */
-  if (shared && na == SGPU_ERROR_NOT_SUPPORTED) na = 0;
+  int shared = !strcmp(in.transport, "sgpud");
   if (na < 0) return cli_lib_fail(c, na, "listing the memory areas");
   static sgpu_program_info progs[MAX_AREAS];
   int np = shared ? sgpu_list_programs(c->dev, progs, MAX_AREAS) : 0;
@@ -176,7 +175,9 @@ int cmd_info(cli *c, int argc, char **argv) {
               progs[k].queued, progs[k].self ? " (this sgpu)" : "",
               progs[k].gone ? " (gone: its work drains)" : "");
   }
-  if (shared) fprintf(f, "areas:       not carried by sgpud yet\n");
+  if (shared)
+    fprintf(f, "areas:       GPU memory of segments 1 and 2 on the shared device: the library's\n"
+               "             (reserved), the allocations of every program connected, free\n");
   else fprintf(f, "areas:       GPU memory of segments 1 and 2: the library's (reserved: sgpu_write\n"
              "             refuses them), yours (the set-up's SCRATCH and framebuffers), free\n");
   for (int k = 0; k < na; k++) {

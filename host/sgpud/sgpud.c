@@ -888,7 +888,16 @@ static void op_validate(server *s, program *p, const sgpud_validate_req *q) {
   a.command_length = q->command_length;
   a.flags.value = q->flags;
   a.context_count = q->context_count;
-  answer_lib(s, p, op, sgpu_validate_submit_command(s->dev, &a), NULL, 0);
+  /* the words the validation reads back from the device are the program's
+   * (its stats' readback_bytes), as a submission's are */
+  sgpu_stats before, after;
+  memset(&before, 0, sizeof before);
+  sgpu_get_stats(s->dev, &before);
+  int r = sgpu_validate_submit_command(s->dev, &a);
+  after = before;
+  sgpu_get_stats(s->dev, &after);
+  p->stats.readback_bytes += after.readback_bytes - before.readback_bytes;
+  answer_lib(s, p, op, r, NULL, 0);
 }
 
 static void op_list(server *s, program *me, const sgpud_u32 *q) {
@@ -918,6 +927,61 @@ static void op_list(server *s, program *me, const sgpud_u32 *q) {
   }
   answer(me, SGPUD_OP_LIST_PROGRAMS, 0, &a, sizeof a, v, n * sizeof *v);
   free(v);
+}
+
+/* sgpu_get_areas: the device's areas; another program's allocations are
+ * ALLOCATED as the program's own (their addresses and sizes are no secret:
+ * sgpu_list_programs shows the bytes; their contents are refused). */
+static void op_areas(server *s, program *p, const sgpud_u32 *q) {
+  const uint32_t op = SGPUD_OP_GET_AREAS;
+  uint32_t want = q->value < SGPUD_MAX_AREAS_LISTED ? q->value : SGPUD_MAX_AREAS_LISTED;
+  int n = sgpu_get_areas(s->dev, NULL, 0);
+  if (n < 0) {
+    answer_lib(s, p, op, n, NULL, 0);
+    return;
+  }
+  sgpu_area *v = calloc(n ? (size_t)n : 1, sizeof *v);
+  if (!v) {
+    answer_error(p, op, SGPU_ERROR_NO_MEM, "sgpud: out of host memory");
+    return;
+  }
+  int got = sgpu_get_areas(s->dev, v, (size_t)n);
+  if (got < 0) {
+    answer_lib(s, p, op, got, NULL, 0);
+    free(v);
+    return;
+  }
+  if (got > n) got = n;
+  sgpud_list_ans a = {(uint32_t)got, 0};
+  uint32_t out = a.count < want ? a.count : want;
+  answer(p, op, 0, &a, sizeof a, v, out * sizeof *v);
+  free(v);
+}
+
+/* Registers: any may be read (the device's state, as sgpu info shows it);
+ * only SCRATCH may be written, the others program the device every
+ * program shares (the client has refused read-only ones and bad offsets
+ * first, as in-process). */
+static void op_reg(server *s, program *p, uint32_t op, const sgpud_reg_req *q) {
+  if (q->offset & 3 || q->offset > 0xFFF) {
+    answer_error(p, op, SGPU_ERROR_INVALID_ADDRESS, "register offset 0x%x is not a word in 0..0xfff",
+                 q->offset);
+    return;
+  }
+  if (op == SGPUD_OP_REG_READ) {
+    sgpud_u32 a = {0, 0};
+    int r = sgpu_reg_read(s->dev, q->offset, &a.value);
+    answer_lib(s, p, op, r, &a, sizeof a);
+    return;
+  }
+  if (q->offset != SGPU_REG_SCRATCH) {
+    answer_error(p, op, SGPU_ERROR_NOT_OWNER,
+                 "register offset 0x%03x is shared by every program of sgpud: only SCRATCH (0x%03x) "
+                 "may be written through it; the write of 0x%08x was not sent",
+                 q->offset, SGPU_REG_SCRATCH, q->value);
+    return;
+  }
+  answer_lib(s, p, op, sgpu_reg_write(s->dev, q->offset, q->value), NULL, 0);
 }
 
 /* One request: header and body complete in p->in.  Returns its length. */
@@ -1005,6 +1069,30 @@ static size_t handle(server *s, program *p) {
   case SGPUD_OP_LIST_PROGRAMS: {
     BODY(sgpud_u32, q);
     op_list(s, p, &q);
+    break;
+  }
+  case SGPUD_OP_GET_AREAS: {
+    BODY(sgpud_u32, q);
+    op_areas(s, p, &q);
+    break;
+  }
+  case SGPUD_OP_GET_RING_INFO: {
+    BODY(sgpud_u32, q);
+    sgpu_ring_info ri;
+    memset(&ri, 0, sizeof ri);
+    int r = sgpu_get_ring_info(s->dev, q.value, &ri);
+    answer_lib(s, p, op, r, &ri, sizeof ri);
+    break;
+  }
+  case SGPUD_OP_REG_READ: {
+    BODY(sgpud_u32, q);
+    sgpud_reg_req rq = {q.value, 0};
+    op_reg(s, p, op, &rq);
+    break;
+  }
+  case SGPUD_OP_REG_WRITE: {
+    BODY(sgpud_reg_req, q);
+    op_reg(s, p, op, &q);
     break;
   }
   case SGPUD_OP_GET_CYCLES: {

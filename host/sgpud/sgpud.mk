@@ -48,3 +48,7 @@ install-sgpud: $(HOST_SGPUD) $(HOST_SGPUD_UNIT)
 	install -m 644 $(HOST_SGPUD_UNIT) $(DESTDIR)$(SYSTEMD_UNIT_DIR)/sgpud.service
 	install -m 644 host/sgpud/70-sgpu.rules $(DESTDIR)$(UDEV_RULES_DIR)/70-sgpu.rules
 	install -m 644 docs/sgpud.md $(DESTDIR)$(SGPU_DOC_DIR)/sgpud.md
+
+# The host test suite run through sgpud (tests/host/test_host_suite_sgpud.sh):
+# the sanitizer builds of the tests and the server.
+$(BUILD)/tests/host/test_host_suite_sgpud.sh: $(HOST_TEST_C) $(HOST_SGPUD)

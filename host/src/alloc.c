@@ -120,7 +120,7 @@ void sgpu__block_name(const sgpu_device *dev, const sgpu_block *b, char *buf, si
 
 int sgpu_get_areas(sgpu_device *dev, sgpu_area *areas, size_t max) {
   if (!dev || (!areas && max)) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_get_areas");
+  if (dev->remote) return sgpu__remote_get_areas(dev, areas, max);
   sgpu__lock(dev);
   size_t n = 0;
   for (uint32_t s = SGPU_SEGMENT_LOCAL; s < SGPU_SEGMENT_COUNT; s++) {

@@ -2,6 +2,7 @@
  * sgpu_reg_read / sgpu_reg_write. */
 #include "packet_check.h"
 #include "regs.h"
+#include "remote.h"
 
 int sgpu__reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
   int r = dev->tr->ops->reg_read(dev->tr, offset, value);
@@ -28,10 +29,10 @@ int sgpu__check_cfg_error(sgpu_device *dev, const char *what) {
 
 int sgpu_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
   if (!dev || !value) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_reg_read");
   if (offset & 3 || offset > 0xFFF)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS, "register offset 0x%x is not a word in 0..0xfff",
                       offset);
+  if (dev->remote) return sgpu__remote_reg_read(dev, offset, value);
   sgpu__lock(dev);
   int r = sgpu__reg_read(dev, offset, value);
   sgpu__unlock(dev);
@@ -40,7 +41,6 @@ int sgpu_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
 
 int sgpu_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_reg_write");
   if (offset & 3 || offset > 0xFFF)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_ADDRESS, "register offset 0x%x is not a word in 0..0xfff",
                       offset);
@@ -49,6 +49,8 @@ int sgpu_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value) {
     return sgpu__fail(dev, SGPU_ERROR_READ_ONLY,
                       "register %s (offset 0x%03x) is read-only: the write of 0x%08x was not sent",
                       name, offset, value);
+  /* through sgpud the server writes SCRATCH only (docs/sgpud.md) */
+  if (dev->remote) return sgpu__remote_reg_write(dev, offset, value);
   sgpu__lock(dev);
   int r = sgpu__reg_write(dev, offset, value);
   sgpu__unlock(dev);

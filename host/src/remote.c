@@ -429,6 +429,39 @@ int sgpu__remote_list_programs(sgpu_device *dev, sgpu_program_info *programs, si
   return r ? r : a.count > INT32_MAX ? INT32_MAX : (int)a.count;
 }
 
+int sgpu__remote_get_areas(sgpu_device *dev, sgpu_area *areas, size_t max) {
+  if (max > SGPUD_MAX_AREAS_LISTED) max = SGPUD_MAX_AREAS_LISTED;
+  sgpud_u32 q = {(uint32_t)max, 0};
+  sgpud_list_ans a = {0, 0};
+  size_t got = 0;
+  sgpu__lock(dev);
+  int r = call(dev, SGPUD_OP_GET_AREAS, &q, sizeof q, NULL, 0, &a, sizeof a, areas,
+               max * sizeof *areas, &got);
+  if (!r && got % sizeof *areas) r = broken(dev, "malformed area list", 0);
+  sgpu__unlock(dev);
+  return r ? r : a.count > INT32_MAX ? INT32_MAX : (int)a.count;
+}
+
+int sgpu__remote_get_ring_info(sgpu_device *dev, uint32_t node, sgpu_ring_info *info) {
+  sgpud_u32 q = {node, 0};
+  LOCKED(call(dev, SGPUD_OP_GET_RING_INFO, &q, sizeof q, NULL, 0, info, sizeof *info, NULL, 0,
+              NULL));
+}
+
+int sgpu__remote_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value) {
+  sgpud_u32 q = {offset, 0}, a = {0, 0};
+  sgpu__lock(dev);
+  int r = call(dev, SGPUD_OP_REG_READ, &q, sizeof q, NULL, 0, &a, sizeof a, NULL, 0, NULL);
+  sgpu__unlock(dev);
+  if (!r) *value = a.value;
+  return r;
+}
+
+int sgpu__remote_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value) {
+  sgpud_reg_req q = {offset, value};
+  LOCKED(call(dev, SGPUD_OP_REG_WRITE, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL));
+}
+
 int sgpu__remote_validate(sgpu_device *dev, const sgpu_validate_submit_command_args *a) {
   sgpud_validate_req q;
   memset(&q, 0, sizeof q);

@@ -32,6 +32,10 @@ int sgpu__remote_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_m
 int sgpu__remote_get_stats(sgpu_device *dev, sgpu_stats *stats);
 int sgpu__remote_get_cycles(sgpu_device *dev, uint64_t *cycles);
 int sgpu__remote_validate(sgpu_device *dev, const sgpu_validate_submit_command_args *a);
+int sgpu__remote_get_areas(sgpu_device *dev, sgpu_area *areas, size_t max);
+int sgpu__remote_get_ring_info(sgpu_device *dev, uint32_t node, sgpu_ring_info *info);
+int sgpu__remote_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value);
+int sgpu__remote_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value);
 int sgpu__remote_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max);
 
 #endif

@@ -45,6 +45,10 @@ enum sgpud_op {
   SGPUD_OP_GET_CYCLES = 15,
   SGPUD_OP_LIST_PROGRAMS = 16,
   SGPUD_OP_VALIDATE = 17,
+  SGPUD_OP_GET_AREAS = 18,     /* sgpud_u32 most wanted -> sgpud_list_ans, then sgpu_area each */
+  SGPUD_OP_GET_RING_INFO = 19, /* sgpud_u32 node -> sgpu_ring_info */
+  SGPUD_OP_REG_READ = 20,      /* sgpud_u32 offset -> sgpud_u32 value */
+  SGPUD_OP_REG_WRITE = 21,     /* sgpud_reg_req -> — (SCRATCH only) */
   SGPUD_OP_COUNT
 };
 
@@ -130,6 +134,11 @@ typedef struct sgpud_list_ans {
   uint32_t count, reserved;
 } sgpud_list_ans;
 #define SGPUD_MAX_PROGRAMS_LISTED (SGPUD_MAX_DATA / 128u)
+
+typedef struct sgpud_reg_req {
+  uint32_t offset, value;
+} sgpud_reg_req;
+#define SGPUD_MAX_AREAS_LISTED (SGPUD_MAX_DATA / 128u)
 
 /* sgpu_validate_submit_command's arguments past the checks the client makes
  * itself (flags, contexts, private data sizes, alignment, range): the

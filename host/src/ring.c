@@ -8,6 +8,7 @@
 
 #include "evq.h"
 #include "regs.h"
+#include "remote.h"
 #include "ring.h"
 
 /* ------------------------------------------------------------ pending queue */
@@ -313,10 +314,10 @@ void sgpu__ring_free(sgpu_node *nd) {
 /* ------------------------------------------------------------ info */
 int sgpu_get_ring_info(sgpu_device *dev, uint32_t node_ordinal, sgpu_ring_info *info) {
   if (!dev || !info) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_get_ring_info");
   if (node_ordinal >= dev->nodes)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
                       dev->nodes);
+  if (dev->remote) return sgpu__remote_get_ring_info(dev, node_ordinal, info);
   sgpu__lock(dev);
   sgpu_node *nd = &dev->node[node_ordinal];
   memset(info, 0, sizeof *info);

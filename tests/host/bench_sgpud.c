@@ -613,6 +613,23 @@ static int cmd_errors(const char *uri) {
   sgpu_context *ctx = NULL;
   uint64_t a = 0, cmd = 0;
   show(dev, "context on node 9", sgpu_create_context(dev, 9, &ctx));
+  {
+    uint32_t v = 0;
+    sgpu_ring_info ri;
+    show(dev, "register read misaligned", sgpu_reg_read(dev, 2, &v));
+    show(dev, "register read past the block", sgpu_reg_read(dev, 0x1000, &v));
+    show(dev, "register read ID", sgpu_reg_read(dev, SGPU_REG_ID, &v));
+    printf("  ID 0x%08x\n", v);
+    show(dev, "register write misaligned", sgpu_reg_write(dev, 3, 0));
+    show(dev, "register write ID (read-only)", sgpu_reg_write(dev, SGPU_REG_ID, 1));
+    show(dev, "register write SCRATCH", sgpu_reg_write(dev, SGPU_REG_SCRATCH, 0x5a5a5a5au));
+    show(dev, "register read SCRATCH", sgpu_reg_read(dev, SGPU_REG_SCRATCH, &v));
+    printf("  SCRATCH 0x%08x\n", v);
+    show(dev, "ring info of node 9", sgpu_get_ring_info(dev, 9, &ri));
+    show(dev, "ring info of node 0", sgpu_get_ring_info(dev, 0, &ri));
+    printf("  ring 0x%x+%u\n", ri.base, ri.size); /* wptr: the server has served others */
+    show(dev, "areas NULL with max 1", sgpu_get_areas(dev, NULL, 1));
+  }
   show(dev, "window misaligned", sgpu_create_context_windowed(dev, 0, 2, 64, &ctx));
   show(dev, "alloc segment 3", sgpu_alloc(dev, 3, 64, 0, &a));
   show(dev, "alloc alignment 3", sgpu_alloc(dev, 1, 64, 3, &a));
@@ -732,11 +749,18 @@ static int cmd_unsupported(const char *uri) {
   sgpu_identity id;
   sgpu_link_stats ls;
   sgpu_area ar[4];
-  not_carried(dev, "sgpu_reg_read", sgpu_reg_read(dev, 0, &v));
-  not_carried(dev, "sgpu_reg_write", sgpu_reg_write(dev, 0x10, 0));
   not_carried(dev, "sgpu_write_raw", sgpu_write_raw(dev, 0, &v, 4));
-  not_carried(dev, "sgpu_get_areas", sgpu_get_areas(dev, ar, 4));
-  not_carried(dev, "sgpu_get_ring_info", sgpu_get_ring_info(dev, 0, &ri));
+  /* carried: reads of any register, the ring's view, the areas (another
+   * program's allocation named so); writes to SCRATCH only */
+  expect(dev, sgpu_reg_write(dev, SGPU_NODE_REG(0, SGPU_NREG_RING_WPTR), 0), SGPU_ERROR_NOT_OWNER,
+         "write a ring register", "only SCRATCH (0x038) may be written");
+  TRY(dev, sgpu_reg_write(dev, SGPU_REG_SCRATCH, 0x1234u));
+  TRY(dev, sgpu_reg_read(dev, SGPU_REG_SCRATCH, &v));
+  CHECK(v == 0x1234u, "SCRATCH reads 0x%x", v);
+  TRY(dev, sgpu_get_ring_info(dev, 0, &ri));
+  CHECK(ri.size > 0, "ring info: size %u", ri.size);
+  int na = sgpu_get_areas(dev, ar, 4);
+  CHECK(na > 4, "areas: %d", na);
   not_carried(dev, "sgpu_run_cycles", sgpu_run_cycles(dev, 100));
   not_carried(dev, "sgpu_enable_vsync_events", sgpu_enable_vsync_events(dev, 0, 1));
   not_carried(dev, "sgpu_get_display_mode", sgpu_get_display_mode(dev, 0, &m));

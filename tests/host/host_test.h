@@ -55,6 +55,30 @@ static inline uint32_t wait_ms(uint32_t ms) {
       skip();                                                                  \
     }                                                                          \
   } while (0)
+/* 1 when the device under test is a server shared by programs (sgpud). */
+static inline int test_shared_device(void) {
+  const char *u = test_link_uri();
+  return u && strncmp(u, "sgpud", 5) == 0 && (u[5] == 0 || u[5] == ':' || u[5] == ',');
+}
+/* A test of something a program of a shared device (sgpud) may not do or
+ * see, because it would touch the other programs' work (docs/sgpud.md,
+ * "The host test suite through sgpud"): it skips there, the reason printed. */
+#define TEST_NEEDS_LOCAL(why)                                                  \
+  do {                                                                         \
+    if (test_shared_device()) {                                                \
+      fprintf(stderr, "skipped on %s (not on a shared device): %s\n", test_link_uri(), why); \
+      skip();                                                                  \
+    }                                                                          \
+  } while (0)
+/* The hang tests expect a faulted node to stay faulted until the test
+ * resets it; sgpud resets it at once (other programs' work is on it). */
+#define SHARED_RESETS_AT_ONCE                                                             \
+  "sgpud resets a faulted node at once (its other programs' work waits on it), so the node " \
+  "does not stay faulted until this program's reset call, and no program may reset a "    \
+  "node others' work runs on"
+/* Display modes, vsync events and frame capture are not carried yet. */
+#define SHARED_NO_DISPLAY "display modes, vsync events and frame capture are not carried by sgpud yet"
+
 /* The URI to open for a test written for sim_uri: itself, or on a link the
  * link URI with the open options it names (video=, watchdog=); an option
  * only the model has (latency, stall, seed, trace) skips the test. */

@@ -106,6 +106,7 @@ static void test_two_engines_progress_together(void **state) {
 /* The hang, the reset, the innocent work exactly once, the guilty dropped. */
 static void test_hang_keeps_innocent_work(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(SHARED_RESETS_AT_ONCE);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, WATCHDOG_URI), 0);
   sgpu_context *b = NULL, *c = NULL;
@@ -202,6 +203,7 @@ static void test_hang_keeps_innocent_work(void **state) {
 /* Three hangs ban the context; another context on the node goes on. */
 static void test_ban_after_three_hangs(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(SHARED_RESETS_AT_ONCE);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, WATCHDOG_URI), 0);
   sgpu_context *b = NULL;
@@ -260,6 +262,7 @@ static void test_ban_after_three_hangs(void **state) {
  * completed fence reported; the other node's long FILL is untouched. */
 static void test_reset_idle_node_spares_the_other(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL("resets a node (sgpu_reset_engine): the work running there may be another program's, which a reset would drop");
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   uint32_t t = (uint32_t)f->tgt, mem[64];

@@ -31,6 +31,7 @@ static void expect_refused(fixture *f, uint64_t addr, uint32_t size, const char 
 
 static void test_write_refuses_reserved_areas(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL("reads the library's fence words and writes its ring (sgpu_write_raw): every program's on a shared device");
   fixture fx, *f = &fx;
   assert_int_equal(fixture_open(f, "sim"), 0);
   assert_string_equal(sgpu_strerror(SGPU_ERROR_RESERVED_ADDRESS),
@@ -77,6 +78,7 @@ static void test_write_refuses_reserved_areas(void **state) {
 
 static void test_areas(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL("writes the free memory between areas, which may be another program's next allocation on a shared device");
   fixture fx, *f = &fx;
   assert_int_equal(fixture_open(f, "sim"), 0);
   sgpu_info in;
@@ -143,6 +145,7 @@ static void test_areas(void **state) {
 /* A valid identity block at SGPU_IDENTITY_ADDR makes it reserved. */
 static void test_identity_block_reserved(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL("writes the boot identity block (sgpu_write_raw), the device's, not one program's");
   fixture fx, *f = &fx;
   assert_int_equal(fixture_open(f, "sim"), 0);
   uint32_t id[SGPU_IDENTITY_BYTES / 4];

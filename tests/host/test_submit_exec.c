@@ -275,6 +275,7 @@ static void test_ring_wrap_and_context_changes(void **state) {
 
 static void test_fault_then_reset(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(SHARED_RESETS_AT_ONCE);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, TINY), 0);
   uint32_t t = (uint32_t)f->tgt, flag = t + 256, ib2 = (uint32_t)f->buf + 1024;
@@ -350,6 +351,7 @@ static void test_fault_then_reset(void **state) {
 
 static void test_watchdog_timeout(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(SHARED_RESETS_AT_ONCE);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny,watchdog=5000"), 0);
   uint32_t flag = (uint32_t)f->tgt + 256, zero = 0;
@@ -518,6 +520,7 @@ static uint32_t px(const sgpu_frame *fr, uint32_t x, uint32_t y) {
 
 static void test_display_flip_capture(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(SHARED_NO_DISPLAY);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, TINY), 0);
   uint64_t fb0, fb1;

@@ -192,6 +192,7 @@ static void snapshot(fixture *f, uint8_t *ring, uint32_t *wptr0, uint32_t *wptr1
 
 static void test_every_rule(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL("reads the ring to show a refused submission left it unchanged: the ring holds every program's submissions on a shared device");
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   sgpu_device *other;
