@@ -67,6 +67,7 @@ module sgpu_mem_arb #(
     gnt  = {M{1'b0}};
     rr_d = {M{1'bx}};
     seen = 1'b0;
+    i    = 0;       // assigned on every path: no latch for the loop variable
     if (!found) ;
     else begin
       // lowest candidate wins
@@ -101,6 +102,7 @@ module sgpu_mem_arb #(
     mem_req_wdata_o = 32'hxxxx_xxxx;
     mem_req_wstrb_o = 4'bxxxx;
     wfirst = 1'b1;
+    i      = 0;     // as above
     if (!found) ;
     else begin
       gid = {IW{1'b0}};
