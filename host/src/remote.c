@@ -416,30 +416,29 @@ int sgpu__remote_get_cycles(sgpu_device *dev, uint64_t *cycles) {
   return r;
 }
 
-int sgpu__remote_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max) {
-  if (max > SGPUD_MAX_PROGRAMS_LISTED) max = SGPUD_MAX_PROGRAMS_LISTED;
+/* A list answer: at most max items of item_size bytes (capped at cap);
+ * returns how many the server has (the caller got min(that, max)). */
+static int call_list(sgpu_device *dev, uint32_t op, size_t cap, void *items, size_t max,
+                     size_t item_size, const char *what) {
+  if (max > cap) max = cap;
   sgpud_u32 q = {(uint32_t)max, 0};
   sgpud_list_ans a = {0, 0};
   size_t got = 0;
   sgpu__lock(dev);
-  int r = call(dev, SGPUD_OP_LIST_PROGRAMS, &q, sizeof q, NULL, 0, &a, sizeof a, programs,
-               max * sizeof *programs, &got);
-  if (!r && got % sizeof *programs) r = broken(dev, "malformed program list", 0);
+  int r = call(dev, op, &q, sizeof q, NULL, 0, &a, sizeof a, items, max * item_size, &got);
+  if (!r && got % item_size) r = broken(dev, what, 0);
   sgpu__unlock(dev);
   return r ? r : a.count > INT32_MAX ? INT32_MAX : (int)a.count;
 }
 
+int sgpu__remote_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max) {
+  return call_list(dev, SGPUD_OP_LIST_PROGRAMS, SGPUD_MAX_PROGRAMS_LISTED, programs, max,
+                   sizeof *programs, "malformed program list");
+}
+
 int sgpu__remote_get_areas(sgpu_device *dev, sgpu_area *areas, size_t max) {
-  if (max > SGPUD_MAX_AREAS_LISTED) max = SGPUD_MAX_AREAS_LISTED;
-  sgpud_u32 q = {(uint32_t)max, 0};
-  sgpud_list_ans a = {0, 0};
-  size_t got = 0;
-  sgpu__lock(dev);
-  int r = call(dev, SGPUD_OP_GET_AREAS, &q, sizeof q, NULL, 0, &a, sizeof a, areas,
-               max * sizeof *areas, &got);
-  if (!r && got % sizeof *areas) r = broken(dev, "malformed area list", 0);
-  sgpu__unlock(dev);
-  return r ? r : a.count > INT32_MAX ? INT32_MAX : (int)a.count;
+  return call_list(dev, SGPUD_OP_GET_AREAS, SGPUD_MAX_AREAS_LISTED, areas, max, sizeof *areas,
+                   "malformed area list");
 }
 
 int sgpu__remote_get_ring_info(sgpu_device *dev, uint32_t node, sgpu_ring_info *info) {
