@@ -147,6 +147,12 @@ q=$!
 pids+=("$q")
 for _ in $(seq 1 600); do grep -q READY "$tmp/queue.out" && break; sleep 0.1; done
 grep -q 'READY 12 queued' "$tmp/queue.out" || fail "queue: $(cat "$tmp/queue.out")"
+# a second program with work queued at the same time: sgpu top shows both
+"$client" queue "$uri" 5 >"$tmp/queue2.out" 2>&1 &
+q2=$!
+pids+=("$q2")
+for _ in $(seq 1 600); do grep -q READY "$tmp/queue2.out" && break; sleep 0.1; done
+grep -q 'READY 5 queued' "$tmp/queue2.out" || fail "queue 2: $(cat "$tmp/queue2.out")"
 # sgpu info and sgpu top list the programs connected
 "$bin/sgpu" --device "$uri" info >"$tmp/info.txt" || fail "sgpu info: $(cat "$tmp/info.txt")"
 grep -q "^  [0-9]*: pid $q bench_sgpud *1 contexts, 2 allocations (65600 bytes), 12 submissions, 12 queued$" \
@@ -156,8 +162,8 @@ grep -q "pid [0-9]* sgpu .*(this sgpu)" "$tmp/info.txt" || fail "sgpu info: itse
 grep -Eq "^ *[0-9]+ +$q bench_sgpud +1 +2 +65600 +0.0 +0.0 +12 *$" "$tmp/top.txt" ||
   fail "sgpu top: $(cat "$tmp/top.txt")"
 "$bin/sgpu" --device "$uri" --json top --count 1 --interval 100 >"$tmp/top.json"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); p=[x for x in d["programs"] if x["pid"]==int(sys.argv[2])][0]; assert p["queued"]==12 and p["memory"]==65600, p' \
-  "$tmp/top.json" "$q" || fail "sgpu top --json: $(cat "$tmp/top.json")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); by={x["pid"]: x for x in d["programs"]}; p, p2 = by[int(sys.argv[2])], by[int(sys.argv[3])]; assert p["queued"]==12 and p["memory"]==65600, p; assert p2["queued"]==5 and p2["memory"]==65600, p2' \
+  "$tmp/top.json" "$q" "$q2" || fail "sgpu top --json (both programs): $(cat "$tmp/top.json")"
 echo "sgpu info / top: $(grep "pid $q" "$tmp/info.txt")"
 kill -9 "$q"
 wait "$q" 2>/dev/null || true
@@ -166,6 +172,12 @@ grep -q "pid $q .*gone: connection closed; 12 submissions still queued" "$tmp/ma
   fail "the queued program's death: $(grep "pid $q" "$tmp/main.log")"
 grep -q "pid $q .*cleaned up: 1 contexts destroyed, 2 allocations (65600 bytes) freed" "$tmp/main.log" ||
   fail "the queued program's cleanup: $(grep "pid $q" "$tmp/main.log")"
+# then the second one (its work ran with the first one's drain)
+kill -9 "$q2"
+wait "$q2" 2>/dev/null || true
+for _ in $(seq 1 300); do grep -q "pid $q2 .*cleaned up" "$tmp/main.log" && break; sleep 0.2; done
+grep -q "pid $q2 .*cleaned up: 1 contexts destroyed, 2 allocations (65600 bytes) freed" "$tmp/main.log" ||
+  fail "the second queued program's cleanup: $(grep "pid $q2" "$tmp/main.log")"
 read -r g0 g1 g2 < <("$client" free "$uri")
 [ "$g0 $g1 $g2" = "$f0 $f1 $f2" ] || fail "free bytes $g0 $g1 $g2 after the queued kill, $f0 $f1 $f2 before"
 echo "kill with work queued: $(grep "pid $q " "$tmp/main.log" | sed 's/^sgpud: //' | tr '\n' ' ')"
