@@ -58,68 +58,48 @@ module sgpu_mem_arb #(
   wire [M-1:0] elig_h = elig_r & rr_q;
   wire         found  = |elig;
 
-  // Evaluated by state: without a request there is no grant and the
-  // round-robin mask is not taken, and a fixed-priority winner leaves the
-  // mask unchanged (rr_d is a don't-care then), so the simulator runs the
-  // round-robin chains only when a round-robin master asks.
   always @(*) begin
     cand = (|elig_p) ? elig_p : ((|elig_h) ? elig_h : elig_r);
+    // lowest candidate wins
     gnt  = {M{1'b0}};
-    rr_d = {M{1'bx}};
     seen = 1'b0;
-    i    = 0;       // assigned on every path: no latch for the loop variable
-    if (!found) ;
-    else begin
-      // lowest candidate wins
-      for (i = 0; i < M; i = i + 1) begin
-        gnt[i] = cand[i] & ~seen;
-        seen   = seen | cand[i];
-      end
-      // mask after the winner (used only for a round-robin winner)
-      if (!(|elig_p)) begin
-        rr_d = {M{1'b0}};
-        seen = 1'b0;
-        for (i = 0; i < M; i = i + 1) begin
-          rr_d[i] = seen;
-          seen    = seen | gnt[i];
-        end
-      end
+    for (i = 0; i < M; i = i + 1) begin
+      gnt[i] = cand[i] & ~seen;
+      seen   = seen | cand[i];
+    end
+    // mask after the winner
+    rr_d = {M{1'b0}};
+    seen = 1'b0;
+    for (i = 0; i < M; i = i + 1) begin
+      rr_d[i] = seen;
+      seen    = seen | gnt[i];
     end
   end
 
   // Only the word-address bits [AW-1:2] are routed (the port's [1:0] are 0).
   // The address is picked by the winner's index: a binary mux is smaller
-  // than an AND-OR over the one-hot grant.  Write data and strobes
+  // than an AND-OR over the one-hot grant.  With no winner master 0's
+  // request shows (mem_req_valid_o is low then).  Write data and strobes
   // come from the granted writer, else from the lowest writer: a chain of
   // 2:1 muxes over the writers alone (three on the iCEBreaker: two LUTs a
-  // bit, where the 6-way mux by index took about four).  Without a request
-  // (mem_req_valid_o low) the port's fields are don't-cares, which the
-  // simulator then skips.
+  // bit, where the 6-way mux by index took about four).
   reg wfirst;
   always @(*) begin
-    gid = {IW{1'bx}};
-    mem_req_addr_o  = 32'hxxxx_xxxx;
-    mem_req_wdata_o = 32'hxxxx_xxxx;
-    mem_req_wstrb_o = 4'bxxxx;
+    gid = {IW{1'b0}};
+    for (i = 0; i < M; i = i + 1) if (gnt[i]) gid = gid | i[IW-1:0];
+    mem_req_addr_o  = 32'd0;
+    mem_req_addr_o[AW-1:2] = req_addr_i[gid*32+2 +: AW-2];
+    mem_req_wdata_o = 32'd0;
+    mem_req_wstrb_o = 4'd0;
     wfirst = 1'b1;
-    i      = 0;     // as above
-    if (!found) ;
-    else begin
-      gid = {IW{1'b0}};
-      for (i = 0; i < M; i = i + 1) if (gnt[i]) gid = gid | i[IW-1:0];
-      mem_req_addr_o  = 32'd0;
-      mem_req_addr_o[AW-1:2] = req_addr_i[gid*32+2 +: AW-2];
-      mem_req_wdata_o = 32'd0;
-      mem_req_wstrb_o = 4'd0;
-      for (i = 0; i < M; i = i + 1)
-        if (WRITERS[i]) begin
-          if (wfirst || gnt[i]) begin
-            mem_req_wdata_o = req_wdata_i[i*32 +: 32];
-            mem_req_wstrb_o = req_wstrb_i[i*4 +: 4];
-          end
-          wfirst = 1'b0;
+    for (i = 0; i < M; i = i + 1)
+      if (WRITERS[i]) begin
+        if (wfirst || gnt[i]) begin
+          mem_req_wdata_o = req_wdata_i[i*32 +: 32];
+          mem_req_wstrb_o = req_wstrb_i[i*4 +: 4];
         end
-    end
+        wfirst = 1'b0;
+      end
   end
 
   assign mem_req_valid_o = found;
