@@ -88,13 +88,29 @@ class Link:
         return kind, info, data
 
 
-def badaddr(s):
+IDENTITY_DONE_ADDR = 0x1FFC0 + 60   # the boot identity block's DONE word
+IDENTITY_DONE = 0x454E4F44
+
+
+def badaddr(s, wait_boot):
     """Frames outside memory / the register block: NAK BAD_ADDR each, and
     nothing they would have hit (aliased before: an address modulo the
     memory size, a register offset modulo 4 KiB) changed; the next WRITE
-    with the next SEQ is executed (not a duplicate)."""
+    with the next SEQ is executed (not a duplicate).  On a board, first wait
+    for its boot firmware to finish (the DONE word of the identity block):
+    it writes the words at the end of the iCEBreaker's memory that the
+    markers below use."""
     ln = Link(s)
     ln.request(PING, 0, 0)
+    if wait_boot:
+        for _ in range(3000):  # a hang guard only: the boot takes ~52,000 cycles
+            _, _, (done,) = ln.request(READ, IDENTITY_DONE_ADDR)
+            if done == IDENTITY_DONE:
+                break
+            time.sleep(0.01)
+        else:
+            print("RESULT boot-not-done", flush=True)
+            return
     _, _, (mem,) = ln.request(READ, REGS | REG_MEM_SIZE)
     _, _, (ident,) = ln.request(READ, REGS | REG_ID)
     # known values where the refused frames would land if they aliased
@@ -148,7 +164,7 @@ def main():
     print("connected", flush=True)
     t0 = time.monotonic()
     if mode == "badaddr":
-        badaddr(s)
+        badaddr(s, len(sys.argv) > 3 and sys.argv[3] == "boot")
     elif mode in ("silent", "half"):
         if mode == "half":
             s.sendall(ping_frame(1)[:5])

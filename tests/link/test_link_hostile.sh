@@ -140,9 +140,10 @@ r=$(grep RESULT "$T/pinger.out")
 acks=$(sed -n 's/.*acks=\([0-9]*\).*/\1/p' <<<"$r"); lost=$(sed -n 's/.*lost=\([0-9]*\).*/\1/p' <<<"$r")
 [ "${acks:-0}" -ge 5 ] && [ "${lost:-1}" = 0 ] && ok "pinger: kept (not idle): $r" || bad "pinger: $r"
 # 5. frames addressed outside memory and the register block
-# badaddr_check NAME PORT: the client's frames, judged by its RESULT line
+# badaddr_check NAME PORT [boot]: the client's frames, judged by its RESULT line
+# (boot: a board model; wait for its boot firmware first)
 badaddr_check() {
-  timeout 300 python3 "$CLIENT" "$2" badaddr >"$T/badaddr_$1.out" 2>&1
+  timeout 300 python3 "$CLIENT" "$2" badaddr ${3:-} >"$T/badaddr_$1.out" 2>&1
   local r; r=$(grep RESULT "$T/badaddr_$1.out")
   if grep -q "refused=11 of=11 unchanged=yes in_range=yes next_write=applied" <<<"$r" &&
      ! grep -q refused-not "$T/badaddr_$1.out"; then
@@ -157,7 +158,7 @@ kill -0 "$SRV_PID" 2>/dev/null && ok "the server is alive" || bad "the server di
 echo "--- server log"; cat "$ERR"
 for b in icebreaker ulx3s; do
   start_server "$b" --board "$b" --listen tcp:127.0.0.1:0 || { bad "$b: no server"; continue; }
-  badaddr_check "$b" "${SRV_URI##*:}"
+  badaddr_check "$b" "${SRV_URI##*:}" boot
   kill "$SRV_PID" 2>/dev/null; wait "$SRV_PID" 2>/dev/null
 done
 finish
