@@ -486,6 +486,7 @@ def c_header():
         d(f"#define SGPU_TIMING_{name}_SYNC_POSITIVE {pol}u")
         d(f"#define SGPU_TIMING_{name}_PIXEL_HZ {clk}u")
     o.extend(link_c())
+    o.extend(save_c())
     o.extend(identity_c())
     o.extend(board_features_c())
     o.extend(c_errors())
@@ -566,6 +567,7 @@ def v_include():
             d(f"`define SGPU_TIMING_{name}_{axis}_TOTAL {sum(t)}")
         d(f"`define SGPU_TIMING_{name}_SYNC_POSITIVE {pol}")
     o.extend(link_v())
+    o.extend(save_v())
     o.extend(board_features_v())
     # The register fragments (sgpu_regs_*.vh) change only with this file: the
     # builds that depend on sgpu_hw.vh rebuild when one of them changes.
@@ -887,6 +889,26 @@ def link_c():
     return o
 
 
+def save_c():
+    """The preemption save area (SAVE_ADDR)."""
+    o = ["", "/* a preemption's resume state at SAVE_ADDR (docs/interface.md) */"]
+    d = o.append
+    d(f"#define SGPU_SAVE_BYTES {S.SAVE_BYTES}u")
+    for name, idx, doc in S.SAVE_WORDS:
+        d(f"#define SGPU_SAVE_{name} {idx}u  /* {doc} */")
+    d("#define SGPU_SAVE_LEVEL_IN_WAIT 0x100u  /* LEVEL: stopped inside a WAIT */")
+    return o
+
+
+def save_v():
+    o = ["// a preemption's resume state at SAVE_ADDR (docs/interface.md)"]
+    d = o.append
+    d(f"`define SGPU_SAVE_WORDS {len(S.SAVE_WORDS)}")
+    for name, idx, doc in S.SAVE_WORDS:
+        d(f"`define SGPU_SAVE_{name} {idx}")
+    return o
+
+
 def identity_c():
     """The boot identity block (firmware/, docs/firmware.md)."""
     o = ["", "/* boot identity block in GPU memory (docs/firmware.md) */"]
@@ -1072,6 +1094,15 @@ def markdown():
     d("|---|---|---|")
     for cname, val, doc, msg in all_errors():
         d(f"| {val} | {cname} | {msg} |")
+    d("")
+    d("## Preemption save area\n")
+    d(f"A preemption (PREEMPT) writes {S.SAVE_BYTES} bytes at SAVE_ADDR, in word order, the "
+      "preemption fence id last. The library resumes a preempted submission from them when it is "
+      "sent again with the Resubmission flag (docs/preemption.md).\n")
+    d("| word | offset | name | meaning |")
+    d("|---|---|---|---|")
+    for name, idx, doc in S.SAVE_WORDS:
+        d(f"| {idx} | +0x{4 * idx:02X} | {name} | {doc} |")
     d("")
     d("## Boot identity block\n")
     d(f"The boot firmware (docs/firmware.md) writes {S.IDENTITY_BYTES} bytes at GPU address "

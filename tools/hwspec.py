@@ -282,6 +282,12 @@ ERRORS = [
     ('NOT_OWNER', -35, 'through sgpud: the address range, allocation or context belongs to another '
      'program (or to the server); nothing was read, written or freed',
      'not owned by this program: the range or handle belongs to another program on sgpud'),
+    ('PREEMPTED', -36, 'the node holds preempted submissions (sgpu_preempt): they go back first, '
+     'resubmitted in order with flags.resubmission; or the fence waited for belongs to one of them',
+     'the node holds preempted submissions: resubmit them first, in order, with flags.resubmission'),
+    ('NOT_PREEMPTED', -37, 'flags.resubmission on a submission that does not match the node\'s next '
+     'preempted one (fence id, length, buffer address): nothing was queued',
+     'resubmission does not match a preempted submission (fence id, length, buffer)'),
     # sgpu_submit_command field rules, one code per rule
     ('SUBMIT_NULL_CONTEXT', -40, 'context NULL without Paging',
      'submit: context is NULL without the Paging flag'),
@@ -507,7 +513,7 @@ NODE_REGS = [
                          ("cond", "enable_past_mem", "VALUE_RANGE", "enabling: the ring inside memory")],
         readback="written"),
     Reg("STATUS", 0x18, "ro", "[0] BUSY, [1] FAULTED, [2] WAITING (in a WAIT_* packet), [3] ENABLED, "
-                              "[7:4] IB depth", width=8),
+                              "[7:4] IB depth, [8] PREEMPTED", width=9),
     Reg("FAULT_REASON", 0x1C, "ro", "FAULT_* code of the last fault", width=4),
     Reg("FAULT_ADDR", 0x20, "ro", "byte address of the faulting packet's header (0 when not faulted)"),
     Reg("FAULT_OPCODE", 0x24, "ro", "header word of the faulting packet (0 when not faulted)"),
@@ -530,7 +536,36 @@ NODE_REGS = [
     Reg("WINDOW_BASE", 0x48, "ro", "current context window base"),
     Reg("WINDOW_SIZE", 0x4C, "ro", "current context window size", reset="MEM_SIZE"),
     Reg("CUR_ADDR", 0x50, "ro", "address of the packet being executed"),
+    Reg("SAVE_ADDR", 0x54, "rw", "where a preemption writes the node's resume state (SAVE_WORDS, "
+                                 "SAVE_BYTES): 4-byte aligned (else CFG_ERROR[1]), inside memory (else [4]). "
+                                 "The library points it at the save area of the context that runs",
+        checks=[("align", 4, "MISALIGNED"), _IN_MEM], readback="written"),
+    Reg("PREEMPT", 0x58, "rw", "a write requests preemption with the written value as the preemption "
+                               "fence id: the node stops at its next boundary (between packets, inside "
+                               "an INDIRECT buffer too, or inside WAIT_MEM / WAIT_VSYNC / WAIT_SCANLINE), "
+                               "writes its resume state to SAVE_ADDR with the id last, sets "
+                               "STATUS.PREEMPTED and raises DMA_PREEMPTED; an idle node does so at once. "
+                               "It stays stopped until CONTROL.RESET. A write to a faulted or already "
+                               "preempted node is ignored; a board without CAPS.PREEMPTION ignores it. "
+                               "Reads back the last value written", readback="written"),
 ]
+
+# The resume state a preemption writes at SAVE_ADDR, in this order (the
+# preemption fence id last, so that it landing means the rest is there).
+# name, word index, meaning.  Addresses are byte addresses; a level's
+# "next" is the header of the first packet still to run there (a WAIT that
+# was cut runs again from its header: only its polling is repeated).
+SAVE_WORDS = [
+    ("RING_NEXT", 0, "byte offset in the ring of the next ring packet still to run (RING_RPTR; a ring "
+                     "INDIRECT completes when its buffer is entered)"),
+    ("LEVEL", 1, "[1:0] INDIRECT level at the stop (0: between ring packets), [8] stopped inside a WAIT"),
+    ("IB1_NEXT", 2, "level 1: address of the next packet (meaningful when LEVEL >= 1)"),
+    ("IB1_END", 3, "level 1: end of its buffer"),
+    ("IB2_NEXT", 4, "level 2: address of the next packet (meaningful when LEVEL = 2)"),
+    ("IB2_END", 5, "level 2: end of its buffer"),
+    ("PREEMPT_FENCE", 6, "the preemption fence id written to PREEMPT: written last"),
+]
+SAVE_BYTES = 4 * len(SAVE_WORDS)
 
 # Register fields: register -> [(field, lsb, width, access, legal range or meaning)].
 # access: that of the register, or "strobe" (a write of 1 acts, reads 0).
@@ -546,7 +581,8 @@ REG_FIELDS = {
                                        "the ring; an INDIRECT deeper faults NESTING and the library refuses it")],
     "CONTROL": [("ENABLE", 0, 1, "rw", "0/1"), ("RESET", 1, 1, "strobe", "write 1: reset the node (self-clearing)")],
     "STATUS": [("BUSY", 0, 1, "ro", "0/1"), ("FAULTED", 1, 1, "ro", "0/1"), ("WAITING", 2, 1, "ro", "0/1"),
-               ("ENABLED", 3, 1, "ro", "0/1"), ("IB_DEPTH", 4, 4, "ro", f"0..{LIMIT_VALUES['MAX_IB_DEPTH']}")],
+               ("ENABLED", 3, 1, "ro", "0/1"), ("IB_DEPTH", 4, 4, "ro", f"0..{LIMIT_VALUES['MAX_IB_DEPTH']}"),
+               ("PREEMPTED", 8, 1, "ro", "0/1: stopped by a preemption, its state saved (until CONTROL.RESET)")],
     "RPTR_ADDR": [("ENABLE", 0, 1, "rw", "0/1"), ("ADDR", 2, 30, "rw", "word address inside memory")],
     "DISP_CONTROL": [("ENABLE", 0, 1, "rw", "0/1"), ("FORMAT", 1, 1, "rw", "FORMATS"),
                      ("HREP", 2, 2, "rw", "0..3 (log2)"), ("VREP", 4, 2, "rw", "0..3 (log2)"),
@@ -742,12 +778,14 @@ BOARD_PARAMS = [
     ("SOURCES", "SOURCES", "display sources"),
     ("PERF", "PERF", "per-node PERF_* counters (0: they read 0)"),
     ("IB_DEPTH", "IB_DEPTH", "INDIRECT levels below the ring (deeper: fault NESTING, refused by the library)"),
+    ("PREEMPTION", "PREEMPTION", "preemption inside a buffer (PREEMPT, SAVE_ADDR); 0: PREEMPT is ignored "
+                                 "and the library drains to the end of the running buffer instead"),
     ("RX_FIFO_BYTES", None, "host bridge receive FIFO in bytes (0: none, link version "
                             "LINK_VERSION_SINGLE; the PING info word says it)"),
 ]
 # board (a BOARDS name) -> {parameter: value}; every BOARD_PARAMS entry set
 BOARD_FEATURES = {
-    "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+    "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "PREEMPTION": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
     "ULX3S": {"NODES": 2, "SOURCES": 1, "PERF": 1, "IB_DEPTH": LIMIT_VALUES["MAX_IB_DEPTH"],
-              "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+              "PREEMPTION": 1, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
 }

@@ -130,6 +130,7 @@ typedef struct sgpu_info {
   uint32_t caps;                     /* CAPS register */
   uint32_t node_count, source_count;
   uint32_t has_2d, has_display, has_preemption;
+  uint32_t preemption_granularity;   /* SGPU_PREEMPTION_*: where sgpu_preempt stops a node */
   uint32_t has_perf_counters;        /* PERF_* registers count (CAPS.PERF) */
   uint32_t ib_depth;                 /* INDIRECT levels below the ring (CAPS.IB_DEPTH); deeper
                                         submissions are refused (SGPU_ERROR_PACKET_NESTING) */
@@ -411,6 +412,8 @@ typedef struct sgpu_event {
   uint32_t guilty_count;    /* times that context has now been found guilty */
   uint32_t banned;          /* 1: it reached the ban threshold with this reset */
   uint32_t resubmitted;     /* innocent submissions put back on the ring */
+  /* DMA_PREEMPTED */
+  uint32_t preempted_count; /* submissions preempted, to be sent again with flags.resubmission */
 } sgpu_event;
 
 /* Next event, waiting up to timeout_ms (0 = poll).  SGPU_ERROR_TIMEOUT when none. */
@@ -448,6 +451,29 @@ int sgpu_reset_from_timeout(sgpu_device *dev);
 /* Times a context may be found guilty before it is banned (0: never). */
 int sgpu_set_ban_threshold(sgpu_device *dev, uint32_t guilty_count);
 uint32_t sgpu_context_guilty_count(const sgpu_context *ctx);
+
+/* Preemption (DxgkDdiPreemptCommand; docs/preemption.md).
+ *
+ * sgpu_preempt stops node node_ordinal at its next boundary: between
+ * packets, inside INDIRECT buffers too, or inside a WAIT_MEM, WAIT_VSYNC or
+ * WAIT_SCANLINE (sgpu_info.preemption_granularity says which boundaries a
+ * device has: a board without CAPS.PREEMPTION drains to the end of the
+ * running buffer instead).  The node writes its resume state to its save
+ * area, the preemption fence id last; the library then resets the node and
+ * raises one DMA_PREEMPTED event (fence_id: the preemption fence id,
+ * last_completed_fence_id, preempted_count).  With nothing running it does
+ * so at once.  Every submission not completed is preempted: it runs no
+ * further, sgpu_wait_fence on it fails with SGPU_ERROR_PREEMPTED, and the
+ * node takes new work only once each has been sent again, oldest first,
+ * with flags.resubmission and the same arguments (fence id, buffer, range,
+ * context).  The one that was running resumes where it stopped: what ran
+ * before the stop does not run again (a WAIT cut short polls again), what
+ * came after runs once.  A resubmission that does not match the node's next
+ * preempted submission fails with SGPU_ERROR_NOT_PREEMPTED. */
+int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fence_id);
+/* sgpu_info.preemption_granularity, after D3DKMDT_GRAPHICS_PREEMPTION_GRANULARITY */
+#define SGPU_PREEMPTION_DMA_BUFFER_BOUNDARY 100u /* drains to the end of the running buffer */
+#define SGPU_PREEMPTION_PACKET_BOUNDARY 200u     /* between packets in any buffer, inside WAITs */
 int sgpu_context_banned(const sgpu_context *ctx);
 
 typedef struct sgpu_stats {

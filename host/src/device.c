@@ -92,10 +92,13 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
       return r;
     nd->ring_base = (uint32_t)a;
     nd->ring_size = SGPU_RING_BYTES;
-    if ((r = sgpu__seg_alloc(dev, SGPU_SEGMENT_LOCAL, 16, 16, 1, &a))) return r;
+    /* rptr write-back word, fence word, and at +16 the preemption save area */
+    if ((r = sgpu__seg_alloc(dev, SGPU_SEGMENT_LOCAL, (16 + SGPU_SAVE_BYTES + 15) & ~15u, 16, 1, &a)))
+      return r;
     nd->ctrl_addr = (uint32_t)a;
     nd->rptr_addr = (uint32_t)a;
     nd->fence_addr = (uint32_t)a + 4;
+    nd->save_addr = (uint32_t)a + 16;
     if ((r = sgpu__seg_alloc(dev, SGPU_SEGMENT_APERTURE, stage, 16, 1, &a))) return r;
     nd->stage_base = (uint32_t)a;
     nd->stage_size = stage;
@@ -199,6 +202,8 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   info->has_2d = SGPU_FIELD_GET(CAPS_BLIT, dev->caps);
   info->has_display = SGPU_FIELD_GET(CAPS_DISPLAY, dev->caps);
   info->has_preemption = SGPU_FIELD_GET(CAPS_PREEMPTION, dev->caps);
+  info->preemption_granularity = info->has_preemption ? SGPU_PREEMPTION_PACKET_BOUNDARY
+                                                      : SGPU_PREEMPTION_DMA_BUFFER_BOUNDARY;
   info->has_perf_counters = SGPU_FIELD_GET(CAPS_PERF, dev->caps);
   info->ib_depth = sgpu__ib_depth(SGPU_FIELD_GET(CAPS_IB_DEPTH, dev->caps));
   info->mem_size = dev->mem_size;

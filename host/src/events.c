@@ -43,16 +43,8 @@ int sgpu__service_irq(sgpu_device *dev) {
       dev->stats.faulted++;
       sgpu__push_event(dev, &ev);
     }
-    if (st & SGPU_INT_DMA_PREEMPTED(n)) {
-      uint32_t last = 0;
-      sgpu__reg_read(dev, nreg(n, SGPU_NREG_LAST_FENCE), &last);
-      sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_PREEMPTED, n, now, NULL);
-      ev.fence_id = last;
-      ev.fence_id64 = nd->completed64;
-      ev.last_completed_fence_id = (uint32_t)nd->completed64;
-      dev->stats.preempted++;
-      sgpu__push_event(dev, &ev);
-    }
+    /* DMA_PREEMPTED: sgpu_preempt, which asked for it, reads the save area,
+     * resets the node and raises the event itself (preempt.c). */
   }
   for (uint32_t s = 0; s < dev->sources; s++) {
     if (!(st & SGPU_INT_CRTC_VSYNC(s))) continue;
@@ -141,6 +133,12 @@ int sgpu_wait_fence(sgpu_device *dev, uint32_t node_ordinal, uint32_t fence_id, 
   }
   fence_arg a = {node_ordinal, nd->submitted64 - (uint32_t)((uint32_t)nd->submitted64 - fence_id)};
   if ((r = sgpu__retire(dev, node_ordinal))) goto out;
+  if (nd->pre_count && a.target > nd->completed64 && nd->pre[0].fence64 <= a.target) {
+    r = sgpu__fail(dev, SGPU_ERROR_PREEMPTED,
+                   "fence %u on node %u belongs to preempted work: send fence %u again with "
+                   "flags.resubmission first", fence_id, node_ordinal, nd->pre[0].fence32);
+    goto out;
+  }
   r = sgpu__wait_until(dev, ms_to_cycles(timeout_ms), fence_pred, &a, 1);
   if (r == SGPU_ERROR_TIMEOUT)
     sgpu__fail(dev, r, "fence %u on node %u not reached within %u ms (%llu cycles)", fence_id,

@@ -50,7 +50,21 @@ typedef struct sgpu_pending {
   uint32_t ctx_id, win_base, win_size; /* its CONTEXT packet */
   uint32_t ib_addr, len, skip;         /* its INDIRECT (the staged copy) */
   uint32_t dropped;   /* aborted by a reset: only its fence is left on the ring */
+  uint32_t rest_off;  /* a resumed one: bytes of its buffer that ran before (ib_addr, len: the rest) */
+  uint32_t pre_addr, pre_len; /* resumed inside a level-2 buffer: an INDIRECT before its own
+                                 (the staged trampoline into level 2's rest), else 0 */
+  uint32_t l2_next, l2_end;   /* that level-2 rest (when pre_len != 0) */
 } sgpu_pending;
+
+/* A preempted submission, waiting to be sent again with flags.resubmission
+ * (preempt.c): what it must match and where it resumes. */
+typedef struct sgpu_preempted {
+  uint64_t fence64;
+  uint32_t fence32, owner, len, skip;
+  uint32_t ib_addr;   /* its buffer's device address (a staged copy: 0, not compared) */
+  uint32_t rest_off;  /* level 1 resumes this many bytes into its buffer (len: only the FENCE) */
+  uint32_t l2_next, l2_end; /* level 2's rest, when l2_end != 0 */
+} sgpu_preempted;
 
 typedef struct sgpu_node {
   uint32_t ring_base, ring_size, wptr, rptr_cache;
@@ -62,6 +76,9 @@ typedef struct sgpu_node {
   sgpu_pending *q;
   size_t q_head, q_count, q_cap;
   int faulted;
+  uint32_t save_addr;      /* the node's preemption save area (SAVE_BYTES) */
+  sgpu_preempted *pre;     /* preempted submissions, oldest first (preempt.c) */
+  size_t pre_count, pre_cap;
 } sgpu_node;
 
 #define SGPU_CONTEXT_MAGIC 0x43545854u /* "CTXT" */

@@ -37,7 +37,7 @@ void sgpu__ring_pop(sgpu_node *nd) {
 
 /* The queue's next free slot, growing the queue when full (NULL: out of
  * memory).  It becomes an entry when q_count is raised. */
-static sgpu_pending *next_slot(sgpu_device *dev, sgpu_node *nd) {
+__attribute__((always_inline)) static inline sgpu_pending *next_slot(sgpu_device *dev, sgpu_node *nd) {
   if (nd->q_count == nd->q_cap) {
     sgpu_pending *nq = sgpu__queue_grow(nd->q, sizeof *nd->q, &nd->q_head, nd->q_count, &nd->q_cap);
     if (!nq) {
@@ -88,7 +88,8 @@ int sgpu__retire(sgpu_device *dev, uint32_t n) {
 }
 
 /* ------------------------------------------------------------ room */
-static int ring_free(sgpu_device *dev, sgpu_node *nd, uint32_t n, uint32_t need) {
+__attribute__((always_inline)) static inline int ring_free(sgpu_device *dev, sgpu_node *nd, uint32_t n,
+                                                        uint32_t need) {
   /* Bytes needed including a wrap pad. */
   uint32_t total = nd->wptr + need > nd->ring_size ? nd->ring_size - nd->wptr + need : need;
   uint32_t freeb = (nd->rptr_cache - nd->wptr - 4) & (nd->ring_size - 1);
@@ -117,7 +118,7 @@ static int stage_fit(sgpu_node *nd, uint32_t len, uint32_t *off) {
   return 0;
 }
 
-static int ring_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
+__attribute__((always_inline)) static inline int ring_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t stage_bytes,
                      uint32_t *stage_off) {
   sgpu_node *nd = &dev->node[n];
   if (nd->faulted)
@@ -138,6 +139,9 @@ static int ring_room(sgpu_device *dev, uint32_t n, uint32_t ring_bytes, uint32_t
 static int need_context(const sgpu_node *nd, uint32_t ctx_id) {
   return !nd->ctx_known || nd->cur_ctx_id != ctx_id;
 }
+
+__attribute__((always_inline)) static inline int ring_write(sgpu_device *dev, uint32_t n,
+                                                           const uint32_t *ring, uint32_t k);
 
 /* Write submission p's packets at the node's WPTR (CONTEXT when need_ctx,
  * INDIRECT unless it has no buffer or was dropped, FENCE) and advance WPTR
@@ -165,7 +169,47 @@ __attribute__((always_inline)) static inline int ring_put(sgpu_device *dev, uint
   ring[k++] = SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, SGPU_FENCE_FLAG_IRQ);
   ring[k++] = nd->fence_addr;
   ring[k++] = p->fence32;
+  return ring_write(dev, n, ring, k);
+}
 
+/* A resumed submission's packets (pre_len != 0): CONTEXT when need_ctx, an
+ * INDIRECT into its trampoline (the rest of the level-2 buffer it was
+ * preempted in), the INDIRECT of its own buffer's rest, FENCE.  Off the
+ * usual submission path. */
+static int ring_put_pre(sgpu_device *dev, uint32_t n, const sgpu_pending *p, int need_ctx) {
+  sgpu_node *nd = &dev->node[n];
+  uint32_t ring[20];
+  uint32_t k = 0;
+  if (need_ctx) {
+    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
+    ring[k++] = p->ctx_id;
+    ring[k++] = p->ctx_id ? p->win_base : 0;
+    ring[k++] = p->ctx_id ? p->win_size : dev->mem_size;
+    nd->cur_ctx_id = p->ctx_id;
+    nd->ctx_known = 1;
+  }
+  uint32_t ibs[2][2] = {{p->pre_addr, p->pre_len}, {p->ib_addr, p->len}};
+  for (int i = 0; i < 2; i++) {
+    if (!ibs[i][1] || p->dropped) continue;
+    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, 0);
+    ring[k++] = ibs[i][0];
+    ring[k++] = ibs[i][1];
+    ring[k++] = p->fence32;
+  }
+  ring[k++] = SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, SGPU_FENCE_FLAG_IRQ);
+  ring[k++] = nd->fence_addr;
+  ring[k++] = p->fence32;
+  return ring_write(dev, n, ring, k);
+}
+
+static int ring_put_any(sgpu_device *dev, uint32_t n, const sgpu_pending *p, int need_ctx) {
+  return p->pre_len ? ring_put_pre(dev, n, p, need_ctx) : ring_put(dev, n, p, need_ctx);
+}
+
+/* Write k ring words at the node's WPTR and advance it; the room was checked. */
+__attribute__((always_inline)) static inline int ring_write(sgpu_device *dev, uint32_t n,
+                                                           const uint32_t *ring, uint32_t k) {
+  sgpu_node *nd = &dev->node[n];
   /* Wrap: pad to the end of the ring with a NOP so no packet straddles it. */
   uint32_t bytes = k * 4;
   int r;
@@ -218,6 +262,7 @@ static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int
   p->len = job->len;
   p->skip = (uint32_t)job->skip;
   p->dropped = 0;
+  p->pre_len = p->rest_off = 0;
   if ((r = ring_put(dev, n, p, need_ctx))) return r;
   nd->q_count++;
   nd->submitted64 = p->fence64;
@@ -225,6 +270,72 @@ static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int
   dev->stats.submissions++;
   if (need_ctx) dev->stats.context_switches++;
   return 0;
+}
+
+/* A resubmission of a preempted submission (job->resume): its buffer from
+ * where it stopped, with the fence id it had; level 2's rest, if it stopped
+ * there, through a staged trampoline (one INDIRECT), so that rest runs at
+ * level 2 as before and level 1's rest at level 1 after it. */
+int sgpu__ring_try_resume(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job,
+                          const sgpu_preempted *rs) {
+  sgpu_node *nd = &dev->node[n];
+  int need_ctx = need_context(nd, job->ctx_id);
+  int l2 = rs->l2_end != 0;
+  uint32_t ring_bytes = ((need_ctx ? 4u : 0u) + (l2 ? 4u : 0u) + 7u) * 4u;
+  uint32_t buf_bytes = job->host_words && job->len ? job->len : 0;
+  uint32_t stage_bytes = buf_bytes + (l2 ? 16u : 0u);
+  uint32_t stage_off = 0;
+  int r = ring_room(dev, n, ring_bytes, stage_bytes, &stage_off);
+  if (r <= 0) return r;
+  sgpu_pending *p = next_slot(dev, nd);
+  if (!p) return SGPU_ERROR_NO_MEM;
+  uint32_t base = job->ib_addr;
+  if (buf_bytes) {
+    base = nd->stage_base + stage_off;
+    r = dev->tr->ops->mem_write(dev->tr, base, job->host_words, buf_bytes);
+    if (r) return sgpu__fail(dev, r, "staging %u bytes into the aperture failed", buf_bytes);
+    dev->stats.staged_bytes += buf_bytes;
+  }
+  p->pre_addr = p->pre_len = 0;
+  if (l2) {
+    uint32_t tramp[4] = {SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, 0), rs->l2_next, rs->l2_end - rs->l2_next,
+                         job->fence};
+    p->pre_addr = nd->stage_base + stage_off + buf_bytes;
+    p->pre_len = sizeof tramp;
+    p->l2_next = rs->l2_next;
+    p->l2_end = rs->l2_end;
+    r = dev->tr->ops->mem_write(dev->tr, p->pre_addr, tramp, sizeof tramp);
+    if (r) return sgpu__fail(dev, r, "staging node %u's resume trampoline failed", n);
+  }
+  if (stage_bytes) {
+    nd->stage_head = stage_off + stage_bytes;
+    nd->stage_live++;
+  }
+  p->flags = job->flags;
+  p->priv = job->priv;
+  p->priv_size = job->priv_size;
+  p->fence32 = job->fence;
+  p->fence64 = rs->fence64; /* submitted before: the node's count already passed it */
+  p->staged = stage_bytes ? 1 : 0;
+  p->stage_end = nd->stage_head;
+  p->owner = job->owner;
+  p->ctx_id = job->ctx_id;
+  p->win_base = job->win_base;
+  p->win_size = job->win_size;
+  p->rest_off = rs->rest_off;
+  p->ib_addr = base + rs->rest_off;
+  p->len = job->len - rs->rest_off;
+  p->skip = (uint32_t)job->skip;
+  p->dropped = 0;
+  if ((r = ring_put_any(dev, n, p, need_ctx))) return r;
+  nd->q_count++;
+  /* It is on the ring: no longer preempted (rs is nd->pre[0]). */
+  nd->pre_count--;
+  memmove(nd->pre, nd->pre + 1, nd->pre_count * sizeof *nd->pre);
+  if ((r = doorbell(dev, n))) return r;
+  dev->stats.submissions++;
+  if (need_ctx) dev->stats.context_switches++;
+  return 1;
 }
 
 int sgpu__ring_try_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
@@ -278,7 +389,8 @@ static uint32_t replay_bytes(const sgpu_device *dev, sgpu_node *nd) {
     const sgpu_pending *p = q_at(nd, i);
     int ctx = !p->dropped && (!known || cur != p->ctx_id);
     if (ctx) cur = p->ctx_id, known = 1;
-    uint32_t b = ((ctx ? 4u : 0u) + (p->len && !p->dropped ? 4u : 0u) + 3u) * 4u;
+    uint32_t b = ((ctx ? 4u : 0u) + (p->len && !p->dropped ? 4u : 0u) +
+                  (p->pre_len && !p->dropped ? 4u : 0u) + 3u) * 4u;
     if (wptr + b > nd->ring_size) total += nd->ring_size - wptr, wptr = 0;
     total += b;
     wptr += b;
@@ -299,7 +411,7 @@ int sgpu__ring_restart(sgpu_device *dev, uint32_t n) {
   for (size_t i = 0; i < nd->q_count && !r; i++) {
     const sgpu_pending *p = q_at(nd, i);
     /* A dropped submission leaves its FENCE alone, in the context in force. */
-    r = ring_put(dev, n, p, !p->dropped && need_context(nd, p->ctx_id));
+    r = ring_put_any(dev, n, p, !p->dropped && need_context(nd, p->ctx_id));
   }
   if (!r && nd->q_count) r = doorbell(dev, n);
   return r;
@@ -309,6 +421,9 @@ void sgpu__ring_free(sgpu_node *nd) {
   free(nd->q);
   nd->q = NULL;
   nd->q_head = nd->q_count = nd->q_cap = 0;
+  free(nd->pre); /* preempted submissions (preempt.c) */
+  nd->pre = NULL;
+  nd->pre_count = nd->pre_cap = 0;
 }
 
 /* ------------------------------------------------------------ info */

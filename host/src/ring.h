@@ -28,6 +28,11 @@ int sgpu__program_node(sgpu_device *dev, uint32_t n);
  * budgeted, tests/host/test_submit_cost.sh); the caller waits and asks
  * again. */
 int sgpu__ring_try_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job);
+/* The same for a preempted submission sent again (rs: the node's first
+ * preempted one, nd->pre[0]): its buffer from where it stopped, with the
+ * fence id it had; once on the ring it leaves the preempted list. */
+int sgpu__ring_try_resume(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job,
+                          const sgpu_preempted *rs);
 /* Read the node's fence word; one COMPLETED event per submission passed. */
 int sgpu__retire(sgpu_device *dev, uint32_t n);
 /* Program node n again after a reset, keeping its queue and staging: every

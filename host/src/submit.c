@@ -9,6 +9,7 @@
 #include "alloc.h"
 #include "events.h"
 #include "packet_check.h"
+#include "preempt.h"
 #include "ring.h"
 #include "shadow.h"
 
@@ -153,20 +154,29 @@ static int walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t r
 typedef struct ring_arg {
   uint32_t n;
   const sgpu_ring_job *job;
+  const sgpu_preempted *resume;
 } ring_arg;
+
+static int try_ring(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, const sgpu_preempted *resume) {
+  return __builtin_expect(resume != NULL, 0) ? sgpu__ring_try_resume(dev, n, job, resume)
+                                             : sgpu__ring_try_submit(dev, n, job);
+}
 
 static int onto_ring(sgpu_device *dev, const void *v) {
   const ring_arg *a = v;
-  return sgpu__ring_try_submit(dev, a->n, a->job);
+  return try_ring(dev, a->n, a->job, a->resume);
 }
 
 /* Onto node n's ring: at once when it has room, else waiting for room with
- * the lock held (nothing else may take it meanwhile). */
-static int ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
-  int r = sgpu__ring_try_submit(dev, n, job);
+ * the lock held (nothing else may take it meanwhile).  A resumed one
+ * (resume: a preempted submission sent again) leaves the node's preempted
+ * list once it is on the ring. */
+static int ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job,
+                       const sgpu_preempted *resume) {
+  int r = try_ring(dev, n, job, resume);
   if (r != 0) return r < 0 ? r : 0;
   dev->stats.ring_waits++;
-  ring_arg a = {n, job};
+  ring_arg a = {n, job, resume};
   uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
   r = sgpu__wait_until(dev, limit, onto_ring, &a, 0);
   if (r == SGPU_ERROR_TIMEOUT)
@@ -176,13 +186,51 @@ static int ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job) {
 }
 
 /* ------------------------------------------------------------ submit */
+/* Preempted work goes back first, in order (preempt.c): a resubmission
+ * must match the node's next preempted submission, and nothing else is
+ * taken before. */
+__attribute__((noinline, cold)) static int check_resubmission(sgpu_device *dev,
+                                                            const sgpu_submit_command_args *a,
+                                                            const sgpu_context *c,
+                                                            const sgpu_preempted **resume) {
+  sgpu_node *nd = &dev->node[a->node_ordinal];
+  if (!a->flags.resubmission)
+    return sgpu__fail(dev, SGPU_ERROR_PREEMPTED,
+                      "node %u holds %zu preempted submissions: send them again first, with "
+                      "flags.resubmission (next: fence %u)",
+                      a->node_ordinal, nd->pre_count, nd->pre[0].fence32);
+  return sgpu__preempted_match(dev, a->node_ordinal, a, c ? c->id : 0, resume);
+}
+
+/* The display fields' rules (vidpn_source_id, flip_interval), in order. */
+__attribute__((noinline)) static int check_display_fields(sgpu_device *dev,
+                                                        const sgpu_submit_command_args *a, int isflip) {
+  if (a->vidpn_source_id && !isflip)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_SOURCE_WITHOUT_FLIP,
+                      "vidpn_source_id %u without Flip/FlipWithNoWait", a->vidpn_source_id);
+  if (isflip && a->vidpn_source_id >= dev->sources)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_SOURCE_RANGE, "vidpn_source_id %u, the chip has %u sources",
+                      a->vidpn_source_id, dev->sources);
+  if (a->flip_interval > SGPU_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_INTERVAL_RANGE, "flip_interval %u is not 0..5",
+                      a->flip_interval);
+  if (a->flip_interval && !a->flags.flip)
+    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_INTERVAL_WITHOUT_FLIP, "flip_interval %u without Flip",
+                      a->flip_interval);
+  return 0;
+}
+
 /* Field checks of sgpu_submit_command_args, one code per rule, first broken wins. */
-static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgpu_context **ctxp) {
+static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgpu_context **ctxp,
+                        const sgpu_preempted **resume) {
   sgpu_submit_flags f = a->flags;
   if (f.value & SGPU_SUBMIT_RESERVED_MASK)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_RESERVED_FLAGS, "flags 0x%x: reserved bits 0x%x set",
                       f.value, f.value & SGPU_SUBMIT_RESERVED_MASK);
-  if ((f.flip && f.flip_with_no_wait) || (f.context_switch && (f.flip || f.flip_with_no_wait)))
+  /* Flip and FlipWithNoWait together, or either with ContextSwitch (a mask
+   * test first: neither set is the usual case). */
+  const uint32_t flips = SGPU_SUBMIT_FLIP | SGPU_SUBMIT_FLIP_WITH_NO_WAIT;
+  if ((f.value & flips) && ((f.value & flips) == flips || (f.value & SGPU_SUBMIT_CONTEXT_SWITCH)))
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_FLAG_CONFLICT, "flags 0x%x: %s", f.value,
                       f.context_switch ? "ContextSwitch cannot carry a flip"
                                        : "Flip and FlipWithNoWait are exclusive");
@@ -199,13 +247,14 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
   if (c && c->banned)
     return sgpu__fail(dev, SGPU_ERROR_CONTEXT_BANNED,
                       "context %u is banned: it was found guilty of %u engine resets", c->id, c->guilty);
-  if (a->engine_ordinal)
-    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_ENGINE_ORDINAL, "engine_ordinal is %u, must be 0",
-                      a->engine_ordinal);
-  if (a->dma_buffer_virtual_address)
+  if (__builtin_expect((a->engine_ordinal | a->dma_buffer_virtual_address) != 0, 0)) {
+    if (a->engine_ordinal)
+      return sgpu__fail(dev, SGPU_ERROR_SUBMIT_ENGINE_ORDINAL, "engine_ordinal is %u, must be 0",
+                        a->engine_ordinal);
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_VIRTUAL_ADDRESS,
                       "dma_buffer_virtual_address is 0x%llx, must be 0",
                       (unsigned long long)a->dma_buffer_virtual_address);
+  }
   if (a->node_ordinal >= dev->nodes)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_NODE_RANGE, "node_ordinal %u, the chip has %u nodes",
                       a->node_ordinal, dev->nodes);
@@ -248,20 +297,16 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
                       "private data slice [%u, %u) of a %u-byte buffer at %p", ps, pe,
                       a->dma_buffer_private_data_size, a->dma_buffer_private_data);
   int isflip = f.flip || f.flip_with_no_wait;
-  if (a->vidpn_source_id && !isflip)
-    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_SOURCE_WITHOUT_FLIP,
-                      "vidpn_source_id %u without Flip/FlipWithNoWait", a->vidpn_source_id);
-  if (isflip && a->vidpn_source_id >= dev->sources)
-    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_SOURCE_RANGE, "vidpn_source_id %u, the chip has %u sources",
-                      a->vidpn_source_id, dev->sources);
-  if (a->flip_interval > SGPU_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING)
-    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_INTERVAL_RANGE, "flip_interval %u is not 0..5",
-                      a->flip_interval);
-  if (a->flip_interval && !f.flip)
-    return sgpu__fail(dev, SGPU_ERROR_SUBMIT_INTERVAL_WITHOUT_FLIP, "flip_interval %u without Flip",
-                      a->flip_interval);
+  /* The display rules pass when none of these is set: one test for them. */
+  if (__builtin_expect((a->vidpn_source_id | a->flip_interval | (uint32_t)isflip) != 0, 0)) {
+    int r = check_display_fields(dev, a, isflip);
+    if (r) return r;
+  }
   sgpu_node *nd = &dev->node[a->node_ordinal];
-  if ((int32_t)(a->submission_fence_id - (uint32_t)nd->submitted64) <= 0)
+  if (__builtin_expect(((f.value & SGPU_SUBMIT_RESUBMISSION) | nd->pre_count) != 0, 0)) {
+    int r = check_resubmission(dev, a, c, resume);
+    if (r) return r;
+  } else if ((int32_t)(a->submission_fence_id - (uint32_t)nd->submitted64) <= 0)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_FENCE_ORDER,
                       "submission_fence_id %u does not advance past %u on node %u",
                       a->submission_fence_id, (uint32_t)nd->submitted64, a->node_ordinal);
@@ -274,7 +319,8 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   if (__builtin_expect(dev->remote != NULL, 0)) return sgpu__remote_submit(dev, a);
   sgpu__lock(dev);
   sgpu_context *c = NULL;
-  int r = check_fields(dev, a, &c);
+  const sgpu_preempted *resume = NULL;
+  int r = check_fields(dev, a, &c, &resume);
   if (r) goto out;
   sgpu_node *nd = &dev->node[a->node_ordinal];
   uint32_t n = a->node_ordinal;
@@ -348,7 +394,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
                  : NULL;
   job.priv_size = a->dma_buffer_private_data_submission_end_offset -
                   a->dma_buffer_private_data_submission_start_offset;
-  if ((r = ring_submit(dev, n, &job))) goto out;
+  if ((r = ring_submit(dev, n, &job, resume))) goto out;
 
   if (f.value & 0x1FFu) {
     dev->stats.paging += f.paging;

@@ -30,7 +30,10 @@ module sgpu_cp #(
   // INDIRECT levels below the ring (1..MAX_IB_DEPTH; CAPS.IB_DEPTH): with 1,
   // an INDIRECT inside a buffer faults NESTING and level 2's end and return
   // address need no registers.
-  parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH
+  parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH,
+  // 1: PREEMPT stops the node at its next boundary and saves its resume
+  // state at SAVE_ADDR (CAPS.PREEMPTION); 0: PREEMPT is ignored.
+  parameter PREEMPTION = 1
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -51,6 +54,7 @@ module sgpu_cp #(
   input  wire [63:0] cycle_i,
   output wire        done_irq_o,       // strobe: FENCE with IRQ written
   output wire        fault_irq_o,      // strobe: engine faulted
+  output wire        preempt_irq_o,    // strobe: preempted, the resume state saved
   output wire        busy_o,           // STATUS.BUSY
   output wire        faulted_o,        // STATUS.FAULTED
   // ring fetch (read only)
@@ -119,6 +123,10 @@ module sgpu_cp #(
   generate if (!(SOURCES >= 1 && SOURCES <= `SGPU_MAX_SOURCES)) begin : g_bad_sources
     sgpu_precondition_failed_SOURCES_1_to_MAX_SOURCES u_fail ();
   end endgenerate
+  // The save area's word index is 3 bits.
+  generate if (!(`SGPU_SAVE_WORDS <= 8)) begin : g_bad_save_words
+    sgpu_precondition_failed_SAVE_WORDS_at_most_8 u_fail ();
+  end endgenerate
   // Internal address width: AW, or fewer bits if the memory is smaller.
   localparam MAW = $clog2(MEM_BYTES);
   localparam IW  = (AW < MAW) ? AW : MAW;
@@ -129,6 +137,9 @@ module sgpu_cp #(
   wire [IW-1:2] rptr_addr;
   wire          rptr_wb, enable, ring_cfg_we, eng_reset;
   wire          wdog_we, wdog_on, wdog_new;
+  wire          preempt_req, preempted;
+  wire [31:0]   preempt_fence;
+  wire [IW-1:2] save_addr;
   wire          busy, faulted, waiting, ctx_null, stall, ring_word, ib_word, pkt_done;
   wire [1:0]    level;
   wire [3:0]    fault_reason;
@@ -159,7 +170,7 @@ module sgpu_cp #(
   wire [4:0]    state_q;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  sgpu_cp_regs #(.IW(IW), .MEM_BYTES(MEM_BYTES), .PERF(PERF), .MIRROR(MIRROR)) u_regs (
+  sgpu_cp_regs #(.IW(IW), .MEM_BYTES(MEM_BYTES), .PERF(PERF), .MIRROR(MIRROR), .PREEMPTION(PREEMPTION)) u_regs (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .reg_we_i(reg_we_i), .reg_addr_i(reg_addr_i), .reg_wdata_i(reg_wdata_i), .reg_re_i(reg_re_i),
     .reg_rdata_o(reg_rdata_o), .reg_rdata_late_o(reg_rdata_late_o),
@@ -167,7 +178,8 @@ module sgpu_cp #(
     .ring_base_o(ring_base), .ring_mask_o(ring_mask), .wptr_o(wptr), .rptr_addr_o(rptr_addr),
     .rptr_wb_o(rptr_wb), .enable_o(enable), .ring_cfg_we_o(ring_cfg_we), .reset_o(eng_reset),
     .wdog_we_o(wdog_we), .wdog_on_o(wdog_on), .wdog_new_o(wdog_new),
-    .busy_i(busy), .faulted_i(faulted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
+    .preempt_req_o(preempt_req), .preempt_fence_o(preempt_fence), .save_addr_o(save_addr),
+    .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(hdr_addr), .fault_reason_i(fault_reason), .ctx_null_i(ctx_null),
     .stall_i(stall), .ring_word_i(ring_word), .ib_word_i(ib_word), .pkt_done_i(pkt_done),
     .sh_word_i(sh_word), .sh_hdr_we_i(sh_hdr_we), .sh_ffence_we_i(sh_ffence_we), .sh_lf_we_i(sh_lf_we),
@@ -184,12 +196,13 @@ module sgpu_cp #(
     .pkt_fault_o(pkt_fault), .rect_fault_o(rect_fault), .empty_o(empty)
   );
 
-  sgpu_cp_exec #(.IW(IW), .MEM_BYTES(MEM_BYTES), .IB_DEPTH(IB_DEPTH)) u_exec (
+  sgpu_cp_exec #(.IW(IW), .MEM_BYTES(MEM_BYTES), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION)) u_exec (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .ring_base_i(ring_base), .ring_mask_i(ring_mask), .wptr_i(wptr), .rptr_wb_i(rptr_wb),
     .enable_i(enable), .ring_cfg_we_i(ring_cfg_we), .reset_i(eng_reset),
     .wdog_we_i(wdog_we), .wdog_limit_i(reg_wdata_i[`SGPU_NREG_WATCHDOG_W-1:0]), .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
-    .busy_o(busy), .faulted_o(faulted), .waiting_o(waiting), .level_o(level), .rptr_o(rptr),
+    .preempt_req_i(preempt_req), .preempt_fence_i(preempt_fence), .save_addr_i(save_addr),
+    .busy_o(busy), .faulted_o(faulted), .preempted_o(preempted), .preempt_irq_o(preempt_irq_o), .waiting_o(waiting), .level_o(level), .rptr_o(rptr),
     .hdr_addr_o(hdr_addr), .fault_reason_o(fault_reason), .ctx_null_o(ctx_null),
     .stall_o(stall), .ring_word_o(ring_word), .ib_word_o(ib_word), .pkt_done_o(pkt_done),
     .fault_irq_o(fault_irq_o), .done_irq_o(done_irq_o), .state_o(state_q),

@@ -12,11 +12,20 @@
 // next words prefetched while an IB runs, so the FENCE after an IB starts
 // without a refetch.  Both IB levels share the second fetcher; returning
 // from level 2 restarts it at level 1's position.
+//
+// Preemption (PREEMPTION = 1): a PREEMPT request stops the engine at its
+// next boundary: at a header (between packets, in any buffer) or while a
+// WAIT_MEM is between polls, or WAIT_VSYNC / WAIT_SCANLINE waits.  It then
+// writes the resume state (SAVE_WORDS) through the writer's WRITE_DATA path
+// to SAVE_ADDR, the preemption fence id last, and stops (S_PREEMPTED)
+// until an engine reset.  A cut WAIT is saved as its header's address, so
+// a resumed buffer runs it again (only polling repeats).
 `include "sgpu_hw.vh"
 module sgpu_cp_exec #(
   parameter IW        = 23,        // internal address width (sgpu_cp)
   parameter MEM_BYTES = 8388608,
-  parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH
+  parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH,
+  parameter PREEMPTION = 1         // 0: preempt_req_i is ignored (CAPS.PREEMPTION)
 ) (
   input  wire          clk_i,
   input  wire          rst_ni,
@@ -32,9 +41,14 @@ module sgpu_cp_exec #(
   input  wire [23:0]   wdog_limit_i,     // ... this value
   input  wire          wdog_on_i,        // WATCHDOG != 0
   input  wire          wdog_new_i,       // WATCHDOG written in the last cycle
+  input  wire          preempt_req_i,    // PREEMPT written
+  input  wire [31:0]   preempt_fence_i,  // its preemption fence id
+  input  wire [IW-1:2] save_addr_i,      // SAVE_ADDR
   // ---- state, to the register block
   output wire          busy_o,
   output wire          faulted_o,
+  output wire          preempted_o,      // STATUS.PREEMPTED
+  output wire          preempt_irq_o,    // strobe: the save area is written (DMA_PREEMPTED)
   output wire          waiting_o,
   output wire [1:0]    level_o,
   output wire [IW-1:0] rptr_o,
@@ -171,7 +185,10 @@ module sgpu_cp_exec #(
                    S_RSTW1  = 5'd20,  // engine reset: abort our blit, then
                    S_RSTW   = 5'd21,  // wait for the 2D engine to drain
                    S_CHK    = 5'd22,  // range checks of the collected packet (registered)
-                   S_PCMP   = 5'd23;  // WAIT_MEM: act on the registered compare
+                   S_PCMP   = 5'd23,  // WAIT_MEM: act on the registered compare
+                   S_SAVE   = 5'd24,  // preemption: write the resume state
+                   S_PREEMPTED = 5'd25;  // preempted: stopped until an engine reset
+  localparam [13:0] SAVE_N = `SGPU_SAVE_WORDS;
 
   // ------------------------------------------------------------ registers
   reg [IW-1:0] rptr_q, rcur_q;  // ring: RPTR (last packet done), next word to take
@@ -181,6 +198,8 @@ module sgpu_cp_exec #(
   // are then not looked at.
   // (the window's base and end are held in the compare blocks, u_win_*)
   reg          ctx_null_q;
+  reg          preempt_pend_q;   // a preemption was requested and waits for a boundary
+  reg          save_in_wait_q;   // the preemption cut a WAIT (resume at its header)
 
   reg [4:0]    state_q;
   reg [1:0]    level_q;
@@ -257,10 +276,14 @@ module sgpu_cp_exec #(
   reg           pop;
 
   wire rst_wait = (state_q == S_RSTW1) || (state_q == S_RSTW);
+  // Preemption's states; constant 0 in a build without it.
+  wire saving    = (PREEMPTION != 0) && (state_q == S_SAVE);
+  wire preempted = (PREEMPTION != 0) && (state_q == S_PREEMPTED);
+  wire stopped   = saving || preempted;
   sgpu_fetch #(.AW(IW), .DEPTH(4), .START_ACTIVE(1), .BYPASS(0)) u_ring (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .start_i(ring_start), .start_off_i({IW{1'b0}}), .flush_i(1'b0),
-    .en_i(enable_i && state_q != S_FAULT && !rst_wait),
+    .en_i(enable_i && state_q != S_FAULT && !rst_wait && !stopped),
     .base_i(ring_base_i), .mask_i(ring_mask), .end_i(wptr_i),
     .out_valid_o(ring_valid), .out_ready_i(pop && !in_ib), .out_data_o(ring_data),
     .mem_req_valid_o(ring_req_valid_o), .mem_req_ready_i(ring_req_ready_i),
@@ -272,7 +295,7 @@ module sgpu_cp_exec #(
   sgpu_fetch #(.AW(IW), .DEPTH(4), .START_ACTIVE(0), .BYPASS(0)) u_ib (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .start_i(ib_start), .start_off_i(ib_start_off), .flush_i(ib_flush),
-    .en_i(state_q != S_FAULT),
+    .en_i(state_q != S_FAULT && !stopped),
     .base_i({IW{1'b0}}), .mask_i({IW{1'b1}}), .end_i(ibend),
     .out_valid_o(ib_valid), .out_ready_i(pop && in_ib), .out_data_o(ib_data),
     .mem_req_valid_o(ib_req_valid_o), .mem_req_ready_i(ib_req_ready_i),
@@ -396,7 +419,7 @@ module sgpu_cp_exec #(
   // until then it cannot fire.
   wire [23:0] wdog_cnt;
   wire wdog_hit  = ~|wdog_cnt;
-  wire wdog_fire = (state_q != S_FAULT) && !rst_wait && wdog_on_i && !wdog_new_i && wdog_hit;
+  wire wdog_fire = (state_q != S_FAULT) && !preempted && !rst_wait && wdog_on_i && !wdog_new_i && wdog_hit;
   // The writer's valid never depends on its ready; only the watchdog or a
   // reset can cut it short.
   wire wr_stop = wdog_fire || reset_i;
@@ -413,7 +436,8 @@ module sgpu_cp_exec #(
     ib_start_off = ib1_save_q;
     case (state_q)
       S_HDR: begin
-        if (ib_end) begin
+        if (preempt_pend_q) state_d = S_SAVE;
+        else if (ib_end) begin
           // Leave the IB; back in level 1 the fetcher restarts where it was.
           if (in_ib2) ib_start = 1'b1;
         end else if (have_words && st_valid) begin
@@ -483,9 +507,14 @@ module sgpu_cp_exec #(
       S_PRSP: if (rsp_valid_i) state_d = S_PCMP;
       S_PCMP: if (poll_ok_i) pkt_done = 1'b1;
               else state_d = S_PGAP;
-      S_PGAP: if (gap_done_i) state_d = S_POLL;
+      S_PGAP: if (preempt_pend_q) state_d = S_SAVE;
+              else if (gap_done_i) state_d = S_POLL;
       S_VSYNC: if (vblank_i) pkt_done = 1'b1;
+               else if (preempt_pend_q) state_d = S_SAVE;
       S_SCAN: if (!in_scan_i) pkt_done = 1'b1;
+              else if (preempt_pend_q) state_d = S_SAVE;
+      // The resume state, one word a cycle through the writer (WRITE_DATA's path).
+      S_SAVE: if (wr_ready_i && words_left_q == 14'd1) state_d = S_PREEMPTED;
       S_MUL: if (!mul_busy) state_d = S_RCHK;
       S_RCHK:
         // COPY's source pitch, then the rectangle's range (sgpu_cp_decode)
@@ -503,7 +532,7 @@ module sgpu_cp_exec #(
       S_FLIPW: if (!flip_pending_i) pkt_done = 1'b1;
       S_RSTW1: state_d = S_RSTW;
       S_RSTW: if (!blit_busy_i) state_d = S_HDR;
-      default: ;  // S_FAULT: stay until CONTROL.RESET
+      default: ;  // S_FAULT, S_PREEMPTED: stay until CONTROL.RESET
     endcase
     // A finished ring packet writes RPTR back (zero-payload packets finish in S_HDR).
     if (pkt_done) state_d = ((state_q == S_HDR ? !in_ib : pkt_ring_q) && rptr_wb_i) ? S_WB : S_HDR;
@@ -533,8 +562,8 @@ module sgpu_cp_exec #(
   end
 
   // Busy: a packet in progress or work queued.
-  wire busy = (state_q != S_HDR && state_q != S_FAULT) || in_ib ||
-              (state_q == S_HDR && enable_i && rcur_q != wptr_i);
+  wire busy = !preempted && ((state_q != S_HDR && state_q != S_FAULT) || in_ib ||
+              (state_q == S_HDR && enable_i && rcur_q != wptr_i));
   wire wdog_clear = !busy || progress_q || state_q == S_FAULT || wdog_we_i || wdog_new_i || reset_i;
   /* verilator lint_off PINCONNECTEMPTY */
   sgpu_dsp_counter_held #(.W(24)) u_wdog_cnt (
@@ -562,7 +591,18 @@ module sgpu_cp_exec #(
       src_phase_q <= 1'b0;
       blit_own_q <= 1'b0;
       progress_q <= 1'b0; chk_oor_q <= 1'b0; chk_win_q <= 1'b0;
+      preempt_pend_q <= 1'b0; save_in_wait_q <= 1'b0;
     end else begin
+      // Preemption: requested, taken at a boundary (S_SAVE), dropped by a
+      // fault or a reset.  A node already stopped ignores a request.
+      if (PREEMPTION != 0 && preempt_req_i && state_q != S_FAULT && !stopped) preempt_pend_q <= 1'b1;
+      if (state_d == S_SAVE && state_q != S_SAVE) begin
+        preempt_pend_q <= 1'b0;
+        save_in_wait_q <= (state_q != S_HDR);
+        addr_q <= {save_addr_i, 2'b00};
+        words_left_q <= SAVE_N;
+      end
+      if (fault_d != `SGPU_FAULT_NONE || reset_i) preempt_pend_q <= 1'b0;
       if (blit_acc) blit_own_q <= 1'b1;
       else if ((state_q == S_BLITW || state_q == S_RSTW) && !blit_busy_i) blit_own_q <= 1'b0;
       state_q <= state_d;
@@ -678,10 +718,30 @@ module sgpu_cp_exec #(
     .clk_i(clk_i), .ld_i(win_ld), .a_i(chk_hi[IW:0]), .b_i(chk_hi[IW:0]), .ge_o(wend_ge_hi));
   assign cx_commit_o = win_ld && pkt_done;
 
+  // ------------------------------------------------------------ preemption's save words
+  // SAVE_WORDS in order; nothing moves while they are written.  A level's
+  // next packet: the cut WAIT's header, or the next word to take.
+  wire [IW-1:0] save_next = save_in_wait_q ? hdr_addr_q : ibcur_q;
+  wire [2:0]    save_idx  = SAVE_N[2:0] - words_left_q[2:0];   // SAVE_WORDS <= 8
+  reg  [31:0]   save_word;
+  always @(*) begin
+    save_word = 32'hxxxx_xxxx;   // a don't-care outside S_SAVE
+    if (saving)
+      case (save_idx)
+        `SGPU_SAVE_RING_NEXT: save_word = {{(32-IW){1'b0}}, rptr_q};
+        `SGPU_SAVE_LEVEL:     save_word = {23'd0, save_in_wait_q, 6'd0, level_q};
+        `SGPU_SAVE_IB1_NEXT:  save_word = {{(32-IW){1'b0}}, in_ib2 ? ib1_save_q : save_next};
+        `SGPU_SAVE_IB1_END:   save_word = {{(32-IW){1'b0}}, ibend1_q};
+        `SGPU_SAVE_IB2_NEXT:  save_word = {{(32-IW){1'b0}}, save_next};
+        `SGPU_SAVE_IB2_END:   save_word = {{(32-IW){1'b0}}, ibend2_q};
+        default:              save_word = preempt_fence_i;   // SAVE_PREEMPT_FENCE, last
+      endcase
+  end
+
   // ------------------------------------------------------------ shadow RAM writes
   // Headers as they are taken (or fault); a ring INDIRECT's fence id; a
   // FENCE's value; CONTEXT's three words.
-  assign sh_word_o      = st_data;
+  assign sh_word_o      = saving ? save_word : st_data;   // S_SAVE: to the writer only
   assign sh_hdr_we_o    = (state_q == S_HDR) && (pop || fault_at_hdr);
   assign sh_ffence_we_o = (state_q == S_PAY) && pop && (op == `SGPU_OP_INDIRECT) && pay_idx_q == 3'd2 && !in_ib;
   assign sh_lf_we_o     = (state_q == S_PAY) && pop && (op == `SGPU_OP_FENCE) && pay_idx_q == 3'd1;
@@ -691,6 +751,8 @@ module sgpu_cp_exec #(
   // ------------------------------------------------------------ outputs
   assign busy_o         = busy;
   assign faulted_o      = (state_q == S_FAULT);
+  assign preempted_o    = preempted;
+  assign preempt_irq_o  = saving && (state_d == S_PREEMPTED);
   assign waiting_o      = waiting;
   assign level_o        = level_q;
   assign rptr_o         = rptr_q;
@@ -725,13 +787,13 @@ module sgpu_cp_exec #(
   assign oor_o        = chk_oor_q;
   assign win_o        = chk_win_q;
 
-  assign st_wdata_o   = (state_q == S_WDATA);
+  assign st_wdata_o   = (state_q == S_WDATA) || saving;
   assign st_one_o     = (state_q == S_WR);
   assign st_wb_o      = (state_q == S_WB);
   assign st_poll_o    = (state_q == S_POLL);
   assign ts_start_o   = (state_q == S_EXEC) && (state_d != S_FAULT) && (op == `SGPU_OP_TIMESTAMP);
   assign wr_stop_o    = wr_stop;
-  assign word_valid_o = st_valid;
+  assign word_valid_o = st_valid || saving;
 
   assign wait_cmp_o   = (state_q == S_PCMP);
   assign src_o        = source;

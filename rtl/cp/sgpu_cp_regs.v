@@ -13,7 +13,8 @@ module sgpu_cp_regs #(
   parameter PERF      = 1,         // 0: no PERF_* counters (they read 0)
   // 1: RING_BASE, RING_SIZE, RPTR_ADDR, CONTROL and WATCHDOG read 0 here
   // (the chip's register mirror answers them)
-  parameter MIRROR    = 0
+  parameter MIRROR    = 0,
+  parameter PREEMPTION = 1         // 0: PREEMPT and SAVE_ADDR drive nothing (CAPS.PREEMPTION)
 ) (
   input  wire          clk_i,
   input  wire          rst_ni,
@@ -39,9 +40,13 @@ module sgpu_cp_regs #(
   output wire          wdog_we_o,       // WATCHDOG written (reg_wdata_i[23:0])
   output wire          wdog_on_o,       // WATCHDOG != 0
   output wire          wdog_new_o,      // WATCHDOG written in the last cycle
+  output wire          preempt_req_o,   // PREEMPT written: preemption requested ...
+  output wire [31:0]   preempt_fence_o, // ... with this preemption fence id
+  output wire [IW-1:2] save_addr_o,     // SAVE_ADDR, word address
   // the executor's state, for reads and the write lock
   input  wire          busy_i,
   input  wire          faulted_i,
+  input  wire          preempted_i,
   input  wire          waiting_i,
   input  wire [1:0]    level_i,
   input  wire [IW-1:0] rptr_i,
@@ -80,6 +85,8 @@ module sgpu_cp_regs #(
                                                  // (read here only without the mirror)
   reg          wdog_on_q, wdog_new_q;
   reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
+  reg [IW-1:2] save_addr_q;       // SAVE_ADDR, word address (4-byte aligned; bits at or above IW are rejected)
+  reg [31:0]   preempt_fence_q;   // PREEMPT: the last preemption fence id written
 
   // Thermometer mask and one-hot size: no adder.  (A shift of a constant:
   // each bit is a function of ring_lg_q alone for synthesis, and one shift
@@ -119,7 +126,8 @@ module sgpu_cp_regs #(
                                    ({31'd0, faulted_i} << `SGPU_STATUS_FAULTED_LSB) |
                                    ({31'd0, waiting_i} << `SGPU_STATUS_WAITING_LSB) |
                                    ({31'd0, enable_q} << `SGPU_STATUS_ENABLED_LSB) |
-                                   ({30'd0, level_i} << `SGPU_STATUS_IB_DEPTH_LSB);
+                                   ({30'd0, level_i} << `SGPU_STATUS_IB_DEPTH_LSB) |
+                                   ({31'd0, preempted_i} << `SGPU_STATUS_PREEMPTED_LSB);
   wire [31:0] nreg_v_fault_reason = {28'd0, fault_reason_i};
   wire [31:0] haddr32            = {{(32-IW){1'b0}}, hdr_addr_i};
   wire [31:0] nreg_v_fault_addr  = {32{faulted_i}} & haddr32;
@@ -130,6 +138,8 @@ module sgpu_cp_regs #(
   wire [31:0] nreg_v_perf_busy = perf_busy_q, nreg_v_perf_stall = perf_stall_q,
               nreg_v_perf_words = perf_words_q, nreg_v_perf_packets = perf_packets_q;
   wire [31:0] nreg_v_window_size = {32{ctx_null_i}} & {{(31-IW){1'b0}}, MEM_END[IW:0]};
+  wire [31:0] nreg_v_save_addr   = {{(32-IW){1'b0}}, save_addr_q, 2'b00};
+  wire [31:0] nreg_v_preempt     = preempt_fence_q;
 `include "sgpu_regs_node.vh"
 
   wire w_base  = nreg_w_ring_base, w_size = nreg_w_ring_size, w_wptr = nreg_w_ring_wptr,
@@ -152,6 +162,9 @@ module sgpu_cp_regs #(
   assign wdog_we_o     = w_wdog;
   assign wdog_on_o     = wdog_on_q;
   assign wdog_new_o    = wdog_new_q;
+  assign preempt_req_o   = (PREEMPTION != 0) && nreg_w_preempt;
+  assign preempt_fence_o = preempt_fence_q;
+  assign save_addr_o     = save_addr_q;
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -162,7 +175,10 @@ module sgpu_cp_regs #(
       enable_q    <= 1'b0;
       wdog_limit_q <= {`SGPU_NREG_WATCHDOG_W{1'b0}}; wdog_on_q <= 1'b0; wdog_new_q <= 1'b0;
       perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
+      save_addr_q <= {(IW-2){1'b0}}; preempt_fence_q <= 32'd0;
     end else begin
+      if (nreg_w_save_addr) save_addr_q <= nreg_wdata[IW-1:NREG_SAVE_ADDR_ALIGN_LG];
+      if (nreg_w_preempt) preempt_fence_q <= nreg_wdata;
       if (w_base) ring_base_q <= nreg_wdata[IW-1:0];
       if (w_size) ring_lg_q <= nreg_ring_size_lg;
       if (w_base || w_size) wptr_q <= {IW{1'b0}};

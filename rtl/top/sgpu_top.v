@@ -8,6 +8,7 @@ module sgpu_top #(
   parameter MEM_BYTES = 8388608,
   parameter PERF      = 1,         // 0: per-node PERF_* counters read 0 (saves ~450 LCs on iCE40)
   parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH,  // INDIRECT levels below the ring (CAPS.IB_DEPTH)
+  parameter PREEMPTION = 1,        // preemption inside a buffer (CAPS.PREEMPTION)
   parameter MEM_RDQ   = 8,         // reads the external memory may have outstanding (power of two >= 2)
   parameter PIX_CDC   = 0          // 1: the displays' pixel side runs on pix_clk_i (video outputs in that domain)
 ) (
@@ -83,10 +84,12 @@ module sgpu_top #(
   // display present, no preemption, counters as built.
   localparam [31:0] PERF32 = (PERF != 0) ? 32'd1 : 32'd0;
   localparam [31:0] IBD32  = IB_DEPTH;
+  localparam [31:0] PRE32  = (PREEMPTION != 0) ? 32'd1 : 32'd0;
   localparam [31:0] CAPS = ({28'd0, NODES4} << `SGPU_CAPS_NODES_LSB) |
                            ({28'd0, SRC4} << `SGPU_CAPS_SOURCES_LSB) |
                            (32'd1 << `SGPU_CAPS_BLIT_LSB) | (32'd1 << `SGPU_CAPS_DISPLAY_LSB) |
                            (PERF32 << `SGPU_CAPS_PERF_LSB) |
+                           (PRE32 << `SGPU_CAPS_PREEMPTION_LSB) |
                            ({28'd0, IBD32[3:0]} << `SGPU_CAPS_IB_DEPTH_LSB);
 
   wire [M-1:0]    a_valid, a_ready, a_write, a_rsp;
@@ -168,7 +171,7 @@ module sgpu_top #(
 
   // per-node signals
   wire [NODES*32-1:0] n_rdata, n_rdata_late;
-  wire [NODES-1:0]    n_cfg_err, n_done, n_fault, n_busy, n_faulted, n_kept;
+  wire [NODES-1:0]    n_cfg_err, n_done, n_fault, n_preempt, n_busy, n_faulted, n_kept;
   wire [NODES*CEW-1:0] n_cfg_bits;
   // per-source signals
   wire [SOURCES*32-1:0] s_rdata;
@@ -191,13 +194,14 @@ module sgpu_top #(
     for (g = 0; g < NODES; g = g + 1) begin : g_node
       localparam R = SOURCES + 1 + 3 * g;   // ring fetch; R+1 IB fetch; R+2 writer
       sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1),
-                .LINE_W(LINE_W), .IB_DEPTH(IB_DEPTH)) u_cp (
+                .LINE_W(LINE_W), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION)) u_cp (
         .clk_i(clk_i), .rst_ni(rst_ni),
         .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[NLG-1:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),
         .reg_re_i(reg_re && is_node && nsel == g), .reg_rdata_late_o(n_rdata_late[g*32 +: 32]),
         .cfg_err_o(n_cfg_err[g]), .cfg_err_bits_o(n_cfg_bits[g*CEW +: CEW]), .reg_kept_o(n_kept[g]),
         .cycle_i(cycle_q), .done_irq_o(n_done[g]), .fault_irq_o(n_fault[g]),
+        .preempt_irq_o(n_preempt[g]),
         .busy_o(n_busy[g]), .faulted_o(n_faulted[g]),
         .ring_req_valid_o(a_valid[R]), .ring_req_ready_i(a_ready[R]),
         .ring_req_addr_o(a_addr[R*32 +: 32]),
@@ -499,6 +503,7 @@ module sgpu_top #(
       assign INT_MASK[b] =
         (b >= `SGPU_INT_DMA_COMPLETED_BASE && b < `SGPU_INT_DMA_COMPLETED_BASE + NODES) ||
         (b >= `SGPU_INT_DMA_FAULTED_BASE && b < `SGPU_INT_DMA_FAULTED_BASE + NODES) ||
+        (PREEMPTION != 0 && b >= `SGPU_INT_DMA_PREEMPTED_BASE && b < `SGPU_INT_DMA_PREEMPTED_BASE + NODES) ||
         (b >= `SGPU_INT_CRTC_VSYNC_BASE && b < `SGPU_INT_CRTC_VSYNC_BASE + SOURCES) ||
         (b == `SGPU_INT_CFG_ERROR_BASE);
     end
@@ -508,6 +513,7 @@ module sgpu_top #(
     for (i = 0; i < NODES; i = i + 1) begin
       int_set[`SGPU_INT_DMA_COMPLETED_BASE + i] = n_done[i];
       int_set[`SGPU_INT_DMA_FAULTED_BASE + i]   = n_fault[i];
+      int_set[`SGPU_INT_DMA_PREEMPTED_BASE + i] = n_preempt[i];
     end
     for (i = 0; i < SOURCES; i = i + 1)
       int_set[`SGPU_INT_CRTC_VSYNC_BASE + i] = s_vblank[i];

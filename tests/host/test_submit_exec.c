@@ -336,7 +336,10 @@ static void test_fault_then_reset(void **state) {
   CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
   assert_int_equal(v, 0);
   a.submission_fence_id = 3;
+  /* New work, not a resubmission: only preempted work is sent with that flag. */
   a.flags.resubmission = 1;
+  assert_int_equal(sgpu_submit_command(f->dev, &a), SGPU_ERROR_NOT_PREEMPTED);
+  a.flags.resubmission = 0;
   CHECK(sgpu_submit_command(f->dev, &a));
   CHECK(sgpu_wait_fence(f->dev, 0, 3, wait_ms(50)));
   CHECK(sgpu_read(f->dev, f->tgt, &v, 4));
@@ -345,7 +348,7 @@ static void test_fault_then_reset(void **state) {
   CHECK(sgpu_get_stats(f->dev, &st));
   assert_int_equal(st.faulted, 1);
   assert_int_equal(st.dropped, 2);
-  assert_int_equal(st.resubmission, 1);
+  assert_int_equal(st.resubmission, 0);
   fixture_close(f);
 }
 
@@ -365,7 +368,7 @@ static void test_watchdog_timeout(void **state) {
   assert_int_equal(ev.fault_reason, SGPU_FAULT_TIMEOUT);
   assert_int_equal(sgpu_reset_from_timeout(f->dev), 0);
   uint32_t w2[] = {H(NOP, 0, 0)};
-  CHECK(submit_words(f, 0, w2, 1, 2, SGPU_SUBMIT_RESUBMISSION, NULL, 0));
+  CHECK(submit_words(f, 0, w2, 1, 2, 0, NULL, 0));
   CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(10)));
   fixture_close(f);
 }

@@ -114,6 +114,7 @@ module tb_sgpu_cp_exec;
     .ring_base_i(base), .ring_mask_i(mask), .wptr_i(wptr), .rptr_wb_i(rptr_wb), .enable_i(enable),
     .ring_cfg_we_i(cfg_we), .reset_i(eng_reset), .wdog_we_i(wdog_we), .wdog_limit_i(wdog_limit),
     .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
+    .preempt_req_i(1'b0), .preempt_fence_i(32'd0), .save_addr_i({(IW-2){1'b0}}),  // preemption: tb_sgpu_cp and the chip tests
     .busy_o(busy), .faulted_o(faulted), .waiting_o(waiting), .level_o(level), .rptr_o(rptr),
     .hdr_addr_o(hdr_addr), .fault_reason_o(freason), .ctx_null_o(ctx_null), .stall_o(stall),
     .ring_word_o(ring_word), .ib_word_o(ib_word), .pkt_done_o(pkt_done), .fault_irq_o(firq),

@@ -20,6 +20,7 @@ module tb_sgpu_cp_regs;
   reg         we = 0, re = 0;
   reg  [6:0]  ra = 0;
   reg  [31:0] wdata = 0;
+  reg         preempted = 0;
   reg         busy = 0, faulted = 0, waiting = 0, ctx_null = 1, stall = 0, rword = 0, iword = 0, pdone = 0;
   reg  [1:0]  level = 0;
   reg  [IW-1:0] rptr = 0, haddr = 0;
@@ -32,7 +33,9 @@ module tb_sgpu_cp_regs;
   wire        cerr0, kept0, cerr1, kept1;
   wire [5:0]  cbits0, cbits1;
   wire [IW-1:0] base_o, mask_o, wptr_o, base_o1, mask_o1, wptr_o1;
-  wire [IW-1:2] rpa_o, rpa_o1;
+  wire [IW-1:2] rpa_o, rpa_o1, save_o, save_o1;
+  wire [31:0]   pfence_o, pfence_o1;
+  wire          preq_o, preq_o1;
   wire        wb_o, en_o, cfgwe_o, rst_o, wdwe_o, wdon_o, wdnew_o;
   wire        wb_o1, en_o1, cfgwe_o1, rst_o1, wdwe_o1, wdon_o1, wdnew_o1;
 
@@ -43,7 +46,8 @@ module tb_sgpu_cp_regs;
     .ring_base_o(base_o), .ring_mask_o(mask_o), .wptr_o(wptr_o), .rptr_addr_o(rpa_o), .rptr_wb_o(wb_o),
     .enable_o(en_o), .ring_cfg_we_o(cfgwe_o), .reset_o(rst_o), .wdog_we_o(wdwe_o), .wdog_on_o(wdon_o),
     .wdog_new_o(wdnew_o),
-    .busy_i(busy), .faulted_i(faulted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
+    .preempt_req_o(preq_o), .preempt_fence_o(pfence_o), .save_addr_o(save_o),
+    .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(haddr), .fault_reason_i(freason), .ctx_null_i(ctx_null),
     .stall_i(stall), .ring_word_i(rword), .ib_word_i(iword), .pkt_done_i(pdone),
     .sh_word_i(sh_word), .sh_hdr_we_i(sh_hdr), .sh_ffence_we_i(sh_ff), .sh_lf_we_i(sh_lf),
@@ -56,7 +60,8 @@ module tb_sgpu_cp_regs;
     .ring_base_o(base_o1), .ring_mask_o(mask_o1), .wptr_o(wptr_o1), .rptr_addr_o(rpa_o1), .rptr_wb_o(wb_o1),
     .enable_o(en_o1), .ring_cfg_we_o(cfgwe_o1), .reset_o(rst_o1), .wdog_we_o(wdwe_o1), .wdog_on_o(wdon_o1),
     .wdog_new_o(wdnew_o1),
-    .busy_i(busy), .faulted_i(faulted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
+    .preempt_req_o(preq_o1), .preempt_fence_o(pfence_o1), .save_addr_o(save_o1),
+    .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(haddr), .fault_reason_i(freason), .ctx_null_i(ctx_null),
     .stall_i(stall), .ring_word_i(rword), .ib_word_i(iword), .pkt_done_i(pdone),
     .sh_word_i(sh_word), .sh_hdr_we_i(sh_hdr), .sh_ffence_we_i(sh_ff), .sh_lf_we_i(sh_lf),
@@ -64,7 +69,8 @@ module tb_sgpu_cp_regs;
 
   // ---- the model
   localparam SIZE = 0, ALIGN = 1, PTR = 2, BITS = 3, VAL = 4, EN = 5;
-  reg [31:0] m_base, m_size, m_wptr, m_rpa, m_en, m_wdog;
+  reg [31:0] m_base, m_size, m_wptr, m_rpa, m_en, m_wdog, m_save, m_pre;
+  reg        e_preq;
   reg [31:0] m_busy, m_stall, m_words, m_pkts;
   reg [31:0] m_opcode, m_ffence;
   reg [31:0] m_lf [0:1], m_cx [0:5];   // two slots each: the current one, and the spare being written
@@ -90,7 +96,7 @@ module tb_sgpu_cp_regs;
   task model_write(input [6:0] a, input [31:0] d);
     reg locked;
     begin
-      e_bits = 0; e_kept = 0; e_cfgwe = 0; e_rst = 0; e_wdwe = 0;
+      e_bits = 0; e_kept = 0; e_cfgwe = 0; e_rst = 0; e_wdwe = 0; e_preq = 0;
       locked = m_en[0] || busy;
       case (a)
         7'h00: if (locked) e_bits[EN] = 1; else if (d % 64 != 0) e_bits[ALIGN] = 1;
@@ -109,6 +115,9 @@ module tb_sgpu_cp_regs;
                else if (d[0] && !m_en[0] && m_size > MEMB) e_bits[VAL] = 1;
                else begin m_en = d; e_kept = 1; end
         7'h2C: if (d > 32'hFF_FFFF) e_bits[VAL] = 1; else begin m_wdog = d; e_kept = 1; e_wdwe = 1; end
+        7'h54: if (d % 4 != 0) e_bits[ALIGN] = 1; else if (d >= MEMB) e_bits[VAL] = 1;
+               else begin m_save = d; e_kept = 1; end
+        7'h58: begin m_pre = d; e_kept = 1; e_preq = 1; end
         default: e_bits[BITS] = 1;
       endcase
     end
@@ -136,7 +145,7 @@ module tb_sgpu_cp_regs;
       7'h0C: model_read = rptr;
       7'h10: model_read = mirror ? 0 : m_rpa;
       7'h14: model_read = mirror ? 0 : m_en;
-      7'h18: model_read = {24'd0, 2'b00, level, m_en[0], waiting, faulted, busy};
+      7'h18: model_read = {23'd0, preempted, 2'b00, level, m_en[0], waiting, faulted, busy};
       7'h1C: model_read = freason;
       7'h20: model_read = faulted ? haddr : 0;
       7'h24: model_read = faulted ? m_opcode : 0;
@@ -151,6 +160,8 @@ module tb_sgpu_cp_regs;
       7'h48: model_read = ctx_null ? 0 : m_cx[3 * m_cx_cur + 1];
       7'h4C: model_read = ctx_null ? MEMB : m_cx[3 * m_cx_cur + 2];
       7'h50: model_read = haddr;
+      7'h54: model_read = mirror ? 0 : m_save;
+      7'h58: model_read = mirror ? 0 : m_pre;
       default: model_read = 0;
     endcase
   endfunction
@@ -158,13 +169,14 @@ module tb_sgpu_cp_regs;
   task check_all;
     integer r;
     begin
-      for (r = 0; r < 7'h58; r = r + 4) begin
+      for (r = 0; r < 7'h60; r = r + 4) begin
         rd(r);
         if (got !== model_read(r, 0)) $fatal(1, "read %h: %h, expected %h", r, got, model_read(r, 0));
         if (got1 !== model_read(r, 1)) $fatal(1, "mirror: read %h: %h, expected %h", r, got1, model_read(r, 1));
       end
       if (base_o !== m_base[IW-1:0] || mask_o !== (m_size[IW-1:0] - 1'b1) || wptr_o !== m_wptr[IW-1:0] ||
-          {rpa_o, 1'b0, wb_o} !== m_rpa[IW-1:0] || en_o !== m_en[0])
+          {rpa_o, 1'b0, wb_o} !== m_rpa[IW-1:0] || en_o !== m_en[0] ||
+          {save_o, 2'b00} !== m_save[IW-1:0] || pfence_o !== m_pre || save_o1 !== save_o)
         $fatal(1, "configuration outputs: base %h mask %h wptr %h rpa %h en %b", base_o, mask_o, wptr_o, rpa_o, en_o);
     end
   endtask
@@ -179,9 +191,10 @@ module tb_sgpu_cp_regs;
   `include "tb_random.vh"
   localparam NADDR = 8;
   function [6:0] pick_addr(input dummy);
-    case ($unsigned(tb_random(0)) % 12)
+    case ($unsigned(tb_random(0)) % 13)
       0: pick_addr = 7'h00; 1: pick_addr = 7'h04; 2, 3: pick_addr = 7'h08; 4: pick_addr = 7'h10;
       5, 6: pick_addr = 7'h14; 7: pick_addr = 7'h2C;
+      10: pick_addr = 7'h54; 11: pick_addr = 7'h58;
       8: pick_addr = 7'h0C + 4 * ($unsigned(tb_random(0)) % 4);   // read-only: RPTR, STATUS, ...
       9: pick_addr = tb_random(0);                                 // anything, unaligned too
       default: pick_addr = 7'h04;
@@ -196,6 +209,7 @@ module tb_sgpu_cp_regs;
       4: pick_data = (a == 7'h08) ? ($unsigned(tb_random(0)) % m_size) & ~32'h3 :
                      (a == 7'h00) ? ($unsigned(tb_random(0)) % 32'h20000) & ~32'h3F :
                      (a == 7'h10) ? ($unsigned(tb_random(0)) % 32'h20000) & ~32'h2 :
+                     (a == 7'h54) ? ($unsigned(tb_random(0)) % 32'h28000) & ~32'h3 :
                      (a == 7'h2C) ? $unsigned(tb_random(0)) % 32'h2000000 : $unsigned(tb_random(0)) % 4;
       default: pick_data = $unsigned(tb_random(0)) >> ($unsigned(tb_random(0)) % 32);
     endcase
@@ -203,7 +217,7 @@ module tb_sgpu_cp_regs;
 
   initial begin
     if (!$value$plusargs("seed=%d", seed)) seed = 11;
-    m_base = 0; m_size = 64; m_wptr = 0; m_rpa = 0; m_en = 0; m_wdog = 0;
+    m_base = 0; m_size = 64; m_wptr = 0; m_rpa = 0; m_en = 0; m_wdog = 0; m_save = 0; m_pre = 0;
     m_busy = 0; m_stall = 0; m_words = 0; m_pkts = 0;
     m_opcode = 0; m_ffence = 0; m_lf_ok = 0; m_lf_cur = 0; m_cx_cur = 0;
     repeat (2) @(posedge clk);
@@ -220,7 +234,7 @@ module tb_sgpu_cp_regs;
       #1;
       model_write(wa, wd);
       if (cbits0 !== e_bits || cerr0 !== (e_bits != 0) || kept0 !== e_kept || cfgwe_o !== e_cfgwe ||
-          rst_o !== e_rst || wdwe_o !== e_wdwe)
+          rst_o !== e_rst || wdwe_o !== e_wdwe || preq_o !== e_preq || preq_o1 !== e_preq)
         $fatal(1, "write %h <- %h (busy %b): bits %b kept %b cfg %b reset %b wdog %b; expected %b %b %b %b %b",
                wa, wd, busy, cbits0, kept0, cfgwe_o, rst_o, wdwe_o, e_bits, e_kept, e_cfgwe, e_rst, e_wdwe);
       if (cbits1 !== e_bits || kept1 !== e_kept || rst_o1 !== e_rst) $fatal(1, "mirror: write checks differ");
@@ -239,6 +253,7 @@ module tb_sgpu_cp_regs;
     // ---- status and pointers from the executor
     for (k = 0; k < 200; k = k + 1) begin
       busy = tb_random(0); faulted = tb_random(0); waiting = tb_random(0); level = tb_random(0);
+      preempted = tb_random(0);
       rptr = tb_random(0) & ~32'h3; haddr = tb_random(0) & ~32'h3; freason = tb_random(0);
       rd(7'h18); if (got !== model_read(7'h18, 0)) $fatal(1, "STATUS %h", got);
       rd(7'h0C); if (got !== rptr) $fatal(1, "RPTR %h", got);
@@ -246,7 +261,7 @@ module tb_sgpu_cp_regs;
       rd(7'h20); if (got !== model_read(7'h20, 0) || got1 !== got) $fatal(1, "FAULT_ADDR %h", got);
       rd(7'h50); if (got !== haddr) $fatal(1, "CUR_ADDR %h", got);
     end
-    busy = 0; faulted = 0;
+    busy = 0; faulted = 0; preempted = 0;
 
     // ---- perf counters
     for (k = 0; k < 2000; k = k + 1) begin

@@ -1,0 +1,216 @@
+/* preempt.c — preemption (DxgkDdiPreemptCommand) and the resubmission that
+ * resumes a preempted submission where it stopped.
+ *
+ * The hardware's part (CAPS.PREEMPTION): PREEMPT stops the node at its next
+ * boundary (between packets, in any buffer, or inside a WAIT) and writes its
+ * resume state to SAVE_ADDR, the preemption fence id last.  The library's:
+ * it knows every submission not yet retired (ring.h's queue); the oldest is
+ * the one the state belongs to (a ring runs in order), the others had not
+ * started.  It resets the node, keeps them, oldest first, as preempted
+ * (sgpu_node.pre), and raises DMA_PREEMPTED.  Each is then sent again with
+ * flags.resubmission, in order; the running one resumes from its state:
+ * level 1's rest of its buffer, and level 2's rest through a trampoline
+ * (ring.c), so no packet before the stop runs again and none after is
+ * skipped.  A board without preemption drains instead: ENABLE is cleared,
+ * the running buffer finishes, and the stop is at the next ring packet. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "events.h"
+#include "evq.h"
+#include "preempt.h"
+#include "regs.h"
+#include "ring.h"
+
+static int status_pred(sgpu_device *dev, const void *v) {
+  const uint32_t *a = v; /* {node, mask, want} */
+  uint32_t st = 0;
+  int r = sgpu__reg_read(dev, SGPU_NODE_REG(a[0], SGPU_NREG_STATUS), &st);
+  if (r) return r;
+  return (st & a[1]) == a[2];
+}
+
+/* Stop node n and fill save[] with its resume state. */
+static int stop_node(sgpu_device *dev, uint32_t n, uint32_t fence, uint32_t *save) {
+  sgpu_node *nd = &dev->node[n];
+  uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
+  int r;
+  memset(save, 0, SGPU_SAVE_BYTES);
+  if (SGPU_FIELD_GET(CAPS_PREEMPTION, dev->caps)) {
+    uint32_t until[3] = {n, SGPU_STATUS_PREEMPTED | SGPU_STATUS_FAULTED, SGPU_STATUS_PREEMPTED};
+    uint32_t faulted[3] = {n, SGPU_STATUS_FAULTED, SGPU_STATUS_FAULTED};
+    if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_SAVE_ADDR), nd->save_addr))) return r;
+    if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_PREEMPT), fence))) return r;
+    r = sgpu__wait_until(dev, limit, status_pred, until, 0);
+    if (r == SGPU_ERROR_TIMEOUT)
+      return sgpu__fail(dev, r, "node %u did not stop for preemption within %llu cycles", n,
+                        (unsigned long long)limit);
+    if (r) return r;
+    if (status_pred(dev, faulted) == 1)
+      return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
+                        "node %u faulted before it could be preempted; call sgpu_reset_from_timeout", n);
+    r = dev->tr->ops->mem_read(dev->tr, nd->save_addr, save, SGPU_SAVE_BYTES);
+    if (r) return sgpu__fail(dev, r, "reading node %u's preemption save area failed", n);
+    if (save[SGPU_SAVE_PREEMPT_FENCE] != fence)
+      return sgpu__fail(dev, SGPU_ERROR_IO, "node %u's save area holds preemption fence %u, not %u", n,
+                        save[SGPU_SAVE_PREEMPT_FENCE], fence);
+    return 0;
+  }
+  /* No preemption in this build: drain to the end of the running buffer. */
+  uint32_t idle[3] = {n, SGPU_STATUS_BUSY, 0};
+  if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), 0))) return r;
+  r = sgpu__wait_until(dev, limit, status_pred, idle, 0);
+  if (r == SGPU_ERROR_TIMEOUT)
+    return sgpu__fail(dev, r, "node %u did not drain its running buffer within %llu cycles", n,
+                      (unsigned long long)limit);
+  if (r) return r;
+  r = sgpu__reg_read(dev, SGPU_NODE_REG(n, SGPU_NREG_RING_RPTR), &save[SGPU_SAVE_RING_NEXT]);
+  save[SGPU_SAVE_PREEMPT_FENCE] = fence;
+  return r;
+}
+
+/* Where the oldest pending submission p resumes, from the saved state, in
+ * terms of the buffer it was submitted with (p may itself be a resumed
+ * one: its rest starts p->rest_off bytes in, maybe behind a trampoline). */
+static int resume_point(sgpu_device *dev, uint32_t n, const sgpu_pending *p, const uint32_t *save,
+                        sgpu_preempted *e) {
+  sgpu_node *nd = &dev->node[n];
+  uint32_t level = save[SGPU_SAVE_LEVEL] & 3u;
+  /* Until shown otherwise: nothing of p's rest ran (its level-2 rest first). */
+  e->rest_off = p->rest_off;
+  e->l2_next = p->pre_len ? p->l2_next : 0;
+  e->l2_end = p->pre_len ? p->l2_end : 0;
+  if (level == 0) {
+    /* Between ring packets: the INDIRECT of the trampoline or of p's rest,
+     * or its FENCE, is next. */
+    uint32_t at = nd->ring_base + (save[SGPU_SAVE_RING_NEXT] & (nd->ring_size - 1)), w[2] = {0, 0};
+    int r = dev->tr->ops->mem_read(dev->tr, at, w, 8);
+    if (r) return sgpu__fail(dev, r, "reading node %u's ring failed", n);
+    uint32_t op = (w[0] & SGPU_PKT_OPCODE_MASK) >> SGPU_PKT_OPCODE_SHIFT;
+    if (op == SGPU_OP_FENCE) {
+      e->rest_off = p->rest_off + p->len;
+      e->l2_next = e->l2_end = 0;
+    } else if (op == SGPU_OP_INDIRECT && p->pre_len && w[1] != p->pre_addr) {
+      e->l2_next = e->l2_end = 0; /* the trampoline ran: level 2's rest is done */
+    }
+    return 0;
+  }
+  uint32_t next1 = save[SGPU_SAVE_IB1_NEXT], end1 = save[SGPU_SAVE_IB1_END];
+  if (p->pre_len && end1 == p->pre_addr + p->pre_len) {
+    /* In the trampoline: level 2's rest is where the state says. */
+    if (level == 1 && next1 != p->pre_addr) e->l2_next = e->l2_end = 0;
+  } else if (next1 >= p->ib_addr && next1 - p->ib_addr <= p->len && end1 == p->ib_addr + p->len) {
+    e->rest_off = p->rest_off + (next1 - p->ib_addr);
+    e->l2_next = e->l2_end = 0;
+  } else {
+    return sgpu__fail(dev, SGPU_ERROR_IO, "node %u stopped at 0x%x, outside its running buffer 0x%x+%u",
+                      n, next1, p->ib_addr, p->len);
+  }
+  if (level == 2) {
+    e->l2_next = save[SGPU_SAVE_IB2_NEXT];
+    e->l2_end = save[SGPU_SAVE_IB2_END];
+    if (e->l2_next > e->l2_end)
+      return sgpu__fail(dev, SGPU_ERROR_IO, "node %u's saved level-2 range 0x%x..0x%x is reversed", n,
+                        e->l2_next, e->l2_end);
+  }
+  if (e->l2_next == e->l2_end) e->l2_next = e->l2_end = 0; /* nothing left there */
+  return 0;
+}
+
+/* Room for k more preempted entries in front of the node's list. */
+static int pre_reserve(sgpu_device *dev, sgpu_node *nd, size_t k) {
+  if (nd->pre_count + k <= nd->pre_cap) return 0;
+  size_t cap = nd->pre_cap ? nd->pre_cap : 8;
+  while (cap < nd->pre_count + k) cap *= 2;
+  sgpu_preempted *np = realloc(nd->pre, cap * sizeof *np);
+  if (!np) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for preempted submissions");
+  nd->pre = np;
+  nd->pre_cap = cap;
+  return 0;
+}
+
+int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fence_id) {
+  if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_preempt");
+  if (node_ordinal >= dev->nodes)
+    return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
+                      dev->nodes);
+  sgpu__lock(dev);
+  uint32_t n = node_ordinal;
+  sgpu_node *nd = &dev->node[n];
+  uint32_t save[SGPU_SAVE_BYTES / 4];
+  int r = 0;
+  if (dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
+  if (!r && nd->faulted)
+    r = sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
+                   "node %u is stopped on a fault; call sgpu_reset_from_timeout first", n);
+  if (!r) r = stop_node(dev, n, preemption_fence_id, save);
+  if (!r) r = sgpu__retire(dev, n);
+  if (r) goto out;
+
+  /* Every submission not retired is preempted; the oldest resumes from the
+   * saved state, the others from their start.  They go in front of those
+   * still waiting from an earlier preemption (they were resubmitted first). */
+  size_t k = nd->q_count;
+  if ((r = pre_reserve(dev, nd, k))) goto out;
+  if (k && nd->pre_count) memmove(nd->pre + k, nd->pre, nd->pre_count * sizeof *nd->pre);
+  for (size_t i = 0; i < k; i++) {
+    const sgpu_pending *p = sgpu__ring_at(nd, i);
+    sgpu_preempted *e = &nd->pre[i];
+    memset(e, 0, sizeof *e);
+    e->fence64 = p->fence64;
+    e->fence32 = p->fence32;
+    e->owner = p->owner;
+    e->len = p->rest_off + p->len; /* as it was submitted */
+    e->skip = p->skip;
+    e->ib_addr = p->staged ? 0 : p->ib_addr - p->rest_off;
+    e->rest_off = p->rest_off;
+    e->l2_next = p->pre_len ? p->l2_next : 0;
+    e->l2_end = p->pre_len ? p->l2_end : 0;
+    if (i == 0 && !p->dropped && !p->skip && (r = resume_point(dev, n, p, save, e))) {
+      if (nd->pre_count) memmove(nd->pre, nd->pre + k, nd->pre_count * sizeof *nd->pre);
+      goto out;
+    }
+  }
+  nd->pre_count += k;
+  while (nd->q_count) sgpu__ring_pop(nd);
+  if ((r = sgpu__program_node(dev, n))) goto out;
+  r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS,
+                      SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) | SGPU_INT_DMA_PREEMPTED(n));
+  if (r) goto out;
+  dev->stats.preempted++;
+  uint64_t now = dev->tr->ops->now(dev->tr);
+  sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_PREEMPTED, n, now, NULL);
+  ev.fence_id = preemption_fence_id;
+  ev.fence_id64 = preemption_fence_id;
+  ev.last_completed_fence_id = (uint32_t)nd->completed64;
+  ev.preempted_count = (uint32_t)k;
+  sgpu__push_event(dev, &ev);
+out:
+  sgpu__unlock(dev);
+  return r;
+}
+
+int sgpu__preempted_match(sgpu_device *dev, uint32_t n, const sgpu_submit_command_args *a,
+                          uint32_t owner, const sgpu_preempted **out) {
+  sgpu_node *nd = &dev->node[n];
+  if (!nd->pre_count)
+    return sgpu__fail(dev, SGPU_ERROR_NOT_PREEMPTED,
+                      "flags.resubmission with fence %u: node %u has no preempted submission",
+                      a->submission_fence_id, n);
+  const sgpu_preempted *e = &nd->pre[0];
+  uint32_t len = a->dma_buffer_submission_end_offset - a->dma_buffer_submission_start_offset;
+  uint32_t addr = (uint32_t)a->dma_buffer_physical_address + a->dma_buffer_submission_start_offset;
+  const char *what = a->submission_fence_id != e->fence32 ? "fence id"
+                     : len != e->len                     ? "length"
+                     : owner != e->owner                 ? "context"
+                     : e->ib_addr && addr != e->ib_addr  ? "buffer address"
+                                                         : NULL;
+  if (what)
+    return sgpu__fail(dev, SGPU_ERROR_NOT_PREEMPTED,
+                      "resubmission (fence %u, %u bytes) does not match node %u's next preempted "
+                      "submission (fence %u, %u bytes): its %s differs",
+                      a->submission_fence_id, len, n, e->fence32, e->len, what);
+  *out = e;
+  return 0;
+}
