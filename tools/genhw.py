@@ -897,6 +897,7 @@ def save_c():
     for name, idx, doc in S.SAVE_WORDS:
         d(f"#define SGPU_SAVE_{name} {idx}u  /* {doc} */")
     d("#define SGPU_SAVE_LEVEL_IN_WAIT 0x100u  /* LEVEL: stopped inside a WAIT */")
+    d("#define SGPU_SAVE_LEVEL_IN_RECT 0x200u  /* LEVEL: stopped inside a FILL or COPY (RECT) */")
     return o
 
 

@@ -542,7 +542,8 @@ NODE_REGS = [
         checks=[("align", 4, "MISALIGNED"), _IN_MEM], readback="written"),
     Reg("PREEMPT", 0x58, "rw", "a write requests preemption with the written value as the preemption "
                                "fence id: the node stops at its next boundary (between packets, inside "
-                               "an INDIRECT buffer too, or inside WAIT_MEM / WAIT_VSYNC / WAIT_SCANLINE), "
+                               "an INDIRECT buffer too, inside WAIT_MEM / WAIT_VSYNC / WAIT_SCANLINE, or "
+                               "inside a FILL or COPY after a row: see RECT in the save area), "
                                "writes its resume state to SAVE_ADDR with the id last, sets "
                                "STATUS.PREEMPTED and raises DMA_PREEMPTED; an idle node does so at once. "
                                "It stays stopped until CONTROL.RESET. A write to a faulted or already "
@@ -554,16 +555,21 @@ NODE_REGS = [
 # preemption fence id last, so that it landing means the rest is there).
 # name, word index, meaning.  Addresses are byte addresses; a level's
 # "next" is the header of the first packet still to run there (a WAIT that
-# was cut runs again from its header: only its polling is repeated).
+# was cut runs again from its header: only its polling is repeated; a FILL
+# or COPY cut at a row boundary is named by its header too, with RECT).
 SAVE_WORDS = [
     ("RING_NEXT", 0, "byte offset in the ring of the next ring packet still to run (RING_RPTR; a ring "
                      "INDIRECT completes when its buffer is entered)"),
-    ("LEVEL", 1, "[1:0] INDIRECT level at the stop (0: between ring packets), [8] stopped inside a WAIT"),
+    ("LEVEL", 1, "[1:0] INDIRECT level at the stop (0: between ring packets), [8] stopped inside a WAIT, "
+               "[9] stopped inside a FILL or COPY (RECT says which rows are left)"),
     ("IB1_NEXT", 2, "level 1: address of the next packet (meaningful when LEVEL >= 1)"),
     ("IB1_END", 3, "level 1: end of its buffer"),
     ("IB2_NEXT", 4, "level 2: address of the next packet (meaningful when LEVEL = 2)"),
     ("IB2_END", 5, "level 2: end of its buffer"),
-    ("PREEMPT_FENCE", 6, "the preemption fence id written to PREEMPT: written last"),
+    ("RECT", 6, "a FILL or COPY cut at a row boundary (LEVEL[9]): [15:0] its first row not done, "
+              "counted from the rectangle's top row, [31:16] how many rows are left; the rows done "
+              "are the others (0 when LEVEL[9] is 0)"),
+    ("PREEMPT_FENCE", 7, "the preemption fence id written to PREEMPT: written last"),
 ]
 SAVE_BYTES = 4 * len(SAVE_WORDS)
 

@@ -414,6 +414,7 @@ typedef struct sgpu_event {
   uint32_t resubmitted;     /* innocent submissions put back on the ring */
   /* DMA_PREEMPTED */
   uint32_t preempted_count; /* submissions preempted, to be sent again with flags.resubmission */
+  uint32_t latency_cycles;  /* device cycles from the request to the node stopped, its state saved */
 } sgpu_event;
 
 /* Next event, waiting up to timeout_ms (0 = poll).  SGPU_ERROR_TIMEOUT when none. */

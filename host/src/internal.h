@@ -37,6 +37,11 @@ typedef struct sgpu_segment {
 } sgpu_segment;
 
 /* ------------------------------------------------------------ submissions */
+/* A resumed submission's trampoline (preempt.c): at most the rest of a cut
+ * COPY (7 words), an INDIRECT (4) and the rest of an earlier trampoline
+ * after its cut packet (an INDIRECT) */
+#define SGPU__TRAMP_WORDS 16u
+
 typedef struct sgpu_pending {
   uint64_t fence64;
   uint32_t fence32;
@@ -51,19 +56,24 @@ typedef struct sgpu_pending {
   uint32_t ib_addr, len, skip;         /* its INDIRECT (the staged copy) */
   uint32_t dropped;   /* aborted by a reset: only its fence is left on the ring */
   uint32_t rest_off;  /* a resumed one: bytes of its buffer that ran before (ib_addr, len: the rest) */
-  uint32_t pre_addr, pre_len; /* resumed inside a level-2 buffer: an INDIRECT before its own
-                                 (the staged trampoline into level 2's rest), else 0 */
-  uint32_t l2_next, l2_end;   /* that level-2 rest (when pre_len != 0) */
+  uint32_t pre_addr, pre_len; /* a resumed one: the staged trampoline run before its buffer's
+                                 rest (pre_len bytes at pre_addr; 0: none) ... */
+  uint32_t tramp[SGPU__TRAMP_WORDS]; /* ... and its words */
 } sgpu_pending;
 
 /* A preempted submission, waiting to be sent again with flags.resubmission
- * (preempt.c): what it must match and where it resumes. */
+ * (preempt.c): what it must match and where it resumes.  Its trampoline
+ * runs first, as a level-1 buffer of its own: the rest of a FILL or COPY
+ * cut at a row, then an INDIRECT into the rest of the level-2 buffer it
+ * stopped in (so that rest runs at level 2 as before), then what was left
+ * of an earlier trampoline; its buffer's rest follows at level 1. */
 typedef struct sgpu_preempted {
   uint64_t fence64;
   uint32_t fence32, owner, len, skip;
   uint32_t ib_addr;   /* its buffer's device address (a staged copy: 0, not compared) */
   uint32_t rest_off;  /* level 1 resumes this many bytes into its buffer (len: only the FENCE) */
-  uint32_t l2_next, l2_end; /* level 2's rest, when l2_end != 0 */
+  uint32_t tramp_words;
+  uint32_t tramp[SGPU__TRAMP_WORDS];
 } sgpu_preempted;
 
 typedef struct sgpu_node {

@@ -30,8 +30,9 @@ static int status_pred(sgpu_device *dev, const void *v) {
   return (st & a[1]) == a[2];
 }
 
-/* Stop node n and fill save[] with its resume state. */
-static int stop_node(sgpu_device *dev, uint32_t n, uint32_t fence, uint32_t *save) {
+/* Stop node n and fill save[] with its resume state; *latency: the cycles
+ * from the request to the node stopped. */
+static int stop_node(sgpu_device *dev, uint32_t n, uint32_t fence, uint32_t *save, uint64_t *latency) {
   sgpu_node *nd = &dev->node[n];
   uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
   int r;
@@ -41,7 +42,9 @@ static int stop_node(sgpu_device *dev, uint32_t n, uint32_t fence, uint32_t *sav
     uint32_t faulted[3] = {n, SGPU_STATUS_FAULTED, SGPU_STATUS_FAULTED};
     if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_SAVE_ADDR), nd->save_addr))) return r;
     if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_PREEMPT), fence))) return r;
+    uint64_t t0 = dev->tr->ops->now(dev->tr);
     r = sgpu__wait_until(dev, limit, status_pred, until, 0);
+    *latency = dev->tr->ops->now(dev->tr) - t0;
     if (r == SGPU_ERROR_TIMEOUT)
       return sgpu__fail(dev, r, "node %u did not stop for preemption within %llu cycles", n,
                         (unsigned long long)limit);
@@ -59,7 +62,9 @@ static int stop_node(sgpu_device *dev, uint32_t n, uint32_t fence, uint32_t *sav
   /* No preemption in this build: drain to the end of the running buffer. */
   uint32_t idle[3] = {n, SGPU_STATUS_BUSY, 0};
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), 0))) return r;
+  uint64_t t0 = dev->tr->ops->now(dev->tr);
   r = sgpu__wait_until(dev, limit, status_pred, idle, 0);
+  *latency = dev->tr->ops->now(dev->tr) - t0;
   if (r == SGPU_ERROR_TIMEOUT)
     return sgpu__fail(dev, r, "node %u did not drain its running buffer within %llu cycles", n,
                       (unsigned long long)limit);
@@ -69,51 +74,88 @@ static int stop_node(sgpu_device *dev, uint32_t n, uint32_t fence, uint32_t *sav
   return r;
 }
 
+static int tramp_put(sgpu_device *dev, uint32_t n, sgpu_preempted *e, const uint32_t *w, uint32_t k) {
+  if (e->tramp_words + k > SGPU__TRAMP_WORDS)
+    return sgpu__fail(dev, SGPU_ERROR_IO, "node %u: resume trampoline would need %u words (%u kept)", n,
+                      e->tramp_words + k, SGPU__TRAMP_WORDS);
+  memcpy(e->tramp + e->tramp_words, w, k * 4);
+  e->tramp_words += k;
+  return 0;
+}
+
+/* The FILL or COPY at `at` cut after some rows: the packet for its rows left
+ * (rect: SAVE_RECT) goes into the trampoline; *size gets the cut packet's
+ * bytes (to step past it). */
+static int rect_rest(sgpu_device *dev, uint32_t n, uint32_t at, uint32_t rect, sgpu_preempted *e,
+                     uint32_t *size) {
+  uint32_t w[7];
+  int r = dev->tr->ops->mem_read(dev->tr, at, w, 4);
+  uint32_t op = (w[0] & SGPU_PKT_OPCODE_MASK) >> SGPU_PKT_OPCODE_SHIFT;
+  uint32_t words = op == SGPU_OP_FILL ? 6 : op == SGPU_OP_COPY ? 7 : 0;
+  if (!r && !words)
+    return sgpu__fail(dev, SGPU_ERROR_IO, "node %u: the packet cut at 0x%x is not a FILL or COPY (0x%08x)",
+                      n, at, w[0]);
+  if (!r) r = dev->tr->ops->mem_read(dev->tr, at, w, words * 4);
+  if (r) return sgpu__fail(dev, r, "reading node %u's cut packet at 0x%x failed", n, at);
+  uint32_t first = rect & 0xFFFFu, count = rect >> 16;
+  /* FILL: dst, pitch, width, height, pattern; COPY: dst, pitch, src, src pitch, width, height */
+  uint32_t *height = &w[op == SGPU_OP_FILL ? 4 : 6];
+  if (!count || first + count > *height)
+    return sgpu__fail(dev, SGPU_ERROR_IO, "node %u: rows %u+%u left of a %u-row rectangle", n, first,
+                      count, *height);
+  w[1] += first * (w[2] & 0xFFFFu);
+  if (op == SGPU_OP_COPY) w[3] += first * (w[4] & 0xFFFFu);
+  *height = count;
+  *size = words * 4;
+  return tramp_put(dev, n, e, w, words);
+}
+
 /* Where the oldest pending submission p resumes, from the saved state, in
  * terms of the buffer it was submitted with (p may itself be a resumed
- * one: its rest starts p->rest_off bytes in, maybe behind a trampoline). */
+ * one: its rest starts p->rest_off bytes in, after its trampoline). */
 static int resume_point(sgpu_device *dev, uint32_t n, const sgpu_pending *p, const uint32_t *save,
                         sgpu_preempted *e) {
   sgpu_node *nd = &dev->node[n];
   uint32_t level = save[SGPU_SAVE_LEVEL] & 3u;
-  /* Until shown otherwise: nothing of p's rest ran (its level-2 rest first). */
+  int cut = (save[SGPU_SAVE_LEVEL] & SGPU_SAVE_LEVEL_IN_RECT) != 0;
+  uint32_t tramp_end = p->pre_addr + p->pre_len;
+  int r;
   e->rest_off = p->rest_off;
-  e->l2_next = p->pre_len ? p->l2_next : 0;
-  e->l2_end = p->pre_len ? p->l2_end : 0;
+  e->tramp_words = 0;
   if (level == 0) {
-    /* Between ring packets: the INDIRECT of the trampoline or of p's rest,
-     * or its FENCE, is next. */
+    /* Between ring packets: the INDIRECT of its trampoline or of its
+     * buffer's rest, or its FENCE, is next (the library's ring holds no
+     * other packet of it). */
     uint32_t at = nd->ring_base + (save[SGPU_SAVE_RING_NEXT] & (nd->ring_size - 1)), w[2] = {0, 0};
-    int r = dev->tr->ops->mem_read(dev->tr, at, w, 8);
-    if (r) return sgpu__fail(dev, r, "reading node %u's ring failed", n);
+    if ((r = dev->tr->ops->mem_read(dev->tr, at, w, 8)))
+      return sgpu__fail(dev, r, "reading node %u's ring failed", n);
     uint32_t op = (w[0] & SGPU_PKT_OPCODE_MASK) >> SGPU_PKT_OPCODE_SHIFT;
-    if (op == SGPU_OP_FENCE) {
-      e->rest_off = p->rest_off + p->len;
-      e->l2_next = e->l2_end = 0;
-    } else if (op == SGPU_OP_INDIRECT && p->pre_len && w[1] != p->pre_addr) {
-      e->l2_next = e->l2_end = 0; /* the trampoline ran: level 2's rest is done */
-    }
+    if (cut) return sgpu__fail(dev, SGPU_ERROR_IO, "node %u stopped inside a ring packet", n);
+    if (op == SGPU_OP_FENCE) e->rest_off = p->rest_off + p->len;
+    else if (op == SGPU_OP_INDIRECT && p->pre_len && w[1] == p->pre_addr)
+      return tramp_put(dev, n, e, p->tramp, p->pre_len / 4); /* nothing of it ran */
     return 0;
   }
   uint32_t next1 = save[SGPU_SAVE_IB1_NEXT], end1 = save[SGPU_SAVE_IB1_END];
-  if (p->pre_len && end1 == p->pre_addr + p->pre_len) {
-    /* In the trampoline: level 2's rest is where the state says. */
-    if (level == 1 && next1 != p->pre_addr) e->l2_next = e->l2_end = 0;
-  } else if (next1 >= p->ib_addr && next1 - p->ib_addr <= p->len && end1 == p->ib_addr + p->len) {
-    e->rest_off = p->rest_off + (next1 - p->ib_addr);
-    e->l2_next = e->l2_end = 0;
-  } else {
+  int in_tramp = p->pre_len && end1 == tramp_end && next1 >= p->pre_addr && next1 <= tramp_end;
+  if (!in_tramp && !(next1 >= p->ib_addr && next1 - p->ib_addr <= p->len && end1 == p->ib_addr + p->len))
     return sgpu__fail(dev, SGPU_ERROR_IO, "node %u stopped at 0x%x, outside its running buffer 0x%x+%u",
                       n, next1, p->ib_addr, p->len);
-  }
+  /* The packet to run next at the stop's level (a cut one: its rows left). */
+  uint32_t at = level == 2 ? save[SGPU_SAVE_IB2_NEXT] : next1, size = 0;
+  if (cut && (r = rect_rest(dev, n, at, save[SGPU_SAVE_RECT], e, &size))) return r;
+  at += size;
   if (level == 2) {
-    e->l2_next = save[SGPU_SAVE_IB2_NEXT];
-    e->l2_end = save[SGPU_SAVE_IB2_END];
-    if (e->l2_next > e->l2_end)
-      return sgpu__fail(dev, SGPU_ERROR_IO, "node %u's saved level-2 range 0x%x..0x%x is reversed", n,
-                        e->l2_next, e->l2_end);
+    uint32_t end2 = save[SGPU_SAVE_IB2_END];
+    if (at > end2)
+      return sgpu__fail(dev, SGPU_ERROR_IO, "node %u's saved level-2 range 0x%x..0x%x is reversed", n, at,
+                        end2);
+    uint32_t ind[4] = {SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, 0), at, end2 - at, p->fence32};
+    if (at < end2 && (r = tramp_put(dev, n, e, ind, 4))) return r;
+    at = next1; /* level 1 goes on after the INDIRECT that entered level 2 */
   }
-  if (e->l2_next == e->l2_end) e->l2_next = e->l2_end = 0; /* nothing left there */
+  if (in_tramp) return tramp_put(dev, n, e, p->tramp + (at - p->pre_addr) / 4, (tramp_end - at) / 4);
+  e->rest_off = p->rest_off + (at - p->ib_addr);
   return 0;
 }
 
@@ -144,7 +186,8 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
   if (!r && nd->faulted)
     r = sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
                    "node %u is stopped on a fault; call sgpu_reset_from_timeout first", n);
-  if (!r) r = stop_node(dev, n, preemption_fence_id, save);
+  uint64_t latency = 0;
+  if (!r) r = stop_node(dev, n, preemption_fence_id, save, &latency);
   if (!r) r = sgpu__retire(dev, n);
   if (r) goto out;
 
@@ -164,9 +207,10 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
     e->len = p->rest_off + p->len; /* as it was submitted */
     e->skip = p->skip;
     e->ib_addr = p->staged ? 0 : p->ib_addr - p->rest_off;
+    /* Not started: its trampoline, if any, still to run whole. */
     e->rest_off = p->rest_off;
-    e->l2_next = p->pre_len ? p->l2_next : 0;
-    e->l2_end = p->pre_len ? p->l2_end : 0;
+    e->tramp_words = p->pre_len / 4;
+    if (p->pre_len) memcpy(e->tramp, p->tramp, p->pre_len);
     if (i == 0 && !p->dropped && !p->skip && (r = resume_point(dev, n, p, save, e))) {
       if (nd->pre_count) memmove(nd->pre, nd->pre + k, nd->pre_count * sizeof *nd->pre);
       goto out;
@@ -185,6 +229,7 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
   ev.fence_id64 = preemption_fence_id;
   ev.last_completed_fence_id = (uint32_t)nd->completed64;
   ev.preempted_count = (uint32_t)k;
+  ev.latency_cycles = latency > UINT32_MAX ? UINT32_MAX : (uint32_t)latency;
   sgpu__push_event(dev, &ev);
 out:
   sgpu__unlock(dev);

@@ -173,9 +173,9 @@ __attribute__((always_inline)) static inline int ring_put(sgpu_device *dev, uint
 }
 
 /* A resumed submission's packets (pre_len != 0): CONTEXT when need_ctx, an
- * INDIRECT into its trampoline (the rest of the level-2 buffer it was
- * preempted in), the INDIRECT of its own buffer's rest, FENCE.  Off the
- * usual submission path. */
+ * INDIRECT into its trampoline (what was left inside the packet and the
+ * level-2 buffer it was preempted in: preempt.c), the INDIRECT of its own
+ * buffer's rest, FENCE.  Off the usual submission path. */
 static int ring_put_pre(sgpu_device *dev, uint32_t n, const sgpu_pending *p, int need_ctx) {
   sgpu_node *nd = &dev->node[n];
   uint32_t ring[20];
@@ -272,18 +272,17 @@ static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int
   return 0;
 }
 
-/* A resubmission of a preempted submission (job->resume): its buffer from
- * where it stopped, with the fence id it had; level 2's rest, if it stopped
- * there, through a staged trampoline (one INDIRECT), so that rest runs at
- * level 2 as before and level 1's rest at level 1 after it. */
+/* A resubmission of a preempted submission: its trampoline staged (the
+ * rest of a cut FILL or COPY, of the level-2 buffer it stopped in), then
+ * its buffer from where level 1 stopped, with the fence id it had. */
 int sgpu__ring_try_resume(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job,
                           const sgpu_preempted *rs) {
   sgpu_node *nd = &dev->node[n];
   int need_ctx = need_context(nd, job->ctx_id);
-  int l2 = rs->l2_end != 0;
-  uint32_t ring_bytes = ((need_ctx ? 4u : 0u) + (l2 ? 4u : 0u) + 7u) * 4u;
+  uint32_t tramp_bytes = rs->tramp_words * 4;
+  uint32_t ring_bytes = ((need_ctx ? 4u : 0u) + (tramp_bytes ? 4u : 0u) + 7u) * 4u;
   uint32_t buf_bytes = job->host_words && job->len ? job->len : 0;
-  uint32_t stage_bytes = buf_bytes + (l2 ? 16u : 0u);
+  uint32_t stage_bytes = buf_bytes + tramp_bytes;
   uint32_t stage_off = 0;
   int r = ring_room(dev, n, ring_bytes, stage_bytes, &stage_off);
   if (r <= 0) return r;
@@ -297,14 +296,11 @@ int sgpu__ring_try_resume(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job
     dev->stats.staged_bytes += buf_bytes;
   }
   p->pre_addr = p->pre_len = 0;
-  if (l2) {
-    uint32_t tramp[4] = {SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, 0), rs->l2_next, rs->l2_end - rs->l2_next,
-                         job->fence};
+  if (tramp_bytes) {
     p->pre_addr = nd->stage_base + stage_off + buf_bytes;
-    p->pre_len = sizeof tramp;
-    p->l2_next = rs->l2_next;
-    p->l2_end = rs->l2_end;
-    r = dev->tr->ops->mem_write(dev->tr, p->pre_addr, tramp, sizeof tramp);
+    p->pre_len = tramp_bytes;
+    memcpy(p->tramp, rs->tramp, tramp_bytes);
+    r = dev->tr->ops->mem_write(dev->tr, p->pre_addr, rs->tramp, tramp_bytes);
     if (r) return sgpu__fail(dev, r, "staging node %u's resume trampoline failed", n);
   }
   if (stage_bytes) {

@@ -21,6 +21,16 @@
 // of the following delta >= 0 run, processes it descending, walks back past
 // it and carries on.  With pitch >= width the two runs never feed each
 // other, which makes the order safe for any pitches.
+//
+// Stop (preemption): with stop_i the engine ends its command early at the
+// next row boundary where the rows still to do are one rectangle that a new
+// command of the same kind would run in the same order: after a row of a
+// top-down run (FILL always runs top-down), or after a row of a bottom-up
+// run that reaches the last row (its rows above, from the run's first, are
+// left).  cut_o then says so, with the rows left (cut_first_o, cut_count_o:
+// the first row index counted from the command's top row, and how many).
+// A bottom-up run that ends above the last row is not cut (its rest would
+// be two rectangles).
 `include "sgpu_hw.vh"
 
 module sgpu_blit #(
@@ -35,6 +45,10 @@ module sgpu_blit #(
   input  wire        clk_i,
   input  wire        rst_ni,
   input  wire        abort_i,      // drop the command: no new request, drain reads, go idle
+  input  wire        stop_i,       // end the command at the next row boundary that leaves one rectangle
+  output wire        cut_o,        // the last command ended early (stop_i); valid while idle
+  output wire [15:0] cut_first_o,  // its first row not done, counted from the top row
+  output wire [15:0] cut_count_o,  // rows not done
   input  wire        cmd_valid_i,
   output wire        cmd_ready_o,
   input  wire        cmd_copy_i,
@@ -93,6 +107,9 @@ module sgpu_blit #(
   // the last row is always ROW_LAST and needs no height - 1 register.
   localparam [15:0] ROW_LAST = 16'hFFFE;
   reg  [15:0]   row_q, base_q, top_q, top_d;
+  reg  [15:0]   height_q;               // the command's height (cut_first_o counts from its top row)
+  reg           cut_q, cut_d;           // ended early by stop_i
+  reg  [15:0]   cut_first_q, cut_first_d, cut_count_q, cut_count_d;
   reg  [CH-1:0] cofs_q, cofs_d;         // chunk number (word offset / 2^BUF_AW) of the next chunk
   reg           newrow_q, newrow_d;     // cofs_q not yet set for this row
   reg           step_up, step_dn;
@@ -191,6 +208,9 @@ module sgpu_blit #(
     newrow_d = newrow_q;
     step_up = 1'b0;
     step_dn = 1'b0;
+    cut_d = 1'b0;
+    cut_first_d = cut_first_q;
+    cut_count_d = cut_count_q;
     case (st_q)
       S_UP: begin
         if (load) begin
@@ -200,7 +220,12 @@ module sgpu_blit #(
           end else begin
             newrow_d = 1'b1;
             if (at_last_row) st_d = S_IDLE;
-            else step_up = 1'b1;
+            else if (stop_i) begin
+              // The rows below this one are left (rows count up to ROW_LAST).
+              st_d = S_IDLE; cut_d = 1'b1;
+              cut_first_d = row_q + height_q + 16'd2;
+              cut_count_d = ROW_LAST - row_q;
+            end else step_up = 1'b1;
           end
         end else if (is_copy && dge) begin
           st_d = S_WALK;  // this row starts a delta >= 0 run; base_q records it
@@ -225,7 +250,12 @@ module sgpu_blit #(
             newrow_d = 1'b0;
           end else begin
             newrow_d = 1'b1;
-            if (row_q != base_q) step_dn = 1'b1;
+            if (row_q != base_q && stop_i && top_q == ROW_LAST) begin
+              // Bottom-up to the last row: the run's rows above this one are left.
+              st_d = S_IDLE; cut_d = 1'b1;
+              cut_first_d = base_q + height_q + 16'd1;
+              cut_count_d = row_q - base_q;
+            end else if (row_q != base_q) step_dn = 1'b1;
             else if (top_q == ROW_LAST) st_d = S_IDLE;
             else st_d = S_RET;
           end
@@ -253,6 +283,8 @@ module sgpu_blit #(
       top_q     <= 16'b0;
       cofs_q    <= {CH{1'b0}};
       newrow_q  <= 1'b1;
+      height_q  <= 16'd0;
+      cut_q <= 1'b0; cut_first_q <= 16'd0; cut_count_q <= 16'd0;
     end else if (kill) begin
       st_q      <= S_IDLE;
       newrow_q  <= 1'b1;
@@ -266,7 +298,10 @@ module sgpu_blit #(
       src_row_q <= cmd_src_i[ADDR_W-1:0];
       row_q     <= ~cmd_height_i;
       newrow_q  <= 1'b1;
+      height_q  <= cmd_height_i;
+      cut_q     <= 1'b0;
     end else begin
+      if (cut_d) begin cut_q <= 1'b1; cut_first_q <= cut_first_d; cut_count_q <= cut_count_d; end
       st_q     <= st_d;
       top_q    <= top_d;
       cofs_q   <= cofs_d;
@@ -440,6 +475,9 @@ module sgpu_blit #(
   end
 
   assign busy_o = (st_q != S_IDLE) | ex_act_q | abort_q;
+  assign cut_o       = cut_q;
+  assign cut_first_o = cut_first_q;
+  assign cut_count_o = cut_count_q;
   assign cmd_ready_o = ~busy_o & ~abort_i;
 
 endmodule

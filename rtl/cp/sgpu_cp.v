@@ -92,6 +92,10 @@ module sgpu_cp #(
   input  wire        blit_busy_i,
   input  wire        blit_progress_i,  // the 2D engine, working for us, had a request accepted
   output wire        blit_abort_o,     // engine reset while the 2D engine may work for us
+  output wire        blit_stop_o,      // preempted while the 2D engine works for us: stop at a row
+  input  wire        blit_cut_i,       // the 2D engine's last command ended early ...
+  input  wire [15:0] blit_cut_first_i, // ... leaving these rows (first, counted from the top)
+  input  wire [15:0] blit_cut_count_i,
   // display: flip request (source selected by flip_src_o) and status
   output wire        flip_valid_o,
   input  wire        flip_ready_i,
@@ -232,7 +236,8 @@ module sgpu_cp #(
     .blit_dst_o(blit_dst_o), .blit_dst_pitch_o(blit_dst_pitch_o), .blit_src_o(blit_src_o),
     .blit_src_pitch_o(blit_src_pitch_o), .blit_width_o(blit_width_o), .blit_height_o(blit_height_o),
     .blit_pattern_o(blit_pattern_o), .blit_busy_i(blit_busy_i), .blit_progress_i(blit_progress_i),
-    .blit_abort_o(blit_abort_o),
+    .blit_abort_o(blit_abort_o), .blit_stop_o(blit_stop_o), .blit_cut_i(blit_cut_i),
+    .blit_cut_first_i(blit_cut_first_i), .blit_cut_count_i(blit_cut_count_i),
     .flip_valid_o(flip_valid_o), .flip_ready_i(flip_ready_i), .flip_src_o(flip_src_o),
     .flip_addr_o(flip_addr_o), .flip_interval_o(flip_interval_o)
   );

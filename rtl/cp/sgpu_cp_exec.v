@@ -150,6 +150,10 @@ module sgpu_cp_exec #(
   input  wire          blit_busy_i,
   input  wire          blit_progress_i,
   output wire          blit_abort_o,
+  output wire          blit_stop_o,      // preemption: end the command at a row boundary
+  input  wire          blit_cut_i,       // it ended early, leaving rows ...
+  input  wire [15:0]   blit_cut_first_i, // ... from this one (counted from the top row) ...
+  input  wire [15:0]   blit_cut_count_i, // ... this many
   // ---- flip
   output wire          flip_valid_o,
   input  wire          flip_ready_i,
@@ -199,7 +203,8 @@ module sgpu_cp_exec #(
   // (the window's base and end are held in the compare blocks, u_win_*)
   reg          ctx_null_q;
   reg          preempt_pend_q;   // a preemption was requested and waits for a boundary
-  reg          save_in_wait_q;   // the preemption cut a WAIT (resume at its header)
+  reg          save_in_wait_q;   // the preemption cut a WAIT, FILL or COPY (resume at its header)
+  reg          save_cut_q;       // ... a FILL or COPY: the 2D engine's rows left are saved
 
   reg [4:0]    state_q;
   reg [1:0]    level_q;
@@ -523,7 +528,12 @@ module sgpu_cp_exec #(
         else state_d = S_BLIT;
       S_BLIT: if (blit_ready_i) state_d = S_BLITW1;
       S_BLITW1: state_d = S_BLITW;
-      S_BLITW: if (!blit_busy_i) pkt_done = 1'b1;
+      // A preempted FILL or COPY may end early (blit_cut_i): the rows left
+      // go to the save area, the packet resumes from its header.
+      S_BLITW: if (!blit_busy_i) begin
+        if (PREEMPTION != 0 && blit_cut_i) state_d = S_SAVE;
+        else pkt_done = 1'b1;
+      end
       S_FLIP: if (flip_ready_i) begin
         if (flip_no_wait) pkt_done = 1'b1;
         else state_d = S_FLIPW1;
@@ -591,14 +601,15 @@ module sgpu_cp_exec #(
       src_phase_q <= 1'b0;
       blit_own_q <= 1'b0;
       progress_q <= 1'b0; chk_oor_q <= 1'b0; chk_win_q <= 1'b0;
-      preempt_pend_q <= 1'b0; save_in_wait_q <= 1'b0;
+      preempt_pend_q <= 1'b0; save_in_wait_q <= 1'b0; save_cut_q <= 1'b0;
     end else begin
       // Preemption: requested, taken at a boundary (S_SAVE), dropped by a
       // fault or a reset.  A node already stopped ignores a request.
       if (PREEMPTION != 0 && preempt_req_i && state_q != S_FAULT && !stopped) preempt_pend_q <= 1'b1;
       if (state_d == S_SAVE && state_q != S_SAVE) begin
         preempt_pend_q <= 1'b0;
-        save_in_wait_q <= (state_q != S_HDR);
+        save_in_wait_q <= (state_q != S_HDR);   // a WAIT, or a cut FILL / COPY: resume at its header
+        save_cut_q <= (state_q == S_BLITW);
         addr_q <= {save_addr_i, 2'b00};
         words_left_q <= SAVE_N;
       end
@@ -729,7 +740,8 @@ module sgpu_cp_exec #(
     if (saving)
       case (save_idx)
         `SGPU_SAVE_RING_NEXT: save_word = {{(32-IW){1'b0}}, rptr_q};
-        `SGPU_SAVE_LEVEL:     save_word = {23'd0, save_in_wait_q, 6'd0, level_q};
+        `SGPU_SAVE_LEVEL:     save_word = {22'd0, save_cut_q, save_in_wait_q && !save_cut_q, 6'd0, level_q};
+        `SGPU_SAVE_RECT:      save_word = save_cut_q ? {blit_cut_count_i, blit_cut_first_i} : 32'd0;
         `SGPU_SAVE_IB1_NEXT:  save_word = {{(32-IW){1'b0}}, in_ib2 ? ib1_save_q : save_next};
         `SGPU_SAVE_IB1_END:   save_word = {{(32-IW){1'b0}}, ibend1_q};
         `SGPU_SAVE_IB2_NEXT:  save_word = {{(32-IW){1'b0}}, save_next};
@@ -801,6 +813,8 @@ module sgpu_cp_exec #(
   assign blit_valid_o = (state_q == S_BLIT);
   assign blit_copy_o  = is_copy;
   assign blit_abort_o = rst_wait;
+  assign blit_stop_o  = (PREEMPTION != 0) && preempt_pend_q &&
+                        (state_q == S_BLITW1 || state_q == S_BLITW) && (is_fill || is_copy);
   assign blit_dst_o       = {{(32-IW){1'b0}}, blit_dst};
   assign blit_dst_pitch_o = dst_pitch;
   assign blit_src_o       = copy_src;

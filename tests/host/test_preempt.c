@@ -246,6 +246,83 @@ static void test_preempt_between_packets(void **state) {
   fixture_close(f);
 }
 
+/* A 640x480 FILL (16-bit pixels) and an overlapping COPY, in a level-2
+ * buffer between markers, preempted again and again at row boundaries and
+ * sent again each time: the result is exactly what they write alone (the
+ * oracle: the fill pattern, and a memmove of the rows), every marker once,
+ * and the node stops within a row's time of the request (the latency of
+ * the worst stop is printed as a figure). */
+static void test_preempt_inside_fill_and_copy(void **state) {
+  (void)state;
+  fixture F, *f = &F;
+  assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
+  sgpu_info info;
+  CHECK(sgpu_query_info(f->dev, &info));
+  if (!info.has_preemption || info.ib_depth < 2) skip();
+  const uint32_t W = 1280, H = 480, PAT = 0x5A5AC3C3u;
+  uint64_t fb;
+  CHECK(sgpu_alloc(f->dev, SGPU_SEGMENT_LOCAL, W * H + 4096, 4096, &fb));
+  /* COPY: 200 rows of 700 bytes from fb+1 to fb+1+3*W+5 (overlapping, bottom-up rows). */
+  const uint32_t CW = 700, CH = 200, CSRC = (uint32_t)fb + 1, CDST = (uint32_t)fb + 1 + 3 * W + 5;
+  uint32_t m1[64], m2[64];
+  sgpu_cmdbuf l1, l2;
+  sgpu_cmdbuf_init(&l2, m2, sizeof m2);
+  marker(f, &l2, 1);
+  sgpu_cmd_fill(&l2, (uint32_t)fb, W, W, H, PAT);
+  marker(f, &l2, 2);
+  sgpu_cmd_copy(&l2, CDST, W, CSRC, W, CW, CH);
+  marker(f, &l2, 3);
+  put_cb(f, f->buf + 2048, &l2);
+  sgpu_cmdbuf_init(&l1, m1, sizeof m1);
+  marker(f, &l1, 0);
+  sgpu_cmd_indirect(&l1, (uint32_t)f->buf + 2048, sgpu_cmdbuf_size(&l2), 0, 0);
+  marker(f, &l1, 4);
+  put_cb(f, f->buf, &l1);
+
+  /* The oracle: memory after the FILL, then the COPY through a temporary. */
+  uint8_t *want = malloc(W * H), *tmp = malloc((size_t)CW * CH), *got = malloc(W * H);
+  assert_non_null(want);
+  assert_non_null(tmp);
+  assert_non_null(got);
+  for (uint32_t i = 0; i < W * H; i++) want[i] = (uint8_t)(PAT >> (8 * ((fb + i) % 4)));
+  for (uint32_t r = 0; r < CH; r++) memcpy(tmp + r * CW, want + 1 + r * W, CW);
+  for (uint32_t r = 0; r < CH; r++) memcpy(want + 1 + 3 * W + 5 + r * W, tmp + r * CW, CW);
+
+  uint32_t fence = 0, max_latency = 0, stops_in_rect = 0;
+  for (uint32_t delay = 3000; delay < 200000; delay = delay * 3 / 2 + 977) {
+    reset_markers(f);
+    sgpu_submit_command_args a = args_at(f, f->buf, &l1, ++fence);
+    CHECK(sgpu_submit_command(f->dev, &a));
+    uint32_t rounds = 0;
+    for (;;) {
+      CHECK(sgpu_run_cycles(f->dev, delay));
+      uint32_t st = node_status(f, 0);
+      CHECK(sgpu_preempt(f->dev, 0, 0x2000 + rounds));
+      sgpu_event ev = preempted_event(f, NULL);
+      if (ev.preempted_count == 0) break;
+      if (ev.latency_cycles > max_latency) max_latency = ev.latency_cycles;
+      stops_in_rect += (st & SGPU_STATUS_BUSY) && !(st & SGPU_STATUS_WAITING) &&
+                       rd(f, dst_of(f, 1)) != 0 && rd(f, dst_of(f, 3)) == 0;
+      a.flags.resubmission = 1;
+      CHECK(sgpu_submit_command(f->dev, &a));
+      assert_true(++rounds < 200);
+    }
+    CHECK(sgpu_wait_fence(f->dev, 0, fence, wait_ms(500)));
+    expect_once(f, 5);
+    CHECK(sgpu_read(f->dev, fb, got, W * H));
+    for (uint32_t i = 0; i < W * H; i++)
+      if (got[i] != want[i]) fail_msg("delay %u: byte %u is 0x%02x, expected 0x%02x", delay, i, got[i], want[i]);
+  }
+  printf("FIGURE preempt_latency_max_cycles %u\n", max_latency);
+  /* A row of the FILL is 320 words; a COPY row reads and writes 176 words. */
+  assert_true(stops_in_rect > 5);
+  assert_true(max_latency < 2000);
+  free(want);
+  free(tmp);
+  free(got);
+  fixture_close(f);
+}
+
 /* Nothing running: DMA_PREEMPTED at once, nothing to send again. */
 static void test_preempt_idle(void **state) {
   (void)state;
@@ -278,6 +355,7 @@ int main(void) {
       cmocka_unit_test(test_preempt_inside_wait),
       cmocka_unit_test(test_preempt_inside_level2),
       cmocka_unit_test(test_preempt_between_packets),
+      cmocka_unit_test(test_preempt_inside_fill_and_copy),
       cmocka_unit_test(test_preempt_idle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

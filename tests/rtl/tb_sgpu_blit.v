@@ -24,6 +24,10 @@ module tb_sgpu_blit;
   // ---------------------------------------------------------------- DUTs
   reg        sel;            // 0: default build, 1: small-buffer build with CMD_HELD
   reg        abort;          // abort_i of the selected engine
+  reg        stop;           // stop_i of the selected engine
+  wire [1:0]  d_cut;
+  wire [15:0] d_cut_first [0:1];
+  wire [15:0] d_cut_count [0:1];
   reg        cmd_valid;
   reg        cmd_copy;
   reg [31:0] cmd_dst, cmd_src, cmd_pattern;
@@ -38,7 +42,8 @@ module tb_sgpu_blit;
   reg  [31:0] rsp_rdata;
 
   sgpu_blit u_dut0 (
-    .clk_i(clk), .rst_ni(rst_n), .abort_i(abort & ~sel),
+    .clk_i(clk), .rst_ni(rst_n), .abort_i(abort & ~sel), .stop_i(stop & ~sel),
+    .cut_o(d_cut[0]), .cut_first_o(d_cut_first[0]), .cut_count_o(d_cut_count[0]),
     .cmd_valid_i(cmd_valid & ~sel), .cmd_ready_o(d_cmd_ready[0]), .cmd_copy_i(cmd_copy),
     .cmd_dst_i(cmd_dst), .cmd_dst_pitch_i(cmd_dpitch), .cmd_src_i(cmd_src),
     .cmd_src_pitch_i(cmd_spitch), .cmd_width_i(cmd_width), .cmd_height_i(cmd_height),
@@ -51,7 +56,8 @@ module tb_sgpu_blit;
   // The small-buffer build also reads its command fields from the inputs
   // (CMD_HELD, as with one node): this bench holds them until busy falls.
   sgpu_blit #(.BUF_AW(SMALL_AW), .CMD_HELD(1)) u_dut1 (
-    .clk_i(clk), .rst_ni(rst_n), .abort_i(abort & sel),
+    .clk_i(clk), .rst_ni(rst_n), .abort_i(abort & sel), .stop_i(stop & sel),
+    .cut_o(d_cut[1]), .cut_first_o(d_cut_first[1]), .cut_count_o(d_cut_count[1]),
     .cmd_valid_i(cmd_valid & sel), .cmd_ready_o(d_cmd_ready[1]), .cmd_copy_i(cmd_copy),
     .cmd_dst_i(cmd_dst), .cmd_dst_pitch_i(cmd_dpitch), .cmd_src_i(cmd_src),
     .cmd_src_pitch_i(cmd_spitch), .cmd_width_i(cmd_width), .cmd_height_i(cmd_height),
@@ -428,6 +434,61 @@ module tb_sgpu_blit;
     end
   endtask
 
+  // Stop a command in the middle (stop_i raised after a random delay and
+  // held until busy drops, as the command processor does): when it ends
+  // early (cut_o) the rows it left are sent as a new command of the same
+  // kind, again and again until one completes; the memory must be what the
+  // whole command writes (an overlapping COPY too: the rows left read
+  // sources the rows done did not touch).  Counts cuts of each kind.
+  integer n_cut_fill, n_cut_up, n_cut_down, n_cut_cmds, st_wait, st_first, st_count, st_guard;
+  reg     st_more;
+  task stop_cmds(input integer s, input integer st, input integer l0, input integer l1,
+                 input integer n);
+    begin
+      sel = s; stall_pct = st; lat_min = l0; lat_max = l1;
+      for (c = 0; c < n; c = c + 1) begin
+        gen_cmd;
+        if (cmd_copy) ref_copy(dst, dp, src, sp, w, h);
+        else ref_fill(dst, dp, w, h, pat);
+        st_guard = 0;
+        st_more = 1'b1;
+        while (st_more) begin
+          // Start it; raise stop after st_wait cycles, hold it until busy drops.
+          st_wait = rnd(3 * w + 40);
+          @(negedge clk);
+          cmd_valid = 1'b1;
+          ck_copy = cmd_copy; ck_dst = cmd_dst; ck_src = cmd_src; ck_dp = cmd_dpitch;
+          ck_sp = cmd_spitch; ck_w = cmd_width; ck_h = cmd_height;
+          while (!cmd_ready) @(negedge clk);
+          @(posedge clk);
+          #1 cmd_valid = 1'b0;
+          while (busy && st_wait > 0) begin @(posedge clk); #1; st_wait = st_wait - 1; end
+          stop = 1'b1;
+          while (busy) begin @(posedge clk); #1; end
+          @(negedge clk) stop = 1'b0;
+          if (outstanding != 0) $fatal(1, "FAIL busy low with %0d reads outstanding", outstanding);
+          if (!d_cut[sel]) st_more = 1'b0;
+          else begin
+            st_first = d_cut_first[sel]; st_count = d_cut_count[sel];
+            if (st_count < 1 || st_first + st_count > cmd_height || st_count == cmd_height)
+              $fatal(1, "FAIL cut of %0d rows leaves rows %0d+%0d", cmd_height, st_first, st_count);
+            n_cut_cmds = n_cut_cmds + 1;
+            if (!cmd_copy) n_cut_fill = n_cut_fill + 1;
+            else if (st_first + st_count == cmd_height) n_cut_up = n_cut_up + 1;
+            else n_cut_down = n_cut_down + 1;
+            cmd_dst = cmd_dst + st_first * cmd_dpitch;
+            cmd_src = cmd_src + st_first * cmd_spitch;
+            cmd_height = st_count;
+            st_guard = st_guard + 1;
+            if (st_guard > 1000) $fatal(1, "FAIL a command cut more than 1000 times");
+          end
+        end
+        lo = (cmd_copy && src < dst) ? src : dst;
+        compare_range(0, MEMB, cmd_copy ? "copy cut by stop" : "fill cut by stop");
+      end
+    end
+  endtask
+
   // A figure run: one big command on zero-wait memory.
   real fw;
   task figure_fill(input integer dst0, input integer w0, input integer h0, input integer dp0,
@@ -468,7 +529,8 @@ module tb_sgpu_blit;
     if (!$value$plusargs("n=%d", n_cmds)) n_cmds = 80;
     $display("tb_sgpu_blit seed %0d", seed);
     cyc = 0; n_wr = 0; n_rd = 0;
-    sel = 0; cmd_valid = 0; abort = 0; aborting = 0; n_abort_wr = 0; cmd_copy = 0; stall_pct = 0; lat_min = 1; lat_max = 1;
+    sel = 0; cmd_valid = 0; abort = 0; stop = 0; n_cut_fill = 0; n_cut_up = 0; n_cut_down = 0;
+    n_cut_cmds = 0; aborting = 0; n_abort_wr = 0; cmd_copy = 0; stall_pct = 0; lat_min = 1; lat_max = 1;
     cmd_dst = 0; cmd_src = 0; cmd_pattern = 0; cmd_dpitch = 0; cmd_spitch = 0;
     cmd_width = 0; cmd_height = 0;
     fill_random;
@@ -493,6 +555,12 @@ module tb_sgpu_blit;
     abort_cmds(0, 30, 1, 6, n_cmds / 4);
     abort_cmds(1, 50, 2, 12, n_cmds / 4);
     abort_cmds(0, 0, 1, 1, n_cmds / 8);
+    stop_cmds(0, 30, 1, 6, n_cmds);
+    stop_cmds(1, 50, 2, 12, n_cmds);
+    stop_cmds(0, 0, 1, 1, n_cmds / 2);
+    $display("INFO stop: %0d cuts: %0d FILL, %0d COPY top-down, %0d COPY bottom-up",
+             n_cut_cmds, n_cut_fill, n_cut_up, n_cut_down);
+    if (n_cut_fill < 10 || n_cut_up < 5 || n_cut_down < 5) $fatal(1, "FAIL stop not exercised");
     $display("INFO coverage: %0d copies with an up run then a down run, %0d with a down run then an up run",
              cov_walk_mid, cov_ret);
     if (cov_walk_mid < 5 || cov_ret < 5) $fatal(1, "FAIL mixed-direction copies not exercised");
