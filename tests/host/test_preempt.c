@@ -8,6 +8,10 @@
  * a word and then overwrites its source, so a second run shows. */
 #include "host_test.h"
 
+/* Preemption stops a node with every program's work on it. */
+#define PREEMPTS_A_NODE "preempts a node (sgpu_preempt): on a shared device the work running there " \
+                        "may be another program's, which sgpud does not let one program stop"
+
 static uint32_t rd(fixture *f, uint64_t address) {
   uint32_t v = 0;
   assert_int_equal(sgpu_read(f->dev, address, &v, 4), 0);
@@ -80,6 +84,7 @@ static uint32_t node_status(fixture *f, uint32_t n) {
  * submission queued: both go back with flags.resubmission. */
 static void test_preempt_inside_wait(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   sgpu_info info;
@@ -157,6 +162,7 @@ static void test_preempt_inside_wait(void **state) {
  * before and after it. */
 static void test_preempt_inside_level2(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   sgpu_info info;
@@ -210,6 +216,7 @@ static void test_preempt_inside_level2(void **state) {
  * every marker ran exactly once. */
 static void test_preempt_between_packets(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   uint32_t mem[1024];
@@ -254,6 +261,7 @@ static void test_preempt_between_packets(void **state) {
  * the worst stop is printed as a figure). */
 static void test_preempt_inside_fill_and_copy(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   sgpu_info info;
@@ -313,10 +321,14 @@ static void test_preempt_inside_fill_and_copy(void **state) {
     for (uint32_t i = 0; i < W * H; i++)
       if (got[i] != want[i]) fail_msg("delay %u: byte %u is 0x%02x, expected 0x%02x", delay, i, got[i], want[i]);
   }
-  printf("FIGURE preempt_latency_max_cycles %u\n", max_latency);
-  /* A row of the FILL is 320 words; a COPY row reads and writes 176 words. */
   assert_true(stops_in_rect > 5);
-  assert_true(max_latency < 2000);
+  if (!test_link_uri()) {
+    /* On the model the library sees the stop within the cycle (a link's
+     * register reads take far longer).  A row of the FILL is 320 words; a
+     * COPY row reads and writes 176. */
+    printf("FIGURE preempt_latency_max_cycles %u\n", max_latency);
+    assert_true(max_latency < 2000);
+  }
   free(want);
   free(tmp);
   free(got);
@@ -326,6 +338,7 @@ static void test_preempt_inside_fill_and_copy(void **state) {
 /* Nothing running: DMA_PREEMPTED at once, nothing to send again. */
 static void test_preempt_idle(void **state) {
   (void)state;
+  TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
   assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
   CHECK(sgpu_preempt(f->dev, 1, 9));

@@ -1,5 +1,5 @@
 /* link_workload [--small] URI [FRAME.png] — one workload on any device:
- * fills, a copy, a flip, fences, a fault and its reset.  Prints the
+ * fills, a copy, a flip, fences, a fault and its reset, a preemption.  Prints the
  * fence/event log and checksums of the two framebuffers and of a captured
  * frame (also written to FRAME.png when given); the same workload through
  * sim, tcp:, serial: and sgpu-sim --board must print the same text
@@ -189,11 +189,46 @@ int main(int argc, char **argv) {
   r = sgpu_reset_from_timeout(dev);
   printf("reset: %d dropped\n", r);
   log_events();
-  /* 7: the node runs again */
+  /* 8 and 9 are preempted as they start and sent again with
+   * flags.resubmission: the pixels are those they write alone.  (A board
+   * with preemption stops inside 8's FILLs; one without drains 8 first;
+   * either way every one of them runs once, so the log is the same.) */
+  sgpu_cmdbuf_init(&cb, words, sizeof words);
+  for (uint32_t i = 0; i < 12; i++) /* long enough to be running when the request arrives */
+    sgpu_cmd_fill(&cb, fb0 + sc * (60 * PITCH / 2), PITCH, PITCH, HGT / 2, 0x01010101u * (i + 1));
+  sgpu_cmd_fill(&cb, fb0 + sc * (120 * PITCH / 2), PITCH, sc * 300, sc * 40, 0x0F0F0F0Fu);
+  sgpu_cmd_copy(&cb, fb0 + sc * (170 * PITCH / 2), PITCH, fb0 + sc * (118 * PITCH / 2), PITCH, sc * 300,
+                sc * 30);
+  CHECK(sgpu_write(dev, hbuf, words, sgpu_cmdbuf_size(&cb)));
+  uint32_t b8 = sgpu_cmdbuf_size(&cb);
+  sgpu_cmdbuf_init(&cb, words, sizeof words);
+  sgpu_cmd_fill(&cb, fb1 + sc * (200 * PITCH / 2), PITCH, sc * 100, sc * 20, 0x33CC33CCu);
+  CHECK(sgpu_write(dev, hbuf + 2048, words, sgpu_cmdbuf_size(&cb)));
+  uint32_t b9 = sgpu_cmdbuf_size(&cb);
+  submit_at(0, hbuf, 0, b8, 8, 0);
+  submit_at(0, hbuf, 2048, b9, 9, 0);
+  CHECK(sgpu_run_cycles(dev, 20000)); /* 8 is running */
+  CHECK(sgpu_preempt(dev, 0, 1000));
+  uint32_t preempted = 0;
+  sgpu_event ev;
+  while (sgpu_next_event(dev, &ev, 0) == 0)
+    if (ev.type == SGPU_EVENT_DMA_PREEMPTED) preempted = ev.preempted_count;
+  sgpu_info info;
+  CHECK(sgpu_query_info(dev, &info));
+  /* to stderr: it differs by board (stdout is compared between devices) */
+  fprintf(stderr, "preempt: granularity %u, %u submissions preempted\n", info.preemption_granularity,
+          preempted);
+  if (preempted == 2) submit_at(0, hbuf, 0, b8, 8, SGPU_SUBMIT_RESUBMISSION);
+  if (preempted >= 1) submit_at(0, hbuf, 2048, b9, 9, SGPU_SUBMIT_RESUBMISSION);
+  CHECK(sgpu_wait_fence(dev, 0, 9, 20000));
+  printf("preempted and sent again: fences 8, 9 done\n");
+  while (sgpu_next_event(dev, &ev, 0) == 0) {
+  }
+  /* 10: the node runs again */
   sgpu_cmdbuf_init(&cb, words, sizeof words);
   sgpu_cmd_fill(&cb, fb1 + sc * 100 * PITCH, PITCH, sc * 160, sc * 10, 0x00FF00FFu);
-  submit(words, sgpu_cmdbuf_size(&cb), 7, 0);
-  CHECK(sgpu_wait_fence(dev, 0, 7, 20000));
+  submit(words, sgpu_cmdbuf_size(&cb), 10, 0);
+  CHECK(sgpu_wait_fence(dev, 0, 10, 20000));
   log_events();
   sgpu_fence_info fi;
   CHECK(sgpu_get_fence(dev, 0, &fi));

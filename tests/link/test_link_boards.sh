@@ -63,6 +63,11 @@ for b in icebreaker ulx3s; do
   if "${W[@]}" "$SRV_URI$GIVEUP" "$T/$b.png" >"$T/$b.txt" 2>"$T/$b.err"; then ok "workload on --board $b ($SRV_URI$GIVEUP)"
   else bad "workload on --board $b: $(cat "$T/$b.err")"; fi
   t1=$(now)
+  # its preemption: the ULX3S stops inside the buffer, the iCEBreaker (no
+  # CAPS.PREEMPTION) drains it; the pixels are the same (compared below)
+  g=200; [ $b = icebreaker ] && g=100
+  if grep -q "^preempt: granularity $g," "$T/$b.err"; then ok "$b: $(grep '^preempt:' "$T/$b.err")"
+  else bad "$b: preemption: $(grep '^preempt' "$T/$b.err")"; fi
   # a second connection finds the display the workload left (fb1 shown)
   "$SGPU_BIN/sgpu" --device "$SRV_URI$GIVEUP" info >"$T/$b-info.txt" 2>&1
   if grep -q "^display 0: *160x120 RGB565 pitch 320 .*replication 4x4" "$T/$b-info.txt"; then
