@@ -538,7 +538,8 @@ NODE_REGS = [
     Reg("CUR_ADDR", 0x50, "ro", "address of the packet being executed"),
     Reg("SAVE_ADDR", 0x54, "rw", "where a preemption writes the node's resume state (SAVE_WORDS, "
                                  "SAVE_BYTES): 4-byte aligned (else CFG_ERROR[1]), inside memory (else [4]). "
-                                 "The library points it at the save area of the context that runs",
+                                 "The library points it at the node's save area and keeps what it finds "
+                                 "there with the preempted submission",
         checks=[("align", 4, "MISALIGNED"), _IN_MEM], readback="written"),
     Reg("PREEMPT", 0x58, "rw", "a write requests preemption with the written value as the preemption "
                                "fence id: the node stops at its next boundary (between packets, inside "

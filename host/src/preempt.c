@@ -30,24 +30,33 @@ static int status_pred(sgpu_device *dev, const void *v) {
   return (st & a[1]) == a[2];
 }
 
+/* Wait until node n's STATUS & mask == want, up to four watchdog periods
+ * (`what` names the wait in the timeout's message); *latency: the cycles
+ * it took. */
+static int wait_status(sgpu_device *dev, uint32_t n, uint32_t mask, uint32_t want, const char *what,
+                       uint64_t *latency) {
+  uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
+  uint32_t arg[3] = {n, mask, want};
+  uint64_t t0 = dev->tr->ops->now(dev->tr);
+  int r = sgpu__wait_until(dev, limit, status_pred, arg, 0);
+  *latency = dev->tr->ops->now(dev->tr) - t0;
+  if (r == SGPU_ERROR_TIMEOUT)
+    return sgpu__fail(dev, r, "node %u did not %s within %llu cycles", n, what, (unsigned long long)limit);
+  return r;
+}
+
 /* Stop node n and fill save[] with its resume state; *latency: the cycles
  * from the request to the node stopped. */
 static int stop_node(sgpu_device *dev, uint32_t n, uint32_t fence, uint32_t *save, uint64_t *latency) {
   sgpu_node *nd = &dev->node[n];
-  uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
   int r;
   memset(save, 0, SGPU_SAVE_BYTES);
   if (SGPU_FIELD_GET(CAPS_PREEMPTION, dev->caps)) {
-    uint32_t until[3] = {n, SGPU_STATUS_PREEMPTED | SGPU_STATUS_FAULTED, SGPU_STATUS_PREEMPTED};
     uint32_t faulted[3] = {n, SGPU_STATUS_FAULTED, SGPU_STATUS_FAULTED};
     if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_SAVE_ADDR), nd->save_addr))) return r;
     if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_PREEMPT), fence))) return r;
-    uint64_t t0 = dev->tr->ops->now(dev->tr);
-    r = sgpu__wait_until(dev, limit, status_pred, until, 0);
-    *latency = dev->tr->ops->now(dev->tr) - t0;
-    if (r == SGPU_ERROR_TIMEOUT)
-      return sgpu__fail(dev, r, "node %u did not stop for preemption within %llu cycles", n,
-                        (unsigned long long)limit);
+    r = wait_status(dev, n, SGPU_STATUS_PREEMPTED | SGPU_STATUS_FAULTED, SGPU_STATUS_PREEMPTED,
+                    "stop for preemption", latency);
     if (r) return r;
     if (status_pred(dev, faulted) == 1)
       return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
@@ -60,15 +69,8 @@ static int stop_node(sgpu_device *dev, uint32_t n, uint32_t fence, uint32_t *sav
     return 0;
   }
   /* No preemption in this build: drain to the end of the running buffer. */
-  uint32_t idle[3] = {n, SGPU_STATUS_BUSY, 0};
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), 0))) return r;
-  uint64_t t0 = dev->tr->ops->now(dev->tr);
-  r = sgpu__wait_until(dev, limit, status_pred, idle, 0);
-  *latency = dev->tr->ops->now(dev->tr) - t0;
-  if (r == SGPU_ERROR_TIMEOUT)
-    return sgpu__fail(dev, r, "node %u did not drain its running buffer within %llu cycles", n,
-                      (unsigned long long)limit);
-  if (r) return r;
+  if ((r = wait_status(dev, n, SGPU_STATUS_BUSY, 0, "drain its running buffer", latency))) return r;
   r = sgpu__reg_read(dev, SGPU_NODE_REG(n, SGPU_NREG_RING_RPTR), &save[SGPU_SAVE_RING_NEXT]);
   save[SGPU_SAVE_PREEMPT_FENCE] = fence;
   return r;

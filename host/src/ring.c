@@ -143,22 +143,36 @@ static int need_context(const sgpu_node *nd, uint32_t ctx_id) {
 __attribute__((always_inline)) static inline int ring_write(sgpu_device *dev, uint32_t n,
                                                            const uint32_t *ring, uint32_t k);
 
-/* Write submission p's packets at the node's WPTR (CONTEXT when need_ctx,
- * INDIRECT unless it has no buffer or was dropped, FENCE) and advance WPTR
- * past them; the doorbell is the caller's.  The room was checked. */
-/* Inlined: it is on the submission path (tests/host/test_submit_cost.sh). */
-__attribute__((always_inline)) static inline int ring_put(sgpu_device *dev, uint32_t n,
-                                                         const sgpu_pending *p, int need_ctx) {
+/* p's CONTEXT packet into ring[0..3]; the node's context is then p's. */
+__attribute__((always_inline)) static inline uint32_t put_context(const sgpu_device *dev, sgpu_node *nd,
+                                                                 const sgpu_pending *p, uint32_t *ring) {
+  ring[0] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
+  ring[1] = p->ctx_id;
+  ring[2] = p->ctx_id ? p->win_base : 0;
+  ring[3] = p->ctx_id ? p->win_size : dev->mem_size;
+  nd->cur_ctx_id = p->ctx_id;
+  nd->ctx_known = 1;
+  return 4;
+}
+
+/* Write submission p's packets at the node's WPTR (CONTEXT when need_ctx;
+ * with_pre: an INDIRECT into a resumed one's trampoline, preempt.c; the
+ * INDIRECT of its buffer unless it has none or was dropped; FENCE) and
+ * advance WPTR past them; the doorbell is the caller's.  The room was
+ * checked.  Inlined: it is on the submission path
+ * (tests/host/test_submit_cost.sh), where with_pre is 0. */
+__attribute__((always_inline)) static inline int ring_put_packets(sgpu_device *dev, uint32_t n,
+                                                                 const sgpu_pending *p, int need_ctx,
+                                                                 int with_pre) {
   sgpu_node *nd = &dev->node[n];
-  uint32_t ring[16];
+  uint32_t ring[20];
   uint32_t k = 0;
-  if (need_ctx) {
-    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
-    ring[k++] = p->ctx_id;
-    ring[k++] = p->ctx_id ? p->win_base : 0;
-    ring[k++] = p->ctx_id ? p->win_size : dev->mem_size;
-    nd->cur_ctx_id = p->ctx_id;
-    nd->ctx_known = 1;
+  if (need_ctx) k = put_context(dev, nd, p, ring);
+  if (with_pre && p->pre_len && !p->dropped) {
+    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, 0);
+    ring[k++] = p->pre_addr;
+    ring[k++] = p->pre_len;
+    ring[k++] = p->fence32;
   }
   if (p->len && !p->dropped) {
     ring[k++] = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, p->skip ? SGPU_INDIRECT_FLAG_SKIP : 0);
@@ -172,38 +186,15 @@ __attribute__((always_inline)) static inline int ring_put(sgpu_device *dev, uint
   return ring_write(dev, n, ring, k);
 }
 
-/* A resumed submission's packets (pre_len != 0): CONTEXT when need_ctx, an
- * INDIRECT into its trampoline (what was left inside the packet and the
- * level-2 buffer it was preempted in: preempt.c), the INDIRECT of its own
- * buffer's rest, FENCE.  Off the usual submission path. */
-static int ring_put_pre(sgpu_device *dev, uint32_t n, const sgpu_pending *p, int need_ctx) {
-  sgpu_node *nd = &dev->node[n];
-  uint32_t ring[20];
-  uint32_t k = 0;
-  if (need_ctx) {
-    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
-    ring[k++] = p->ctx_id;
-    ring[k++] = p->ctx_id ? p->win_base : 0;
-    ring[k++] = p->ctx_id ? p->win_size : dev->mem_size;
-    nd->cur_ctx_id = p->ctx_id;
-    nd->ctx_known = 1;
-  }
-  uint32_t ibs[2][2] = {{p->pre_addr, p->pre_len}, {p->ib_addr, p->len}};
-  for (int i = 0; i < 2; i++) {
-    if (!ibs[i][1] || p->dropped) continue;
-    ring[k++] = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, 3, 0);
-    ring[k++] = ibs[i][0];
-    ring[k++] = ibs[i][1];
-    ring[k++] = p->fence32;
-  }
-  ring[k++] = SGPU_PKT_HEADER(SGPU_OP_FENCE, 2, SGPU_FENCE_FLAG_IRQ);
-  ring[k++] = nd->fence_addr;
-  ring[k++] = p->fence32;
-  return ring_write(dev, n, ring, k);
+__attribute__((always_inline)) static inline int ring_put(sgpu_device *dev, uint32_t n,
+                                                         const sgpu_pending *p, int need_ctx) {
+  return ring_put_packets(dev, n, p, need_ctx, 0);
 }
 
+/* Any queued submission's packets, a resumed one's trampoline too (off the
+ * submission path: a resubmission, a ring rebuilt after a reset). */
 static int ring_put_any(sgpu_device *dev, uint32_t n, const sgpu_pending *p, int need_ctx) {
-  return p->pre_len ? ring_put_pre(dev, n, p, need_ctx) : ring_put(dev, n, p, need_ctx);
+  return ring_put_packets(dev, n, p, need_ctx, 1);
 }
 
 /* Write k ring words at the node's WPTR and advance it; the room was checked. */

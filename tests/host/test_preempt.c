@@ -80,18 +80,27 @@ static uint32_t node_status(fixture *f, uint32_t n) {
   return st;
 }
 
+/* Open the model; skip unless the device preempts inside buffers and
+ * nests `levels` INDIRECT levels (its granularity says which it does). */
+static void open_with_preemption(fixture *f, uint32_t levels) {
+  assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
+  sgpu_info info;
+  CHECK(sgpu_query_info(f->dev, &info));
+  assert_int_equal(info.preemption_granularity,
+                   info.has_preemption ? SGPU_PREEMPTION_PACKET_BOUNDARY : SGPU_PREEMPTION_DMA_BUFFER_BOUNDARY);
+  if (!info.has_preemption || info.ib_depth < levels) {
+    fixture_close(f);
+    skip();
+  }
+}
+
 /* Preempted inside a WAIT_MEM of a level-1 buffer, with a second
  * submission queued: both go back with flags.resubmission. */
 static void test_preempt_inside_wait(void **state) {
   (void)state;
   TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
-  assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
-  sgpu_info info;
-  CHECK(sgpu_query_info(f->dev, &info));
-  assert_int_equal(info.preemption_granularity,
-                   info.has_preemption ? SGPU_PREEMPTION_PACKET_BOUNDARY : SGPU_PREEMPTION_DMA_BUFFER_BOUNDARY);
-  if (!info.has_preemption) skip();
+  open_with_preemption(f, 1);
   reset_markers(f);
   uint32_t flag = (uint32_t)f->tgt + 2048, mem[256], mem2[64];
   wr(f, flag, 0);
@@ -164,10 +173,7 @@ static void test_preempt_inside_level2(void **state) {
   (void)state;
   TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
-  assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
-  sgpu_info info;
-  CHECK(sgpu_query_info(f->dev, &info));
-  if (!info.has_preemption || info.ib_depth < 2) skip();
+  open_with_preemption(f, 2);
   reset_markers(f);
   uint32_t flag = (uint32_t)f->tgt + 2048, m1[128], m2[128];
   wr(f, flag, 0);
@@ -263,10 +269,7 @@ static void test_preempt_inside_fill_and_copy(void **state) {
   (void)state;
   TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
-  assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
-  sgpu_info info;
-  CHECK(sgpu_query_info(f->dev, &info));
-  if (!info.has_preemption || info.ib_depth < 2) skip();
+  open_with_preemption(f, 2);
   const uint32_t W = 1280, H = 480, PAT = 0x5A5AC3C3u;
   uint64_t fb;
   CHECK(sgpu_alloc(f->dev, SGPU_SEGMENT_LOCAL, W * H + 4096, 4096, &fb));
