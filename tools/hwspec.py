@@ -544,7 +544,7 @@ NODE_REGS = [
     Reg("PREEMPT", 0x58, "rw", "a write requests preemption with the written value as the preemption "
                                "fence id: the node stops at its next boundary (between packets, inside "
                                "an INDIRECT buffer too, inside WAIT_MEM / WAIT_VSYNC / WAIT_SCANLINE, or "
-                               "inside a FILL or COPY after a row: see RECT in the save area), "
+                               "inside a FILL or COPY after a chunk: see RECT in the save area), "
                                "writes its resume state to SAVE_ADDR with the id last, sets "
                                "STATUS.PREEMPTED and raises DMA_PREEMPTED; an idle node does so at once. "
                                "It stays stopped until CONTROL.RESET. A write to a faulted or already "
@@ -567,10 +567,13 @@ SAVE_WORDS = [
     ("IB1_END", 3, "level 1: end of its buffer"),
     ("IB2_NEXT", 4, "level 2: address of the next packet (meaningful when LEVEL = 2)"),
     ("IB2_END", 5, "level 2: end of its buffer"),
-    ("RECT", 6, "a FILL or COPY cut at a row boundary (LEVEL[9]): [15:0] its first row not done, "
-              "counted from the rectangle's top row, [31:16] how many rows are left; the rows done "
-              "are the others (0 when LEVEL[9] is 0)"),
-    ("PREEMPT_FENCE", 7, "the preemption fence id written to PREEMPT: written last"),
+    ("RECT", 6, "a FILL or COPY cut (LEVEL[9]): the whole rows it left: [15:0] the first, counted "
+              "from the rectangle's top row, [31:16] how many (maybe 0); they run after RECT_PART's"),
+    ("RECT_PART", 7, "a cut FILL or COPY: the part of a row it left, run first: [15:0] first byte, "
+                     "[31:16] end byte (exclusive), offsets in the row"),
+    ("RECT_ROW", 8, "[15:0] the row of RECT_PART, counted from the top row; [16] RECT_PART is valid "
+                    "(0: no part of a row is left)"),
+    ("PREEMPT_FENCE", 9, "the preemption fence id written to PREEMPT: written last"),
 ]
 SAVE_BYTES = 4 * len(SAVE_WORDS)
 

@@ -37,10 +37,11 @@ typedef struct sgpu_segment {
 } sgpu_segment;
 
 /* ------------------------------------------------------------ submissions */
-/* A resumed submission's trampoline (preempt.c): at most the rest of a cut
- * COPY (7 words), an INDIRECT (4) and the rest of an earlier trampoline
- * after its cut packet (an INDIRECT) */
-#define SGPU__TRAMP_WORDS 16u
+/* A resumed submission's trampoline (preempt.c): at most what a cut COPY
+ * left (part of a row and whole rows: two COPYs, 14 words) and an INDIRECT
+ * (4), or a cut packet of an earlier trampoline with that trampoline's rest
+ * (at most a COPY and an INDIRECT after it) */
+#define SGPU__TRAMP_WORDS 24u
 
 typedef struct sgpu_pending {
   uint64_t fence64;

@@ -85,10 +85,10 @@ static int tramp_put(sgpu_device *dev, uint32_t n, sgpu_preempted *e, const uint
   return 0;
 }
 
-/* The FILL or COPY at `at` cut after some rows: the packet for its rows left
- * (rect: SAVE_RECT) goes into the trampoline; *size gets the cut packet's
- * bytes (to step past it). */
-static int rect_rest(sgpu_device *dev, uint32_t n, uint32_t at, uint32_t rect, sgpu_preempted *e,
+/* The FILL or COPY at `at` was cut: the packets for what it left (part of
+ * a row, then whole rows: save[RECT*]) go into the trampoline, in that
+ * order; *size gets the cut packet's bytes (to step past it). */
+static int rect_rest(sgpu_device *dev, uint32_t n, uint32_t at, const uint32_t *save, sgpu_preempted *e,
                      uint32_t *size) {
   uint32_t w[7];
   int r = dev->tr->ops->mem_read(dev->tr, at, w, 4);
@@ -99,17 +99,35 @@ static int rect_rest(sgpu_device *dev, uint32_t n, uint32_t at, uint32_t rect, s
                       n, at, w[0]);
   if (!r) r = dev->tr->ops->mem_read(dev->tr, at, w, words * 4);
   if (r) return sgpu__fail(dev, r, "reading node %u's cut packet at 0x%x failed", n, at);
-  uint32_t first = rect & 0xFFFFu, count = rect >> 16;
-  /* FILL: dst, pitch, width, height, pattern; COPY: dst, pitch, src, src pitch, width, height */
-  uint32_t *height = &w[op == SGPU_OP_FILL ? 4 : 6];
-  if (!count || first + count > *height)
-    return sgpu__fail(dev, SGPU_ERROR_IO, "node %u: rows %u+%u left of a %u-row rectangle", n, first,
-                      count, *height);
-  w[1] += first * (w[2] & 0xFFFFu);
-  if (op == SGPU_OP_COPY) w[3] += first * (w[4] & 0xFFFFu);
-  *height = count;
   *size = words * 4;
-  return tramp_put(dev, n, e, w, words);
+  /* FILL: dst, pitch, width, height, pattern; COPY: dst, pitch, src, src pitch, width, height */
+  int copy = op == SGPU_OP_COPY;
+  uint32_t dpitch = w[2] & 0xFFFFu, spitch = copy ? w[4] & 0xFFFFu : 0;
+  uint32_t wi = copy ? 5 : 3, hi = copy ? 6 : 4, width = w[wi], height = w[hi];
+  uint32_t part = save[SGPU_SAVE_RECT_ROW] & 0x10000u, prow = save[SGPU_SAVE_RECT_ROW] & 0xFFFFu;
+  uint32_t lo = save[SGPU_SAVE_RECT_PART] & 0xFFFFu, end = save[SGPU_SAVE_RECT_PART] >> 16;
+  uint32_t first = save[SGPU_SAVE_RECT] & 0xFFFFu, count = save[SGPU_SAVE_RECT] >> 16;
+  if ((part && (prow >= height || lo >= end || end > width)) || first + count > height || (!part && !count))
+    return sgpu__fail(dev, SGPU_ERROR_IO,
+                      "node %u: the cut %ux%u rectangle leaves part %u (row %u, bytes %u..%u) and rows %u+%u",
+                      n, width, height, part != 0, prow, lo, end, first, count);
+  uint32_t rest[7];
+  if (part) { /* that row's bytes [lo, end) */
+    memcpy(rest, w, sizeof rest);
+    rest[1] = w[1] + prow * dpitch + lo;
+    if (copy) rest[3] = w[3] + prow * spitch + lo;
+    rest[wi] = end - lo;
+    rest[hi] = 1;
+    if ((r = tramp_put(dev, n, e, rest, words))) return r;
+  }
+  if (count) { /* then the whole rows */
+    memcpy(rest, w, sizeof rest);
+    rest[1] = w[1] + first * dpitch;
+    if (copy) rest[3] = w[3] + first * spitch;
+    rest[hi] = count;
+    if ((r = tramp_put(dev, n, e, rest, words))) return r;
+  }
+  return 0;
 }
 
 /* Where the oldest pending submission p resumes, from the saved state, in
@@ -145,7 +163,7 @@ static int resume_point(sgpu_device *dev, uint32_t n, const sgpu_pending *p, con
                       n, next1, p->ib_addr, p->len);
   /* The packet to run next at the stop's level (a cut one: its rows left). */
   uint32_t at = level == 2 ? save[SGPU_SAVE_IB2_NEXT] : next1, size = 0;
-  if (cut && (r = rect_rest(dev, n, at, save[SGPU_SAVE_RECT], e, &size))) return r;
+  if (cut && (r = rect_rest(dev, n, at, save, e, &size))) return r;
   at += size;
   if (level == 2) {
     uint32_t end2 = save[SGPU_SAVE_IB2_END];

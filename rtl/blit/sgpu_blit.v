@@ -22,15 +22,17 @@
 // it and carries on.  With pitch >= width the two runs never feed each
 // other, which makes the order safe for any pitches.
 //
-// Stop (preemption): with stop_i the engine ends its command early at the
-// next row boundary where the rows still to do are one rectangle that a new
-// command of the same kind would run in the same order: after a row of a
-// top-down run (FILL always runs top-down), or after a row of a bottom-up
-// run that reaches the last row (its rows above, from the run's first, are
-// left).  cut_o then says so, with the rows left (cut_first_o, cut_count_o:
-// the first row index counted from the command's top row, and how many).
-// A bottom-up run that ends above the last row is not cut (its rest would
-// be two rectangles).
+// Stop (preemption): with stop_i the engine ends its command early after
+// the next chunk it loads, where what is left is at most two rectangles
+// that new commands of the same kind, run one after the other, would run in
+// the same order: in a top-down run (FILL always runs top-down) the rest of
+// the row, then the rows below; in a bottom-up run that reaches the last
+// row, the rest of the row (its left part), then the run's rows above.
+// cut_o then says so: the part of a row left (cut_part_o: row cut_prow_o,
+// bytes [cut_lo_o, cut_hi_o) of it), then the whole rows left (cut_first_o,
+// cut_count_o, maybe 0); rows count from the command's top row.  A
+// bottom-up run that ends above the last row is not cut (its rest would be
+// three rectangles).
 `include "sgpu_hw.vh"
 
 module sgpu_blit #(
@@ -49,6 +51,10 @@ module sgpu_blit #(
   output wire        cut_o,        // the last command ended early (stop_i); valid while idle
   output wire [15:0] cut_first_o,  // its first row not done, counted from the top row
   output wire [15:0] cut_count_o,  // rows not done
+  output wire        cut_part_o,   // before them, part of a row is left: ...
+  output wire [15:0] cut_prow_o,   // ... this row, ...
+  output wire [15:0] cut_lo_o,     // ... its bytes from this offset ...
+  output wire [15:0] cut_hi_o,     // ... to this one
   input  wire        cmd_valid_i,
   output wire        cmd_ready_o,
   input  wire        cmd_copy_i,
@@ -110,6 +116,8 @@ module sgpu_blit #(
   reg  [15:0]   height_q;               // the command's height (cut_first_o counts from its top row)
   reg           cut_q, cut_d;           // ended early by stop_i
   reg  [15:0]   cut_first_q, cut_first_d, cut_count_q, cut_count_d;
+  reg           cut_part_q, cut_part_d;
+  reg  [15:0]   cut_prow_q, cut_prow_d, cut_lo_q, cut_lo_d, cut_hi_q, cut_hi_d;
   reg  [CH-1:0] cofs_q, cofs_d;         // chunk number (word offset / 2^BUF_AW) of the next chunk
   reg           newrow_q, newrow_d;     // cofs_q not yet set for this row
   reg           step_up, step_dn;
@@ -198,6 +206,17 @@ module sgpu_blit #(
   end
   wire              unused_ed_sh = ^ed_sh[1:0];
 
+  // Byte offset in the row of chunk c's first byte (c >= 1): its first word
+  // is the row's first word plus c chunks; the row starts d_off bytes in.
+  // (A chunk inside the row starts below byte 65536: 16 bits hold it.)
+  function [15:0] chunk_byte(input [CH-1:0] c, input [1:0] off);
+    reg [15:0] b;
+    begin
+      b = {{(16-CH){1'b0}}, c} << (BUF_AW + 2);
+      chunk_byte = b - {14'd0, off};
+    end
+  endfunction
+
   wire accept = cmd_valid_i & cmd_ready_o;
   wire unused_addr = ^{cmd_dst_i, cmd_src_i};  // bits above ADDR_W are outside memory
 
@@ -211,10 +230,22 @@ module sgpu_blit #(
     cut_d = 1'b0;
     cut_first_d = cut_first_q;
     cut_count_d = cut_count_q;
+    cut_part_d = 1'b0;
+    cut_prow_d = cut_prow_q;
+    cut_lo_d = cut_lo_q;
+    cut_hi_d = cut_hi_q;
     case (st_q)
       S_UP: begin
         if (load) begin
-          if (!row_end) begin
+          if (!row_end && stop_i) begin
+            // The rest of this row (from the next chunk), then the rows below.
+            st_d = S_IDLE; cut_d = 1'b1; cut_part_d = 1'b1;
+            cut_prow_d = row_q + height_q + 16'd1;
+            cut_lo_d = chunk_byte(cofs_step, d_off);
+            cut_hi_d = width;
+            cut_first_d = row_q + height_q + 16'd2;
+            cut_count_d = ROW_LAST - row_q;
+          end else if (!row_end) begin
             cofs_d = cofs_step;
             newrow_d = 1'b0;
           end else begin
@@ -245,7 +276,16 @@ module sgpu_blit #(
       end
       S_DOWN: begin
         if (load) begin
-          if (!row_end) begin
+          if (!row_end && stop_i && top_q == ROW_LAST) begin
+            // This row's left part (below the chunk just loaded), then the
+            // run's rows above.
+            st_d = S_IDLE; cut_d = 1'b1; cut_part_d = 1'b1;
+            cut_prow_d = row_q + height_q + 16'd1;
+            cut_lo_d = 16'd0;
+            cut_hi_d = chunk_byte(cofs_e, d_off);
+            cut_first_d = base_q + height_q + 16'd1;
+            cut_count_d = row_q - base_q;
+          end else if (!row_end) begin
             cofs_d = cofs_step;
             newrow_d = 1'b0;
           end else begin
@@ -285,6 +325,7 @@ module sgpu_blit #(
       newrow_q  <= 1'b1;
       height_q  <= 16'd0;
       cut_q <= 1'b0; cut_first_q <= 16'd0; cut_count_q <= 16'd0;
+      cut_part_q <= 1'b0; cut_prow_q <= 16'd0; cut_lo_q <= 16'd0; cut_hi_q <= 16'd0;
     end else if (kill) begin
       st_q      <= S_IDLE;
       newrow_q  <= 1'b1;
@@ -301,7 +342,10 @@ module sgpu_blit #(
       height_q  <= cmd_height_i;
       cut_q     <= 1'b0;
     end else begin
-      if (cut_d) begin cut_q <= 1'b1; cut_first_q <= cut_first_d; cut_count_q <= cut_count_d; end
+      if (cut_d) begin
+        cut_q <= 1'b1; cut_first_q <= cut_first_d; cut_count_q <= cut_count_d;
+        cut_part_q <= cut_part_d; cut_prow_q <= cut_prow_d; cut_lo_q <= cut_lo_d; cut_hi_q <= cut_hi_d;
+      end
       st_q     <= st_d;
       top_q    <= top_d;
       cofs_q   <= cofs_d;
@@ -478,6 +522,10 @@ module sgpu_blit #(
   assign cut_o       = cut_q;
   assign cut_first_o = cut_first_q;
   assign cut_count_o = cut_count_q;
+  assign cut_part_o  = cut_part_q;
+  assign cut_prow_o  = cut_prow_q;
+  assign cut_lo_o    = cut_lo_q;
+  assign cut_hi_o    = cut_hi_q;
   assign cmd_ready_o = ~busy_o & ~abort_i;
 
 endmodule

@@ -96,6 +96,10 @@ module sgpu_cp #(
   input  wire        blit_cut_i,       // the 2D engine's last command ended early ...
   input  wire [15:0] blit_cut_first_i, // ... leaving these rows (first, counted from the top)
   input  wire [15:0] blit_cut_count_i,
+  input  wire        blit_cut_part_i,  // ... after part of a row: ...
+  input  wire [15:0] blit_cut_prow_i,  // ... this row's ...
+  input  wire [15:0] blit_cut_lo_i,    // ... bytes from here ...
+  input  wire [15:0] blit_cut_hi_i,    // ... to here
   // display: flip request (source selected by flip_src_o) and status
   output wire        flip_valid_o,
   input  wire        flip_ready_i,
@@ -127,9 +131,9 @@ module sgpu_cp #(
   generate if (!(SOURCES >= 1 && SOURCES <= `SGPU_MAX_SOURCES)) begin : g_bad_sources
     sgpu_precondition_failed_SOURCES_1_to_MAX_SOURCES u_fail ();
   end endgenerate
-  // The save area's word index is 3 bits.
-  generate if (!(`SGPU_SAVE_WORDS <= 8)) begin : g_bad_save_words
-    sgpu_precondition_failed_SAVE_WORDS_at_most_8 u_fail ();
+  // The save area's word index is 4 bits.
+  generate if (!(`SGPU_SAVE_WORDS <= 16)) begin : g_bad_save_words
+    sgpu_precondition_failed_SAVE_WORDS_at_most_16 u_fail ();
   end endgenerate
   // Internal address width: AW, or fewer bits if the memory is smaller.
   localparam MAW = $clog2(MEM_BYTES);
@@ -238,6 +242,8 @@ module sgpu_cp #(
     .blit_pattern_o(blit_pattern_o), .blit_busy_i(blit_busy_i), .blit_progress_i(blit_progress_i),
     .blit_abort_o(blit_abort_o), .blit_stop_o(blit_stop_o), .blit_cut_i(blit_cut_i),
     .blit_cut_first_i(blit_cut_first_i), .blit_cut_count_i(blit_cut_count_i),
+    .blit_cut_part_i(blit_cut_part_i), .blit_cut_prow_i(blit_cut_prow_i), .blit_cut_lo_i(blit_cut_lo_i),
+    .blit_cut_hi_i(blit_cut_hi_i),
     .flip_valid_o(flip_valid_o), .flip_ready_i(flip_ready_i), .flip_src_o(flip_src_o),
     .flip_addr_o(flip_addr_o), .flip_interval_o(flip_interval_o)
   );

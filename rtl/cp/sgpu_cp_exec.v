@@ -153,7 +153,11 @@ module sgpu_cp_exec #(
   output wire          blit_stop_o,      // preemption: end the command at a row boundary
   input  wire          blit_cut_i,       // it ended early, leaving rows ...
   input  wire [15:0]   blit_cut_first_i, // ... from this one (counted from the top row) ...
-  input  wire [15:0]   blit_cut_count_i, // ... this many
+  input  wire [15:0]   blit_cut_count_i, // ... this many, after ...
+  input  wire          blit_cut_part_i,  // ... part of a row: ...
+  input  wire [15:0]   blit_cut_prow_i,  // ... this one's ...
+  input  wire [15:0]   blit_cut_lo_i,    // ... bytes from here ...
+  input  wire [15:0]   blit_cut_hi_i,    // ... to here
   // ---- flip
   output wire          flip_valid_o,
   input  wire          flip_ready_i,
@@ -733,7 +737,7 @@ module sgpu_cp_exec #(
   // SAVE_WORDS in order; nothing moves while they are written.  A level's
   // next packet: the cut WAIT's header, or the next word to take.
   wire [IW-1:0] save_next = save_in_wait_q ? hdr_addr_q : ibcur_q;
-  wire [2:0]    save_idx  = SAVE_N[2:0] - words_left_q[2:0];   // SAVE_WORDS <= 8
+  wire [3:0]    save_idx  = SAVE_N[3:0] - words_left_q[3:0];   // SAVE_WORDS <= 16
   reg  [31:0]   save_word;
   always @(*) begin
     save_word = 32'hxxxx_xxxx;   // a don't-care outside S_SAVE
@@ -742,6 +746,8 @@ module sgpu_cp_exec #(
         `SGPU_SAVE_RING_NEXT: save_word = {{(32-IW){1'b0}}, rptr_q};
         `SGPU_SAVE_LEVEL:     save_word = {22'd0, save_cut_q, save_in_wait_q && !save_cut_q, 6'd0, level_q};
         `SGPU_SAVE_RECT:      save_word = save_cut_q ? {blit_cut_count_i, blit_cut_first_i} : 32'd0;
+        `SGPU_SAVE_RECT_PART: save_word = save_cut_q ? {blit_cut_hi_i, blit_cut_lo_i} : 32'd0;
+        `SGPU_SAVE_RECT_ROW:  save_word = {15'd0, save_cut_q && blit_cut_part_i, blit_cut_prow_i};
         `SGPU_SAVE_IB1_NEXT:  save_word = {{(32-IW){1'b0}}, in_ib2 ? ib1_save_q : save_next};
         `SGPU_SAVE_IB1_END:   save_word = {{(32-IW){1'b0}}, ibend1_q};
         `SGPU_SAVE_IB2_NEXT:  save_word = {{(32-IW){1'b0}}, save_next};

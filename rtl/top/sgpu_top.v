@@ -188,7 +188,8 @@ module sgpu_top #(
   wire [NODES-1:0]    n_abort;     // node resets and may own the 2D engine
   wire [NODES-1:0]    n_bstop;     // node is preempted while the 2D engine works for it
   wire                blit_cut;
-  wire [15:0]         blit_cut_first, blit_cut_count;
+  wire [15:0]         blit_cut_first, blit_cut_count, blit_cut_prow, blit_cut_lo, blit_cut_hi;
+  wire                blit_cut_part;
   reg  [NODES-1:0]    b_own_q;     // node whose command the 2D engine runs (last accepted)
   wire                blit_fire = a_valid[MBLIT] && a_ready[MBLIT];
 
@@ -223,7 +224,8 @@ module sgpu_top #(
         .blit_pattern_o(b_pat[g*32 +: 32]), .blit_busy_i(blit_busy),
         .blit_progress_i(blit_fire && b_own_q[g]), .blit_abort_o(n_abort[g]),
         .blit_stop_o(n_bstop[g]), .blit_cut_i(blit_cut), .blit_cut_first_i(blit_cut_first),
-        .blit_cut_count_i(blit_cut_count),
+        .blit_cut_count_i(blit_cut_count), .blit_cut_part_i(blit_cut_part),
+        .blit_cut_prow_i(blit_cut_prow), .blit_cut_lo_i(blit_cut_lo), .blit_cut_hi_i(blit_cut_hi),
         .flip_valid_o(f_valid[g]), .flip_ready_i(f_ready[g]), .flip_src_o(f_src[g]),
         .flip_addr_o(f_addr[g*32 +: 32]), .flip_interval_o(f_int[g*3 +: 3]),
         .flip_pending_i(s_pend), .vblank_i(s_vblank), .in_vblank_i(s_invbl),
@@ -285,6 +287,7 @@ module sgpu_top #(
   sgpu_blit #(.ADDR_W(BLIT_AW), .CMD_HELD(NODES == 1 ? 1 : 0)) u_blit (
     .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(|(n_abort & b_own_q)), .stop_i(|(n_bstop & b_own_q)),
     .cut_o(blit_cut), .cut_first_o(blit_cut_first), .cut_count_o(blit_cut_count),
+    .cut_part_o(blit_cut_part), .cut_prow_o(blit_cut_prow), .cut_lo_o(blit_cut_lo), .cut_hi_o(blit_cut_hi),
     .cmd_valid_i(blit_cmd_valid), .cmd_ready_o(blit_cmd_ready), .cmd_copy_i(c_copy),
     .cmd_dst_i(c_dst), .cmd_dst_pitch_i(c_dpitch), .cmd_src_i(c_src), .cmd_src_pitch_i(c_spitch),
     .cmd_width_i(c_width), .cmd_height_i(c_height), .cmd_pattern_i(c_pat),

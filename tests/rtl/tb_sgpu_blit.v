@@ -28,6 +28,10 @@ module tb_sgpu_blit;
   wire [1:0]  d_cut;
   wire [15:0] d_cut_first [0:1];
   wire [15:0] d_cut_count [0:1];
+  wire [1:0]  d_cut_part;
+  wire [15:0] d_cut_prow [0:1];
+  wire [15:0] d_cut_lo [0:1];
+  wire [15:0] d_cut_hi [0:1];
   reg        cmd_valid;
   reg        cmd_copy;
   reg [31:0] cmd_dst, cmd_src, cmd_pattern;
@@ -44,6 +48,7 @@ module tb_sgpu_blit;
   sgpu_blit u_dut0 (
     .clk_i(clk), .rst_ni(rst_n), .abort_i(abort & ~sel), .stop_i(stop & ~sel),
     .cut_o(d_cut[0]), .cut_first_o(d_cut_first[0]), .cut_count_o(d_cut_count[0]),
+    .cut_part_o(d_cut_part[0]), .cut_prow_o(d_cut_prow[0]), .cut_lo_o(d_cut_lo[0]), .cut_hi_o(d_cut_hi[0]),
     .cmd_valid_i(cmd_valid & ~sel), .cmd_ready_o(d_cmd_ready[0]), .cmd_copy_i(cmd_copy),
     .cmd_dst_i(cmd_dst), .cmd_dst_pitch_i(cmd_dpitch), .cmd_src_i(cmd_src),
     .cmd_src_pitch_i(cmd_spitch), .cmd_width_i(cmd_width), .cmd_height_i(cmd_height),
@@ -58,6 +63,7 @@ module tb_sgpu_blit;
   sgpu_blit #(.BUF_AW(SMALL_AW), .CMD_HELD(1)) u_dut1 (
     .clk_i(clk), .rst_ni(rst_n), .abort_i(abort & sel), .stop_i(stop & sel),
     .cut_o(d_cut[1]), .cut_first_o(d_cut_first[1]), .cut_count_o(d_cut_count[1]),
+    .cut_part_o(d_cut_part[1]), .cut_prow_o(d_cut_prow[1]), .cut_lo_o(d_cut_lo[1]), .cut_hi_o(d_cut_hi[1]),
     .cmd_valid_i(cmd_valid & sel), .cmd_ready_o(d_cmd_ready[1]), .cmd_copy_i(cmd_copy),
     .cmd_dst_i(cmd_dst), .cmd_dst_pitch_i(cmd_dpitch), .cmd_src_i(cmd_src),
     .cmd_src_pitch_i(cmd_spitch), .cmd_width_i(cmd_width), .cmd_height_i(cmd_height),
@@ -436,12 +442,18 @@ module tb_sgpu_blit;
 
   // Stop a command in the middle (stop_i raised after a random delay and
   // held until busy drops, as the command processor does): when it ends
-  // early (cut_o) the rows it left are sent as a new command of the same
-  // kind, again and again until one completes; the memory must be what the
-  // whole command writes (an overlapping COPY too: the rows left read
-  // sources the rows done did not touch).  Counts cuts of each kind.
-  integer n_cut_fill, n_cut_up, n_cut_down, n_cut_cmds, st_wait, st_first, st_count, st_guard;
-  reg     st_more;
+  // early (cut_o) what it left — part of a row, then whole rows — is sent
+  // as new commands of the same kind, in that order, each maybe cut again,
+  // until none is left; the memory must be what the whole command writes
+  // (an overlapping COPY too: what is left reads sources the work done did
+  // not touch).  Counts cuts of each kind.
+  integer n_cut_fill, n_cut_up, n_cut_down, n_cut_part, n_cut_cmds, st_wait, st_guard, q_n, q_i;
+  // pending commands, last in first out: dst, src, width, height
+  reg [31:0] q_dst [0:63];
+  reg [31:0] q_src [0:63];
+  reg [15:0] q_w [0:63];
+  reg [15:0] q_h [0:63];
+  integer c_dst, c_src, c_w, c_h, p_row, p_lo, p_hi, f_first, f_count;
   task stop_cmds(input integer s, input integer st, input integer l0, input integer l1,
                  input integer n);
     begin
@@ -451,8 +463,11 @@ module tb_sgpu_blit;
         if (cmd_copy) ref_copy(dst, dp, src, sp, w, h);
         else ref_fill(dst, dp, w, h, pat);
         st_guard = 0;
-        st_more = 1'b1;
-        while (st_more) begin
+        q_n = 1; q_dst[0] = cmd_dst; q_src[0] = cmd_src; q_w[0] = cmd_width; q_h[0] = cmd_height;
+        while (q_n > 0) begin
+          q_n = q_n - 1;
+          cmd_dst = q_dst[q_n]; cmd_src = q_src[q_n]; cmd_width = q_w[q_n]; cmd_height = q_h[q_n];
+          c_dst = cmd_dst; c_src = cmd_src; c_w = cmd_width; c_h = cmd_height;
           // Start it; raise stop after st_wait cycles, hold it until busy drops.
           st_wait = rnd(3 * w + 40);
           @(negedge clk);
@@ -467,23 +482,31 @@ module tb_sgpu_blit;
           while (busy) begin @(posedge clk); #1; end
           @(negedge clk) stop = 1'b0;
           if (outstanding != 0) $fatal(1, "FAIL busy low with %0d reads outstanding", outstanding);
-          if (!d_cut[sel]) st_more = 1'b0;
-          else begin
-            st_first = d_cut_first[sel]; st_count = d_cut_count[sel];
-            if (st_count < 1 || st_first + st_count > cmd_height || st_count == cmd_height)
-              $fatal(1, "FAIL cut of %0d rows leaves rows %0d+%0d", cmd_height, st_first, st_count);
+          if (d_cut[sel]) begin
+            f_first = d_cut_first[sel]; f_count = d_cut_count[sel];
+            p_row = d_cut_prow[sel]; p_lo = d_cut_lo[sel]; p_hi = d_cut_hi[sel];
+            if (f_first + f_count > c_h || (!d_cut_part[sel] && (f_count < 1 || f_count == c_h)) ||
+                (d_cut_part[sel] && (p_row >= c_h || p_lo >= p_hi || p_hi > c_w || (p_lo == 0 && p_hi == c_w))))
+              $fatal(1, "FAIL cut of %0dx%0d leaves part %b row %0d bytes %0d..%0d, rows %0d+%0d", c_w, c_h,
+                     d_cut_part[sel], p_row, p_lo, p_hi, f_first, f_count);
             n_cut_cmds = n_cut_cmds + 1;
+            if (d_cut_part[sel]) n_cut_part = n_cut_part + 1;
             if (!cmd_copy) n_cut_fill = n_cut_fill + 1;
-            else if (st_first + st_count == cmd_height) n_cut_up = n_cut_up + 1;
+            else if (!d_cut_part[sel] ? f_first + f_count == c_h : p_lo != 0) n_cut_up = n_cut_up + 1;
             else n_cut_down = n_cut_down + 1;
-            cmd_dst = cmd_dst + st_first * cmd_dpitch;
-            cmd_src = cmd_src + st_first * cmd_spitch;
-            cmd_height = st_count;
+            // pushed so that the part of a row runs first
+            if (f_count > 0) begin
+              q_dst[q_n] = c_dst + f_first * cmd_dpitch; q_src[q_n] = c_src + f_first * cmd_spitch;
+              q_w[q_n] = c_w; q_h[q_n] = f_count; q_n = q_n + 1;
+            end
+            if (d_cut_part[sel]) begin
+              q_dst[q_n] = c_dst + p_row * cmd_dpitch + p_lo; q_src[q_n] = c_src + p_row * cmd_spitch + p_lo;
+              q_w[q_n] = p_hi - p_lo; q_h[q_n] = 1; q_n = q_n + 1;
+            end
             st_guard = st_guard + 1;
-            if (st_guard > 1000) $fatal(1, "FAIL a command cut more than 1000 times");
+            if (st_guard > 5000 || q_n > 60) $fatal(1, "FAIL a command cut too often");
           end
         end
-        lo = (cmd_copy && src < dst) ? src : dst;
         compare_range(0, MEMB, cmd_copy ? "copy cut by stop" : "fill cut by stop");
       end
     end
@@ -530,7 +553,7 @@ module tb_sgpu_blit;
     $display("tb_sgpu_blit seed %0d", seed);
     cyc = 0; n_wr = 0; n_rd = 0;
     sel = 0; cmd_valid = 0; abort = 0; stop = 0; n_cut_fill = 0; n_cut_up = 0; n_cut_down = 0;
-    n_cut_cmds = 0; aborting = 0; n_abort_wr = 0; cmd_copy = 0; stall_pct = 0; lat_min = 1; lat_max = 1;
+    n_cut_cmds = 0; n_cut_part = 0; aborting = 0; n_abort_wr = 0; cmd_copy = 0; stall_pct = 0; lat_min = 1; lat_max = 1;
     cmd_dst = 0; cmd_src = 0; cmd_pattern = 0; cmd_dpitch = 0; cmd_spitch = 0;
     cmd_width = 0; cmd_height = 0;
     fill_random;
@@ -558,9 +581,10 @@ module tb_sgpu_blit;
     stop_cmds(0, 30, 1, 6, n_cmds);
     stop_cmds(1, 50, 2, 12, n_cmds);
     stop_cmds(0, 0, 1, 1, n_cmds / 2);
-    $display("INFO stop: %0d cuts: %0d FILL, %0d COPY top-down, %0d COPY bottom-up",
-             n_cut_cmds, n_cut_fill, n_cut_up, n_cut_down);
-    if (n_cut_fill < 10 || n_cut_up < 5 || n_cut_down < 5) $fatal(1, "FAIL stop not exercised");
+    $display("INFO stop: %0d cuts (%0d inside a row): %0d FILL, %0d COPY top-down, %0d COPY bottom-up",
+             n_cut_cmds, n_cut_part, n_cut_fill, n_cut_up, n_cut_down);
+    if (n_cut_fill < 10 || n_cut_up < 5 || n_cut_down < 5 || n_cut_part < 10)
+      $fatal(1, "FAIL stop not exercised");
     $display("INFO coverage: %0d copies with an up run then a down run, %0d with a down run then an up run",
              cov_walk_mid, cov_ret);
     if (cov_walk_mid < 5 || cov_ret < 5) $fatal(1, "FAIL mixed-direction copies not exercised");
