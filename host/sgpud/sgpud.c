@@ -591,10 +591,13 @@ static void op_mem(server *s, program *p, uint32_t op, const sgpud_mem_req *q, c
   }
   if (!may_access(s, p, op, q->check_address, q->check_size, write, raw)) return;
   if (write) {
-    answer_lib(s, p, op,
-               raw ? sgpu_write_raw(s->dev, q->address, data, q->size)
-                   : sgpu_write(s->dev, q->address, data, q->size),
-               NULL, 0);
+    int r = raw ? sgpu_write_raw(s->dev, q->address, data, q->size)
+                : sgpu_write(s->dev, q->address, data, q->size);
+    const char *t = sgpu_last_error(s->dev), *hint = strstr(t, " (sgpu_write_raw writes it anyway)");
+    if (r == SGPU_ERROR_RESERVED_ADDRESS && hint) /* the in-process hint is not so here */
+      answer_error(p, op, r, "%.*s (through sgpud sgpu_write_raw is refused there too)",
+                   (int)(hint - t), t);
+    else answer_lib(s, p, op, r, NULL, 0);
     return;
   }
   uint8_t *buf = malloc(q->size ? q->size : 1);

@@ -583,7 +583,7 @@ static int cmd_isolate(const char *uri) {
   expect(b, sgpu_read(b, info.segment[1].base, got, 16), SGPU_ERROR_NOT_OWNER,
          "read the library's ring", txt);
   expect(b, sgpu_write(b, info.segment[1].base, junk, 16), SGPU_ERROR_RESERVED_ADDRESS,
-         "write the library's ring", "reserved by the library");
+         "write the library's ring", "reserved by the library (through sgpud sgpu_write_raw is refused there too)");
   expect(b, sgpu_read(b, info.mem_size, got, 16), SGPU_ERROR_INVALID_ADDRESS,
          "read beyond GPU memory", "leaves GPU memory");
   /* Nothing changed. */
