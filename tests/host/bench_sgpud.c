@@ -77,6 +77,20 @@ static sgpu_device *open_or_die(const char *uri) {
     }                                                                                \
   } while (0)
 
+/* A submission on ctx (node 0) of the bytes [0, end) of the buffer
+ * [buf, +size) of the segment: the caller sets the fence (and flags). */
+static sgpu_submit_command_args submission_at(sgpu_context *ctx, uint32_t segment, uint64_t buf,
+                                              uint32_t size, uint32_t end) {
+  sgpu_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  a.context = ctx;
+  a.dma_buffer_segment_id = segment;
+  a.dma_buffer_physical_address = buf;
+  a.dma_buffer_size = size;
+  a.dma_buffer_submission_end_offset = end;
+  return a;
+}
+
 /* A NOP in a 64-byte buffer of segment 1 of its own (*buf), as a
  * submission on ctx (node 0): the caller sets the fence. */
 static sgpu_submit_command_args nop_submission(sgpu_device *dev, sgpu_context *ctx, uint64_t *buf) {
@@ -86,13 +100,7 @@ static sgpu_submit_command_args nop_submission(sgpu_device *dev, sgpu_context *c
   sgpu_cmdbuf_init(&cb, w, sizeof w);
   sgpu_cmd_nop(&cb, 0);
   TRY(dev, sgpu_write(dev, *buf, w, sgpu_cmdbuf_size(&cb)));
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = ctx;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = *buf;
-  a.dma_buffer_size = 64;
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+  sgpu_submit_command_args a = submission_at(ctx, SGPU_SEGMENT_LOCAL, *buf, 64, sgpu_cmdbuf_size(&cb));
   return a;
 }
 
@@ -119,11 +127,7 @@ static int cmd_fences(const char *uri, unsigned n, unsigned tag) {
   char *priv = calloc(n + 1, 1);
   sgpu_submit_command_args a;
   for (unsigned i = 1; i <= n; i++) {
-    memset(&a, 0, sizeof a);
-    a.context = ctx;
-    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    a.dma_buffer_physical_address = cmds;
-    a.dma_buffer_size = 32 * n;
+    a = submission_at(ctx, SGPU_SEGMENT_LOCAL, cmds, 32 * n, 0);
     a.dma_buffer_submission_start_offset = 32 * (i - 1);
     a.dma_buffer_submission_end_offset = 32 * i;
     if (i % 7 == 0) { /* some from host memory (segment 0: staged) */
@@ -201,13 +205,7 @@ static int cmd_victim(const char *uri) {
   printf("READY\n");
   fflush(stdout);
   for (uint32_t i = 1;; i++) {
-    sgpu_submit_command_args a;
-    memset(&a, 0, sizeof a);
-    a.context = ctx;
-    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    a.dma_buffer_physical_address = cmds;
-    a.dma_buffer_size = 64;
-    a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+    sgpu_submit_command_args a = submission_at(ctx, SGPU_SEGMENT_LOCAL, cmds, 64, sgpu_cmdbuf_size(&cb));
     a.submission_fence_id = i;
     TRY(dev, sgpu_submit_command(dev, &a));
     if (i % 16 == 0) TRY(dev, sgpu_wait_fence(dev, 0, i - 8, 60000));
@@ -230,13 +228,7 @@ static int cmd_queue(const char *uri, unsigned k) {
   sgpu_cmd_fill(&cb, (uint32_t)target, 4096, 4096, 16, 0x5a5a5a5a);
   TRY(dev, sgpu_write(dev, cmds, words, sgpu_cmdbuf_size(&cb)));
   for (uint32_t i = 1; i <= k; i++) {
-    sgpu_submit_command_args a;
-    memset(&a, 0, sizeof a);
-    a.context = ctx;
-    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    a.dma_buffer_physical_address = cmds;
-    a.dma_buffer_size = 64;
-    a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+    sgpu_submit_command_args a = submission_at(ctx, SGPU_SEGMENT_LOCAL, cmds, 64, sgpu_cmdbuf_size(&cb));
     a.node_ordinal = 1;
     a.submission_fence_id = i;
     TRY(dev, sgpu_submit_command(dev, &a));
@@ -258,13 +250,7 @@ static uint64_t submit_words(sgpu_device *dev, sgpu_context *ctx, const uint32_t
   uint64_t buf;
   TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 64, 0, &buf));
   TRY(dev, sgpu_write(dev, buf, w, bytes));
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = ctx;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = buf;
-  a.dma_buffer_size = 64;
-  a.dma_buffer_submission_end_offset = bytes;
+  sgpu_submit_command_args a = submission_at(ctx, SGPU_SEGMENT_LOCAL, buf, 64, bytes);
   a.submission_fence_id = fence;
   TRY(dev, sgpu_submit_command(dev, &a));
   return buf;
@@ -348,13 +334,7 @@ static int cmd_fault(const char *uri) {
   sgpu_cmdbuf_init(&cb, w, sizeof w);
   sgpu_cmd_nop(&cb, 0);
   uint64_t nop = submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 4);
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = pc;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = nop;
-  a.dma_buffer_size = 64;
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+  sgpu_submit_command_args a = submission_at(pc, SGPU_SEGMENT_LOCAL, nop, 64, sgpu_cmdbuf_size(&cb));
   unsigned over = 0;
   for (uint32_t i = 5; i < 5 + 199; i++) { /* 200 x 28 bytes: more than a 4 KiB ring */
     a.submission_fence_id = i;
@@ -384,12 +364,7 @@ static int cmd_fault(const char *uri) {
     sgpu_cmdbuf_init(&cb, w, sizeof w);
     sgpu_cmd_wait_mem(&cb, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
     submit_words(p, pc2, w, sgpu_cmdbuf_size(&cb), 204);
-    memset(&a, 0, sizeof a);
-    a.context = pc2;
-    a.dma_buffer_segment_id = SGPU_SEGMENT_SYSTEM;
-    a.dma_buffer_physical_address = hbuf;
-    a.dma_buffer_size = 2048;
-    a.dma_buffer_submission_end_offset = 2048;
+    a = submission_at(pc2, SGPU_SEGMENT_SYSTEM, hbuf, 2048, 2048);
     unsigned staged = 0;
     for (uint32_t i = 205; i < 205 + 24; i++) { /* 48 KiB: more than any node's staging area */
       a.submission_fence_id = i;
@@ -454,12 +429,7 @@ static int cmd_isolate(const char *uri) {
   expect(b, sgpu_free(b, x), SGPU_ERROR_NOT_OWNER, "free another's allocation", "another program");
   expect(b, sgpu_free(b, h), SGPU_ERROR_NOT_OWNER, "free another's host allocation", "another program");
   /* A submission of the other's buffer as its DMA buffer. */
-  sgpu_submit_command_args s;
-  memset(&s, 0, sizeof s);
-  s.context = cb;
-  s.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  s.dma_buffer_physical_address = x;
-  s.dma_buffer_size = 256;
+  sgpu_submit_command_args s = submission_at(cb, SGPU_SEGMENT_LOCAL, x, 256, 0);
   s.submission_fence_id = 1;
   expect(b, sgpu_submit_command(b, &s), SGPU_ERROR_NOT_OWNER, "submit another's buffer", NULL);
   s.context = ca; /* the other's context handle */
@@ -489,13 +459,7 @@ static int cmd_isolate(const char *uri) {
       case 7: sgpu_cmd_indirect(&k, (uint32_t)x, 16, 0, 0); break;
       }
       TRY(b, sgpu_write(b, bbuf, cw, sgpu_cmdbuf_size(&k)));
-      sgpu_submit_command_args g;
-      memset(&g, 0, sizeof g);
-      g.context = cb;
-      g.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-      g.dma_buffer_physical_address = bbuf;
-      g.dma_buffer_size = 256;
-      g.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+      sgpu_submit_command_args g = submission_at(cb, SGPU_SEGMENT_LOCAL, bbuf, 256, sgpu_cmdbuf_size(&k));
       g.submission_fence_id = 1;
       char what[64];
       snprintf(what, sizeof what, "a %s packet on another's memory", names[t]);
@@ -507,13 +471,7 @@ static int cmd_isolate(const char *uri) {
     sgpu_cmd_fill(&k, (uint32_t)bown, 16, 16, 2, 0x12345678);
     sgpu_cmd_copy(&k, (uint32_t)bown + 64, 16, (uint32_t)bown, 16, 16, 1);
     TRY(b, sgpu_write(b, bbuf, cw, sgpu_cmdbuf_size(&k)));
-    sgpu_submit_command_args g;
-    memset(&g, 0, sizeof g);
-    g.context = cb;
-    g.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    g.dma_buffer_physical_address = bbuf;
-    g.dma_buffer_size = 256;
-    g.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+    sgpu_submit_command_args g = submission_at(cb, SGPU_SEGMENT_LOCAL, bbuf, 256, sgpu_cmdbuf_size(&k));
     g.submission_fence_id = 1;
     TRY(b, sgpu_submit_command(b, &g));
     TRY(b, sgpu_wait_fence(b, 0, 1, 10000));
@@ -542,13 +500,7 @@ static int cmd_isolate(const char *uri) {
     sgpu_cmd_wait_mem(&k, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
     sgpu_cmd_fill(&k, (uint32_t)tgt, 4096, 4096, 1, 0xBADBADBA);
     TRY(a, sgpu_write(a, cmd, cw, sgpu_cmdbuf_size(&k)));
-    sgpu_submit_command_args g;
-    memset(&g, 0, sizeof g);
-    g.context = ca;
-    g.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    g.dma_buffer_physical_address = cmd;
-    g.dma_buffer_size = 64;
-    g.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+    sgpu_submit_command_args g = submission_at(ca, SGPU_SEGMENT_LOCAL, cmd, 64, sgpu_cmdbuf_size(&k));
     g.submission_fence_id = 1;
     TRY(a, sgpu_submit_command(a, &g));
     TRY(a, sgpu_free(a, tgt)); /* as in-process: at once, 0 */
@@ -649,13 +601,7 @@ static int cmd_isolate(const char *uri) {
     sgpu_cmd_flip(&k, 0, (uint32_t)bfb, SGPU_FLIP_INTERVAL_ONE, 0);
     TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, 64, 0, &bflip));
     TRY(b, sgpu_write(b, bflip, fw, sgpu_cmdbuf_size(&k)));
-    sgpu_submit_command_args fl;
-    memset(&fl, 0, sizeof fl);
-    fl.context = cb;
-    fl.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    fl.dma_buffer_physical_address = bflip;
-    fl.dma_buffer_size = 64;
-    fl.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+    sgpu_submit_command_args fl = submission_at(cb, SGPU_SEGMENT_LOCAL, bflip, 64, sgpu_cmdbuf_size(&k));
     fl.submission_fence_id = 3;
     fl.flags.flip = 1;
     fl.flip_interval = SGPU_FLIP_INTERVAL_ONE;
@@ -1098,12 +1044,7 @@ static int cmd_threads(const char *uri) {
   sgpu_cmdbuf_init(&cb, w, sizeof w);
   sgpu_cmd_wait_mem(&cb, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
   TRY(dev, sgpu_write(dev, buf, w, sgpu_cmdbuf_size(&cb)));
-  memset(&a, 0, sizeof a);
-  a.context = ctx;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = buf;
-  a.dma_buffer_size = 64;
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+  a = submission_at(ctx, SGPU_SEGMENT_LOCAL, buf, 64, sgpu_cmdbuf_size(&cb));
   a.submission_fence_id = 2;
   TRY(dev, sgpu_submit_command(dev, &a));
   waiter_arg wa = {dev, 1, 0};

@@ -1,10 +1,11 @@
 #!/bin/bash
 # test_sgpud.sh — sgpud, the device server (docs/sgpud.md), on the simulated
-# chip: its socket's access control, the same errors as in-process, calls
-# not carried refused cleanly, two programs with their own fences and
-# events, isolation of their memory, a program SIGKILLed mid-submission
-# cleaned up while the others finish, hostile connections closed, the
-# default path, a stale socket, and the figures against in-process.
+# chip: its socket's access control, the same errors as in-process, the
+# calls a shared device refuses refused with their reasons, two programs
+# with their own fences and events, isolation of their memory and display
+# sources, a program SIGKILLed mid-submission cleaned up while the others
+# finish, hostile connections closed, the default path, a stale socket, and
+# the figures against in-process.
 # Timeouts are hang guards only; nothing asserts wall time.
 set -euo pipefail
 root=${SGPU_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -90,7 +91,7 @@ grep -q "fence 1 on node 0 completed" "$tmp/cli-submit.txt" && grep -q "event DM
   fail "sgpu submit: $(cat "$tmp/cli-submit.txt")"
 echo "cli: $(head -1 "$tmp/cli-submit.txt")"
 
-# --- calls not carried: NOT_SUPPORTED with their one-line text
+# --- calls refused (NOT_SUPPORTED, why) and carried (raw writes, vsync events, runs)
 "$client" unsupported "$uri" | tee "$tmp/unsupported.txt"
 grep -q '^OK unsupported' "$tmp/unsupported.txt" || fail "unsupported calls"
 
