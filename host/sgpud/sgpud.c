@@ -111,7 +111,7 @@ typedef struct node_fifo {
  * write it, so the library frees it once that work is done (before, it
  * could go to another program with the writes still to come). */
 typedef struct late_free {
-  uint64_t addr;
+  uint64_t addr, size;
   uint64_t after[MAX_NODES]; /* device fences that must complete first */
 } late_free;
 
@@ -133,6 +133,7 @@ typedef struct server {
   /* the program whose framebuffer each display source shows (its mode set
    * or a flip submitted by it), NULL: none; only it may change the source */
   program *display_owner[SGPU_MAX_SOURCES];
+  uint64_t display_fb[SGPU_MAX_SOURCES][2]; /* the framebuffer its mode was set to: address, bytes */
   uint32_t vsync_on; /* sources with CRTC_VSYNC enabled on the device */
 } server;
 
@@ -428,6 +429,28 @@ static void recover(server *s, uint32_t n) {
   while (sgpu_next_event(s->dev, &ev, 0) == 0) dispatch(s, &ev);
 }
 
+/* Memory about to be freed in the library (it may be another program's
+ * next allocation): a source scanning out of it is turned off, its owner
+ * no longer owns it. */
+static void display_freed(server *s, uint64_t addr, uint64_t size) {
+  for (uint32_t src = 0; src < s->info.source_count && src < SGPU_MAX_SOURCES; src++) {
+    /* what it scans out now, and the mode's framebuffer (a new address
+     * takes effect at the next vblank, which may not have come yet) */
+    sgpu_display_mode m;
+    if (!s->display_owner[src] || sgpu_get_display_mode(s->dev, src, &m) || !m.enabled ||
+        (!overlaps(m.address, (uint64_t)m.pitch * m.height, addr, size) &&
+         !overlaps(s->display_fb[src][0], s->display_fb[src][1], addr, size)))
+      continue;
+    sgpu_display_mode off;
+    memset(&off, 0, sizeof off);
+    if (sgpu_set_display_mode(s->dev, src, &off))
+      logf_(s, "turning source %u off failed: %s", src, sgpu_last_error(s->dev));
+    logf_(s, "program %u freed the framebuffer display source %u showed: turned off",
+          s->display_owner[src]->id, src);
+    s->display_owner[src] = NULL;
+  }
+}
+
 static void late_frees(server *s) {
   for (size_t i = 0; i < s->nlate;) {
     int done = 1;
@@ -437,6 +460,7 @@ static void late_frees(server *s) {
       i++;
       continue;
     }
+    display_freed(s, s->late[i].addr, s->late[i].size);
     sgpu_free(s->dev, s->late[i].addr);
     s->late[i] = s->late[--s->nlate];
   }
@@ -561,11 +585,13 @@ static void op_free(server *s, program *p, const sgpud_addr *q) {
       }
       late_free *l = &s->late[s->nlate++];
       l->addr = q->address;
+      l->size = p->allocs[i].size;
       for (uint32_t n = 0; n < MAX_NODES; n++) l->after[n] = p->node[n].pending ? p->node[n].last_dev64 : 0;
       p->allocs[i] = p->allocs[--p->nallocs];
       answer(p, SGPUD_OP_FREE, 0, NULL, 0, NULL, 0);
       return;
     }
+    display_freed(s, q->address, p->allocs[i].size);
     int r = sgpu_free(s->dev, q->address);
     if (!r) p->allocs[i] = p->allocs[--p->nallocs];
     answer_lib(s, p, SGPUD_OP_FREE, r, NULL, 0);
@@ -1036,12 +1062,13 @@ static void op_set_display(server *s, program *p, const sgpud_display_req *q) {
   const uint32_t op = SGPUD_OP_SET_DISPLAY;
   const sgpu_display_mode *m = &q->mode;
   int off = m->width == 0 && m->height == 0;
+  /* the framebuffer the mode would show (as the library computes it) */
+  uint64_t pitch = m->pitch ? m->pitch : ((uint64_t)m->width * (m->format ? 1u : 2u) + 3u) & ~3ull;
+  uint64_t bytes = pitch * m->height;
   if (q->source < s->info.source_count) {
     if (display_refused(s, p, op, q->source, "sgpu_set_display_mode")) return;
-    /* the framebuffer the mode would show must be the program's own (when
-     * it is inside memory at all: else the library says what is wrong) */
-    uint64_t pitch = m->pitch ? m->pitch : ((uint64_t)m->width * (m->format ? 1u : 2u) + 3u) & ~3ull;
-    uint64_t bytes = pitch * m->height;
+    /* it must be the program's own (when it is inside memory at all: else
+     * the library says what is wrong) */
     if (!off && bytes && (uint64_t)m->address + bytes <= s->info.mem_size &&
         !own_alloc(p, m->address, bytes)) {
       answer_error(p, op, SGPU_ERROR_NOT_OWNER,
@@ -1051,7 +1078,11 @@ static void op_set_display(server *s, program *p, const sgpud_display_req *q) {
     }
   }
   int r = sgpu_set_display_mode(s->dev, q->source, m);
-  if (!r) s->display_owner[q->source] = off ? NULL : p;
+  if (!r) {
+    s->display_owner[q->source] = off ? NULL : p;
+    s->display_fb[q->source][0] = off ? 0 : m->address;
+    s->display_fb[q->source][1] = off ? 0 : bytes;
+  }
   answer_lib(s, p, op, r, NULL, 0);
 }
 

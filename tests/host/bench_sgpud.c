@@ -27,6 +27,8 @@
  *                                  then waits to be closed), oversize
  *   bench_sgpud garbage PATH N SEED  raw socket: N requests of random ops and
  *                                  bodies after a proper HELLO
+ *   bench_sgpud edges PATH         raw socket: the edges of the display, capture,
+ *                                  run, ping and raw-write requests refused
  *   bench_sgpud idle URI K         K connections open until stdin closes
  *   bench_sgpud bench URI N        figures: submissions/s, call latency
  * Exit status 0 when every check holds; FAIL lines say what did not. */
@@ -643,8 +645,13 @@ static int cmd_isolate(const char *uri) {
   TRY(b, sgpu_set_display_mode(b, 0, &bm));
   TRY(b, sgpu_get_display_mode(b, 0, &g));
   CHECK(g.enabled == 1, "B's mode: enabled %u", g.enabled);
+  /* B frees the framebuffer it shows: the memory may be another's next, so
+   * the source goes off (in-process it would show whatever comes there) */
+  TRY(b, sgpu_free(b, bfb));
+  TRY(b, sgpu_get_display_mode(b, 0, &g));
+  CHECK(g.enabled == 0, "B freed its framebuffer, the source still shows it: enabled %u", g.enabled);
   printf("  display: A's source 0 refused to B (mode, off, flip), readable and captured by B; off "
-         "once A went, then B's\n");
+         "once A went, then B's until B freed its framebuffer\n");
   sgpu_destroy_context(cb);
   sgpu_close(b);
   if (!failures) printf("OK isolate\n");
@@ -1084,13 +1091,14 @@ static int recv_exact(int fd, void *p, size_t n) {
   return 0;
 }
 
-static int cmd_garbage(const char *path, unsigned n, unsigned seed) {
+/* A raw connection that has said a proper HELLO as NAME; -1 on failure. */
+static int raw_hello(const char *path, const char *name) {
   struct sockaddr_un sa;
   memset(&sa, 0, sizeof sa);
   sa.sun_family = AF_UNIX;
   snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-  if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa)) return 1;
+  if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa)) return -1;
   sgpud_hello_req hq;
   memset(&hq, 0, sizeof hq);
   hq.version = SGPUD_PROTO_VERSION;
@@ -1098,12 +1106,87 @@ static int cmd_garbage(const char *path, unsigned n, unsigned seed) {
   hq.event_size = sizeof(sgpud_event);
   hq.stats_size = sizeof(sgpu_stats);
   hq.submit_size = sizeof(sgpud_submit_req);
-  snprintf(hq.name, sizeof hq.name, "garbage");
+  snprintf(hq.name, sizeof hq.name, "%s", name);
   sgpud_hdr h = {sizeof hq, SGPUD_OP_HELLO};
   send(fd, &h, sizeof h, MSG_NOSIGNAL);
   send(fd, &hq, sizeof hq, MSG_NOSIGNAL);
+  uint8_t body[256];
+  if (recv_exact(fd, &h, sizeof h) || h.size > sizeof body || recv_exact(fd, body, h.size)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* One request (op, body of size bytes) on a raw connection: its status
+ * (the error text, if any, in text), or 1 when no answer came. */
+static int raw_call(int fd, uint32_t op, const void *body, uint32_t size, char *text, size_t text_size) {
+  static uint8_t ans[SGPUD_MAX_BODY];
+  sgpud_hdr h = {size, op};
+  sgpud_status st;
+  if (send(fd, &h, sizeof h, MSG_NOSIGNAL) != sizeof h ||
+      (size && send(fd, body, size, MSG_NOSIGNAL) != (ssize_t)size))
+    return 1;
+  if (recv_exact(fd, &h, sizeof h) || h.size < sizeof st || h.size > sizeof ans ||
+      recv_exact(fd, ans, h.size) || h.op != (op | SGPUD_REPLY))
+    return 1;
+  memcpy(&st, ans, sizeof st);
+  size_t n = h.size - sizeof st < text_size - 1 ? h.size - sizeof st : text_size - 1;
+  memcpy(text, ans + sizeof st, st.status < 0 ? n : 0);
+  text[st.status < 0 ? n : 0] = 0;
+  return st.status;
+}
+
+/* The new requests' edges, each refused with its code and the connection
+ * kept: a frame read before any capture and past its end (offset + size
+ * wrapping), a run longer than one request may ask, a short display mode,
+ * sources that do not exist, a raw write whose data is not the size it
+ * says, a mode whose numbers overflow. */
+static int cmd_edges(const char *path) {
+  int fd = raw_hello(path, "edges");
+  if (fd < 0) {
+    printf("FAIL edges: no connection to %s\n", path);
+    return 1;
+  }
+  char text[SGPUD_MAX_TEXT + 1];
+  struct {
+    const char *what;
+    uint32_t op, size;
+    uint32_t body[32];
+    int code;
+  } c[] = {
+      {"frame read before a capture", SGPUD_OP_FRAME_READ, 8, {0, 16}, SGPU_ERROR_INVALID_PARAM},
+      {"frame read wrapping", SGPUD_OP_FRAME_READ, 8, {0xFFFFFFF0u, 0x20}, SGPU_ERROR_INVALID_PARAM},
+      {"frame read too large", SGPUD_OP_FRAME_READ, 8, {0, SGPUD_MAX_DATA + 1}, SGPU_ERROR_INVALID_PARAM},
+      {"a run of 2^40 cycles", SGPUD_OP_RUN_CYCLES, 8, {0, 0x100}, SGPU_ERROR_INVALID_PARAM},
+      {"a display mode cut short", SGPUD_OP_SET_DISPLAY, 8, {0, 0}, SGPU_ERROR_INVALID_PARAM},
+      {"a capture of source 7", SGPUD_OP_CAPTURE, 8, {7, 0}, SGPU_ERROR_INVALID_SOURCE},
+      {"a capture of source 2^32-1", SGPUD_OP_CAPTURE, 8, {0xFFFFFFFFu, 0}, SGPU_ERROR_INVALID_SOURCE},
+      {"vsync events of source 40", SGPUD_OP_ENABLE_VSYNC, 8, {40, 1}, SGPU_ERROR_INVALID_SOURCE},
+      {"a mode of source 9", SGPUD_OP_GET_DISPLAY, 8, {9, 0}, SGPU_ERROR_INVALID_SOURCE},
+      /* source 0, width 1, height 2^32-1, pitch 2^32-1, format 0, address 2^32-4 */
+      {"a mode whose numbers overflow", SGPUD_OP_SET_DISPLAY, 8 + sizeof(sgpu_display_mode),
+       {0, 0, 1, 0xFFFFFFFFu, 0xFFFFFFFFu, 0, 0xFFFFFFFCu}, SGPU_ERROR_INVALID_MODE},
+      /* address 0x10000, 4 bytes said, whole range the same, no data */
+      {"a raw write without its data", SGPUD_OP_WRITE_RAW, sizeof(sgpud_mem_req),
+       {0x10000, 0, 4, 0, 0x10000, 0, 4, 0}, SGPU_ERROR_INVALID_PARAM},
+      {"a ping of 0 ms", SGPUD_OP_PING, 8, {0, 0}, SGPU_ERROR_INVALID_PARAM},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    int r = raw_call(fd, c[i].op, c[i].body, c[i].size, text, sizeof text);
+    CHECK(r == c[i].code, "%s: %d (%s), expected %d", c[i].what, r, text, c[i].code);
+    printf("  %s: %d %s\n", c[i].what, r, text);
+  }
+  close(fd);
+  if (!failures) printf("OK edges\n");
+  return failures != 0;
+}
+
+static int cmd_garbage(const char *path, unsigned n, unsigned seed) {
+  int fd = raw_hello(path, "garbage");
+  if (fd < 0) return 1;
   static uint8_t body[SGPUD_MAX_BODY];
-  if (recv_exact(fd, &h, sizeof h) || h.size > sizeof body || recv_exact(fd, body, h.size)) return 1;
+  sgpud_hdr h;
   srand(seed);
   unsigned ok = 0, refused = 0;
   for (unsigned i = 0; i < n; i++) {
@@ -1207,6 +1290,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "limits")) return cmd_limits(argv[2]);
   if (!strcmp(m, "lost")) return cmd_lost(argv[2]);
   if (!strcmp(m, "hostile") && argc >= 4) return cmd_hostile(argv[2], argv[3]);
+  if (!strcmp(m, "edges")) return cmd_edges(argv[2]);
   if (!strcmp(m, "garbage") && argc >= 5)
     return cmd_garbage(argv[2], (unsigned)strtoul(argv[3], NULL, 0), (unsigned)strtoul(argv[4], NULL, 0));
   if (!strcmp(m, "idle") && argc >= 4) return cmd_idle(argv[2], (unsigned)strtoul(argv[3], NULL, 0));

@@ -204,6 +204,8 @@ kill -TERM "$server"; wait "$server" || fail "limits server exit status"
 "$client" hostile "$sock" half | tee -a "$tmp/hostile.txt"
 "$client" hostile "$sock" oversize | tee -a "$tmp/hostile.txt"
 for seed in 1 2 3; do "$client" garbage "$sock" 1500 $seed | tee -a "$tmp/hostile.txt"; done
+"$client" edges "$sock" | tee -a "$tmp/hostile.txt"
+grep -q '^OK edges' "$tmp/hostile.txt" || fail "the requests' edges"
 [ "$(grep -c '^OK hostile' "$tmp/hostile.txt")" = 2 ] || fail "hostile connections"
 [ "$(grep -c '^OK garbage' "$tmp/hostile.txt")" = 3 ] || fail "random requests"
 ! grep -q "Sanitizer" "$tmp/main.log" || fail "sanitizer report: $(grep -A20 Sanitizer "$tmp/main.log")"
@@ -211,7 +213,7 @@ grep -q "stalled half-sent" "$tmp/main.log" || fail "no stall close logged"
 grep -q "oversize request" "$tmp/main.log" || fail "no oversize close logged"
 "$client" fences "$uri" 5 3 | grep -q '^OK' || fail "sgpud unusable after hostile connections"
 kill -0 "$main" || fail "sgpud died"
-echo "hostile: a half request and an oversize one were closed, 4,500 random requests answered; the server serves on"
+echo "hostile: a half request and an oversize one were closed, 4,500 random requests answered, 12 edges of the display, capture, run, ping and raw-write requests refused; the server serves on"
 
 # --- the server dies under a program: its calls fail cleanly (SGPU_ERROR_IO)
 start_server lost --socket "$tmp/lost.sock"
