@@ -34,8 +34,9 @@
  *   "sgpud[:PATH]"           the device an sgpud server shares between programs, over
  *                            its Unix socket (default $XDG_RUNTIME_DIR/sgpud.sock, else
  *                            /run/sgpu/sgpud.sock): each program its own contexts,
- *                            allocations, fences and events (docs/sgpud.md); a call not
- *                            carried yet fails with SGPU_ERROR_NOT_SUPPORTED
+ *                            allocations, fences and events (docs/sgpud.md); what would
+ *                            change another program's work fails (NOT_OWNER; a program's
+ *                            engine resets and the ban threshold: NOT_SUPPORTED)
  *   A link URI (tcp:, serial:, usb) may end in ",video=tiny|vga,watchdog=N":
  *   the open options sim: takes too (what the library programs at open);
  *   and in the link's own: ",window=auto|on|off" (several WRITE frames in

@@ -81,6 +81,9 @@ typedef struct program {
   size_t ev_head, ev_count, ev_cap; /* grows to EVQ_MAX */
   sgpu_stats stats;
   int deferred;  /* its SUBMIT waits for ring room (kept in `in`) */
+  uint32_t vsync; /* sources whose CRTC_VSYNC events it asked for (bit each) */
+  uint8_t *frame; /* its last capture's pixels, until the next (FRAME_READ) */
+  size_t frame_len;
   /* a parked wait */
   int wait_kind;
   uint32_t wait_op, wait_node, wait_fence, wait_timeout_ms;
@@ -108,7 +111,7 @@ typedef struct node_fifo {
  * write it, so the library frees it once that work is done (before, it
  * could go to another program with the writes still to come). */
 typedef struct late_free {
-  uint64_t addr;
+  uint64_t addr, size;
   uint64_t after[MAX_NODES]; /* device fences that must complete first */
 } late_free;
 
@@ -127,6 +130,11 @@ typedef struct server {
   node_fifo fifo[MAX_NODES];
   late_free *late;
   size_t nlate, cap_late;
+  /* the program whose framebuffer each display source shows (its mode set
+   * or a flip submitted by it), NULL: none; only it may change the source */
+  program *display_owner[SGPU_MAX_SOURCES];
+  uint64_t display_fb[SGPU_MAX_SOURCES][2]; /* the framebuffer its mode was set to: address, bytes */
+  uint32_t vsync_on; /* sources with CRTC_VSYNC enabled on the device */
 } server;
 
 static volatile sig_atomic_t stop_flag;
@@ -241,19 +249,23 @@ static int overlaps_reserved(const server *s, uint64_t addr, uint64_t size) {
 
 /* May p read (write) [addr, +size)?  1: go to the library, which refuses
  * what is not memory at all (same code and text as in-process); 0: refused
- * with NOT_OWNER, answered already. */
-static int may_access(server *s, program *p, uint32_t op, uint64_t addr, uint64_t size, int write) {
+ * with NOT_OWNER, answered already.  A raw write (sgpu_write_raw) is the
+ * library's own areas' override: refused there too, they are every
+ * program's. */
+static int may_access(server *s, program *p, uint32_t op, uint64_t addr, uint64_t size, int write,
+                      int raw) {
   if (own_alloc(p, addr, size)) return 1;
   if (addr >= SGPU_HOST_ADDRESS_BASE) {
     if (!other_owner(s, p, addr, size)) return 1; /* no allocation: INVALID_ADDRESS */
   } else {
     if (addr > s->info.mem_size || size > s->info.mem_size - addr) return 1; /* INVALID_ADDRESS */
-    if (write && overlaps_reserved(s, addr, size)) return 1;                /* RESERVED_ADDRESS */
+    if (write && !raw && overlaps_reserved(s, addr, size)) return 1;        /* RESERVED_ADDRESS */
   }
   answer_error(p, op, SGPU_ERROR_NOT_OWNER,
                "range 0x%llx+%llu is not inside one of this program's allocations (sgpud: "
-               "another program's memory, the library's or free memory)",
-               (unsigned long long)addr, (unsigned long long)size);
+               "another program's memory, the library's or free memory%s)",
+               (unsigned long long)addr, (unsigned long long)size,
+               raw ? "; sgpu_write_raw reaches only the program's own" : "");
   return 0;
 }
 
@@ -386,7 +398,14 @@ static void dispatch(server *s, const sgpu_event *e) {
       push_event(p, &w);
     }
     return;
-  default: /* vsyncs (not enabled through sgpud) */
+  case SGPU_EVENT_CRTC_VSYNC: /* to the programs that asked for the source's */
+    for (program *p = s->progs; p; p = p->next) {
+      if (e->source_id >= 32 || !(p->vsync >> e->source_id & 1u)) continue;
+      p->stats.vsyncs++;
+      push_event(p, &w);
+    }
+    return;
+  default:
     return;
   }
 }
@@ -410,6 +429,28 @@ static void recover(server *s, uint32_t n) {
   while (sgpu_next_event(s->dev, &ev, 0) == 0) dispatch(s, &ev);
 }
 
+/* Memory about to be freed in the library (it may be another program's
+ * next allocation): a source scanning out of it is turned off, its owner
+ * no longer owns it. */
+static void display_freed(server *s, uint64_t addr, uint64_t size) {
+  for (uint32_t src = 0; src < s->info.source_count && src < SGPU_MAX_SOURCES; src++) {
+    /* what it scans out now, and the mode's framebuffer (a new address
+     * takes effect at the next vblank, which may not have come yet) */
+    sgpu_display_mode m;
+    if (!s->display_owner[src] || sgpu_get_display_mode(s->dev, src, &m) || !m.enabled ||
+        (!overlaps(m.address, (uint64_t)m.pitch * m.height, addr, size) &&
+         !overlaps(s->display_fb[src][0], s->display_fb[src][1], addr, size)))
+      continue;
+    sgpu_display_mode off;
+    memset(&off, 0, sizeof off);
+    if (sgpu_set_display_mode(s->dev, src, &off))
+      logf_(s, "turning source %u off failed: %s", src, sgpu_last_error(s->dev));
+    logf_(s, "program %u freed the framebuffer display source %u showed: turned off",
+          s->display_owner[src]->id, src);
+    s->display_owner[src] = NULL;
+  }
+}
+
 static void late_frees(server *s) {
   for (size_t i = 0; i < s->nlate;) {
     int done = 1;
@@ -419,6 +460,7 @@ static void late_frees(server *s) {
       i++;
       continue;
     }
+    display_freed(s, s->late[i].addr, s->late[i].size);
     sgpu_free(s->dev, s->late[i].addr);
     s->late[i] = s->late[--s->nlate];
   }
@@ -543,11 +585,13 @@ static void op_free(server *s, program *p, const sgpud_addr *q) {
       }
       late_free *l = &s->late[s->nlate++];
       l->addr = q->address;
+      l->size = p->allocs[i].size;
       for (uint32_t n = 0; n < MAX_NODES; n++) l->after[n] = p->node[n].pending ? p->node[n].last_dev64 : 0;
       p->allocs[i] = p->allocs[--p->nallocs];
       answer(p, SGPUD_OP_FREE, 0, NULL, 0, NULL, 0);
       return;
     }
+    display_freed(s, q->address, p->allocs[i].size);
     int r = sgpu_free(s->dev, q->address);
     if (!r) p->allocs[i] = p->allocs[--p->nallocs];
     answer_lib(s, p, SGPUD_OP_FREE, r, NULL, 0);
@@ -564,16 +608,22 @@ static void op_free(server *s, program *p, const sgpud_addr *q) {
 
 static void op_mem(server *s, program *p, uint32_t op, const sgpud_mem_req *q, const uint8_t *data,
                    size_t data_len) {
-  int write = op == SGPUD_OP_WRITE;
+  int write = op != SGPUD_OP_READ, raw = op == SGPUD_OP_WRITE_RAW;
   if (q->size > SGPUD_MAX_DATA || (write && data_len != q->size) || q->address < q->check_address ||
       q->size > q->check_size || q->address - q->check_address > q->check_size - q->size) {
     answer_error(p, op, SGPU_ERROR_INVALID_PARAM, "sgpud: malformed %s request",
-                 write ? "WRITE" : "READ");
+                 raw ? "WRITE_RAW" : write ? "WRITE" : "READ");
     return;
   }
-  if (!may_access(s, p, op, q->check_address, q->check_size, write)) return;
+  if (!may_access(s, p, op, q->check_address, q->check_size, write, raw)) return;
   if (write) {
-    answer_lib(s, p, op, sgpu_write(s->dev, q->address, data, q->size), NULL, 0);
+    int r = raw ? sgpu_write_raw(s->dev, q->address, data, q->size)
+                : sgpu_write(s->dev, q->address, data, q->size);
+    const char *t = sgpu_last_error(s->dev), *hint = strstr(t, " (sgpu_write_raw writes it anyway)");
+    if (r == SGPU_ERROR_RESERVED_ADDRESS && hint) /* the in-process hint is not so here */
+      answer_error(p, op, r, "%.*s (through sgpud sgpu_write_raw is refused there too)",
+                   (int)(hint - t), t);
+    else answer_lib(s, p, op, r, NULL, 0);
     return;
   }
   uint8_t *buf = malloc(q->size ? q->size : 1);
@@ -639,6 +689,8 @@ static void op_destroy_context(server *s, program *p, const sgpud_u32 *q) {
   answer(p, SGPUD_OP_DESTROY_CONTEXT, 0, NULL, 0, NULL, 0);
 }
 
+static int display_refused(server *s, program *p, uint32_t op, uint32_t source, const char *what);
+
 static void op_submit(server *s, program *p, const sgpud_submit_req *q) {
   const uint32_t op = SGPUD_OP_SUBMIT;
   sgpu_submit_command_args a;
@@ -667,6 +719,11 @@ static void op_submit(server *s, program *p, const sgpud_submit_req *q) {
                  (unsigned long long)pa, (unsigned long long)size);
     return;
   }
+  /* A flip changes what its source shows: not another program's source. */
+  int flip = (q->flags & (SGPU_SUBMIT_FLIP | SGPU_SUBMIT_FLIP_WITH_NO_WAIT)) != 0;
+  if (flip && q->vidpn_source_id < s->info.source_count &&
+      display_refused(s, p, op, q->vidpn_source_id, "a flip"))
+    return;
   if (q->dma_buffer_private_data &&
       q->dma_buffer_private_data_size > UINTPTR_MAX - q->dma_buffer_private_data) {
     /* never a real buffer: the library's pointer arithmetic would wrap */
@@ -726,6 +783,7 @@ static void op_submit(server *s, program *p, const sgpud_submit_req *q) {
   f->staged += staged;
   nv->submitted64 = c64;
   nv->last_dev64 = f->dev_submitted64;
+  if (flip) s->display_owner[q->vidpn_source_id] = p; /* it shows the program's buffer now */
   nv->pending++;
   sgpu_stats *st = &p->stats;
   st->submissions++;
@@ -984,6 +1042,124 @@ static void op_reg(server *s, program *p, uint32_t op, const sgpud_reg_req *q) {
   answer_lib(s, p, op, sgpu_reg_write(s->dev, q->offset, q->value), NULL, 0);
 }
 
+/* ------------------------------------------------------------ display */
+/* A display source shows one program's framebuffer: the program that set
+ * its mode (or flipped it) owns it until it turns it off or goes away (the
+ * source is turned off then: its memory is freed and may be another's
+ * next).  Another program may read the mode, capture the frames and ask for
+ * vsync events, but not change it: NOT_OWNER. */
+static int display_refused(server *s, program *p, uint32_t op, uint32_t source, const char *what) {
+  const program *o = source < SGPU_MAX_SOURCES ? s->display_owner[source] : NULL;
+  if (!o || o == p) return 0;
+  answer_error(p, op, SGPU_ERROR_NOT_OWNER,
+               "%s: display source %u shows the framebuffer of program %u (pid %u '%s'); only it "
+               "may change the source (sgpud)",
+               what, source, o->id, o->pid, o->name);
+  return 1;
+}
+
+static void op_set_display(server *s, program *p, const sgpud_display_req *q) {
+  const uint32_t op = SGPUD_OP_SET_DISPLAY;
+  const sgpu_display_mode *m = &q->mode;
+  int off = m->width == 0 && m->height == 0;
+  /* the framebuffer the mode would show (as the library computes it) */
+  uint64_t pitch = m->pitch ? m->pitch : ((uint64_t)m->width * (m->format ? 1u : 2u) + 3u) & ~3ull;
+  uint64_t bytes = pitch * m->height;
+  if (q->source < s->info.source_count) {
+    if (display_refused(s, p, op, q->source, "sgpu_set_display_mode")) return;
+    /* it must be the program's own (when it is inside memory at all: else
+     * the library says what is wrong) */
+    if (!off && bytes && (uint64_t)m->address + bytes <= s->info.mem_size &&
+        !own_alloc(p, m->address, bytes)) {
+      answer_error(p, op, SGPU_ERROR_NOT_OWNER,
+                   "framebuffer 0x%x+%llu is not inside one of this program's allocations (sgpud)",
+                   m->address, (unsigned long long)bytes);
+      return;
+    }
+  }
+  int r = sgpu_set_display_mode(s->dev, q->source, m);
+  if (!r) {
+    s->display_owner[q->source] = off ? NULL : p;
+    s->display_fb[q->source][0] = off ? 0 : m->address;
+    s->display_fb[q->source][1] = off ? 0 : bytes;
+  }
+  answer_lib(s, p, op, r, NULL, 0);
+}
+
+static void op_capture(server *s, program *p, const sgpud_u32 *q) {
+  const uint32_t op = SGPUD_OP_CAPTURE;
+  sgpu_frame f;
+  int r = sgpu_capture_frame(s->dev, q->value, &f);
+  if (r) {
+    answer_lib(s, p, op, r, NULL, 0);
+    return;
+  }
+  free(p->frame);
+  p->frame = f.pixels; /* kept until its next capture (or its end) */
+  p->frame_len = (size_t)f.width * f.height * 3;
+  sgpud_frame_ans a = {f.frame_number, f.start_cycle, f.width, f.height, f.source, f.scanout_address};
+  answer(p, op, 0, &a, sizeof a, NULL, 0);
+}
+
+static void op_frame_read(program *p, const sgpud_frame_read_req *q) {
+  const uint32_t op = SGPUD_OP_FRAME_READ;
+  if (q->size > SGPUD_MAX_DATA || q->offset > p->frame_len || q->size > p->frame_len - q->offset) {
+    answer_error(p, op, SGPU_ERROR_INVALID_PARAM,
+                 "sgpud: bytes %u+%u are not inside this program's last captured frame (%zu bytes)",
+                 q->offset, q->size, p->frame_len);
+    return;
+  }
+  answer(p, op, 0, NULL, 0, p->frame + q->offset, q->size);
+}
+
+/* The device's CRTC_VSYNC interrupt of a source is on while any program
+ * wants its events. */
+static int vsync_apply(server *s, uint32_t source) {
+  uint32_t want = 0;
+  for (const program *p = s->progs; p; p = p->next)
+    if (p->fd >= 0) want |= p->vsync & (1u << source);
+  if ((s->vsync_on & (1u << source)) == want) return 0;
+  int r = sgpu_enable_vsync_events(s->dev, source, want != 0);
+  if (!r) s->vsync_on = (s->vsync_on & ~(1u << source)) | want;
+  return r;
+}
+
+static void op_enable_vsync(server *s, program *p, const sgpud_u32 *q) {
+  const uint32_t op = SGPUD_OP_ENABLE_VSYNC;
+  if (q->value >= s->info.source_count || q->value >= 32) {
+    answer_error(p, op, SGPU_ERROR_INVALID_SOURCE, "display source %u does not exist (%u sources)",
+                 q->value, s->info.source_count);
+    return;
+  }
+  uint32_t old = p->vsync;
+  if (q->reserved) p->vsync |= 1u << q->value;
+  else p->vsync &= ~(1u << q->value);
+  int r = vsync_apply(s, q->value);
+  if (r) p->vsync = old;
+  answer_lib(s, p, op, r, NULL, 0);
+}
+
+/* A program goes: its sources off, its vsync events no more. */
+static void display_release(server *s, program *p) {
+  for (uint32_t src = 0; src < s->info.source_count && src < SGPU_MAX_SOURCES; src++) {
+    if (s->display_owner[src] == p) {
+      sgpu_display_mode off;
+      memset(&off, 0, sizeof off);
+      if (sgpu_set_display_mode(s->dev, src, &off))
+        logf_(s, "turning source %u off failed: %s", src, sgpu_last_error(s->dev));
+      s->display_owner[src] = NULL;
+      logf_(s, "program %u showed display source %u: turned off", p->id, src);
+    }
+    if (p->vsync >> src & 1u) {
+      p->vsync &= ~(1u << src);
+      vsync_apply(s, src);
+    }
+  }
+  free(p->frame);
+  p->frame = NULL;
+  p->frame_len = 0;
+}
+
 /* One request: header and body complete in p->in.  Returns its length. */
 static size_t handle(server *s, program *p) {
   sgpud_hdr h;
@@ -1026,7 +1202,8 @@ static size_t handle(server *s, program *p) {
     break;
   }
   case SGPUD_OP_READ:
-  case SGPUD_OP_WRITE: {
+  case SGPUD_OP_WRITE:
+  case SGPUD_OP_WRITE_RAW: {
     BODY(sgpud_mem_req, q);
     op_mem(s, p, op, &q, b + sizeof q, n - sizeof q);
     break;
@@ -1095,6 +1272,63 @@ static size_t handle(server *s, program *p) {
     op_reg(s, p, op, &q);
     break;
   }
+  case SGPUD_OP_GET_DISPLAY: {
+    BODY(sgpud_u32, q);
+    sgpu_display_mode m;
+    memset(&m, 0, sizeof m);
+    int r = sgpu_get_display_mode(s->dev, q.value, &m);
+    answer_lib(s, p, op, r, &m, sizeof m);
+    break;
+  }
+  case SGPUD_OP_SET_DISPLAY: {
+    BODY(sgpud_display_req, q);
+    op_set_display(s, p, &q);
+    break;
+  }
+  case SGPUD_OP_CAPTURE: {
+    BODY(sgpud_u32, q);
+    op_capture(s, p, &q);
+    break;
+  }
+  case SGPUD_OP_FRAME_READ: {
+    BODY(sgpud_frame_read_req, q);
+    op_frame_read(p, &q);
+    break;
+  }
+  case SGPUD_OP_ENABLE_VSYNC: {
+    BODY(sgpud_u32, q);
+    op_enable_vsync(s, p, &q);
+    break;
+  }
+  case SGPUD_OP_READ_IDENTITY: {
+    sgpu_identity id;
+    memset(&id, 0, sizeof id);
+    answer_lib(s, p, op, sgpu_read_identity(s->dev, &id), &id, sizeof id);
+    break;
+  }
+  case SGPUD_OP_LINK_STATS: {
+    sgpu_link_stats ls;
+    memset(&ls, 0, sizeof ls);
+    answer_lib(s, p, op, sgpu_get_link_stats(s->dev, &ls), &ls, sizeof ls);
+    break;
+  }
+  case SGPUD_OP_PING: {
+    BODY(sgpud_u32, q);
+    sgpud_u32 a = {0, 0};
+    answer_lib(s, p, op, sgpu_ping(s->dev, q.value, &a.value), &a, sizeof a);
+    break;
+  }
+  case SGPUD_OP_RUN_CYCLES: {
+    BODY(sgpud_addr, q);
+    if (q.address > SGPUD_MAX_RUN_CYCLES) {
+      answer_error(p, op, SGPU_ERROR_INVALID_PARAM, "sgpud: a run of %llu cycles exceeds the %llu "
+                   "of one request", (unsigned long long)q.address,
+                   (unsigned long long)SGPUD_MAX_RUN_CYCLES);
+      break;
+    }
+    answer_lib(s, p, op, sgpu_run_cycles(s->dev, q.address), NULL, 0);
+    break;
+  }
   case SGPUD_OP_GET_CYCLES: {
     sgpud_addr a = {cycles_now(s)};
     answer(p, op, 0, &a, sizeof a, NULL, 0);
@@ -1132,6 +1366,7 @@ static void reap(server *s, program *p) {
   free(p->allocs);
   free(p->ctxs);
   free(p->evq);
+  free(p->frame);
   free(p->in);
   free(p->out);
   free(p);
@@ -1149,6 +1384,7 @@ static void disconnect(server *s, program *p, const char *why) {
   close(p->fd);
   p->fd = -1;
   s->nprogs--;
+  display_release(s, p);
   p->wait_kind = WAIT_NONE;
   p->ev_count = 0;
   p->in_len = p->out_len = 0;

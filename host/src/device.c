@@ -299,7 +299,7 @@ int sgpu_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max
 /* ------------------------------------------------------------ link */
 int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats) {
   if (!dev || !stats) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_get_link_stats");
+  if (dev->remote) return sgpu__remote_get_link_stats(dev, stats);
   int r = sgpu__link_stats(dev->tr, stats);
   if (r)
     return sgpu__fail(dev, r, "the %s device is not on a link: no link statistics",
@@ -309,11 +309,11 @@ int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats) {
 
 int sgpu_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_ping");
   if (!rtt_us) return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "sgpu_ping: rtt_us is NULL");
   if (timeout_ms < 1 || timeout_ms > 60000)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "ping timeout %u ms is not 1..60000",
                       timeout_ms);
+  if (dev->remote) return sgpu__remote_ping(dev, timeout_ms, rtt_us); /* the server's link */
   sgpu__lock(dev);
   uint64_t ns = 0;
   char why[192] = "";

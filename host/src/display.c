@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "regs.h"
+#include "remote.h"
 
 #define SGPU_CAPTURE_LINK_SECONDS 10u /* a frame capture's allowance for the transfer on a link */
 
@@ -20,10 +21,10 @@ static int rep_log2(uint32_t timing, uint32_t size, uint32_t *lg) {
 
 int sgpu_set_display_mode(sgpu_device *dev, uint32_t source, const sgpu_display_mode *m) {
   if (!dev || !m) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_set_display_mode");
   if (source >= dev->sources)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_SOURCE, "display source %u does not exist (%u sources)",
                       source, dev->sources);
+  if (dev->remote) return sgpu__remote_set_display_mode(dev, source, m);
   uint32_t tiny = dev->video_tiny ? 1u << SGPU_DISP_TINY_SHIFT : 0;
   if (m->width == 0 && m->height == 0) {
     sgpu__lock(dev);
@@ -71,10 +72,10 @@ int sgpu_set_display_mode(sgpu_device *dev, uint32_t source, const sgpu_display_
 
 int sgpu_get_display_mode(sgpu_device *dev, uint32_t source, sgpu_display_mode *m) {
   if (!dev || !m) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_get_display_mode");
   if (source >= dev->sources)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_SOURCE, "display source %u does not exist (%u sources)",
                       source, dev->sources);
+  if (dev->remote) return sgpu__remote_get_display_mode(dev, source, m);
   uint32_t ctl = 0, base = 0, pitch = 0, timing = 0;
   sgpu__lock(dev);
   int r = sgpu__reg_read(dev, sreg(source, SGPU_SREG_DISP_CONTROL), &ctl);
@@ -132,11 +133,11 @@ static int run_to_frame_end(sgpu_device *dev, uint32_t source, uint64_t max_cycl
  * that vsync), so it is kept for the next capture. */
 int sgpu_capture_frame(sgpu_device *dev, uint32_t source, sgpu_frame *frame) {
   if (!dev || !frame) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_capture_frame");
   memset(frame, 0, sizeof *frame);
   if (source >= dev->sources)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_SOURCE, "display source %u does not exist (%u sources)",
                       source, dev->sources);
+  if (dev->remote) return sgpu__remote_capture_frame(dev, source, frame);
   sgpu__lock(dev);
   const sgpu_transport_ops *ops = dev->tr->ops;
   sgpu_capture_state *cs = &dev->capture[source];

@@ -210,10 +210,10 @@ int sgpu_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms) {
 
 int sgpu_enable_vsync_events(sgpu_device *dev, uint32_t source, int enable) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_enable_vsync_events");
   if (source >= dev->sources)
     return sgpu__fail(dev, SGPU_ERROR_INVALID_SOURCE, "display source %u does not exist (%u sources)",
                       source, dev->sources);
+  if (dev->remote) return sgpu__remote_enable_vsync(dev, source, enable);
   sgpu__lock(dev);
   uint32_t e = enable ? dev->int_enable | SGPU_INT_CRTC_VSYNC(source)
                       : dev->int_enable & ~SGPU_INT_CRTC_VSYNC(source);
@@ -253,7 +253,7 @@ static int never_pred(sgpu_device *dev, const void *v) {
 
 int sgpu_run_cycles(sgpu_device *dev, uint64_t cycles) {
   if (!dev) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_run_cycles");
+  if (dev->remote) return sgpu__remote_run_cycles(dev, cycles);
   sgpu__lock(dev);
   int r = sgpu__wait_until(dev, cycles, never_pred, NULL, 1);
   sgpu__unlock(dev);

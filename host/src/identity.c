@@ -4,6 +4,7 @@
 
 #include "alloc.h"
 #include "identity.h"
+#include "remote.h"
 
 #define IDW (SGPU_IDENTITY_BYTES / 4u)
 
@@ -76,7 +77,7 @@ int sgpu__identity_probe(sgpu_device *dev, sgpu_identity *id) {
 
 int sgpu_read_identity(sgpu_device *dev, sgpu_identity *id) {
   if (!dev || !id) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_read_identity");
+  if (dev->remote) return sgpu__remote_read_identity(dev, id);
   sgpu__lock(dev);
   int r = sgpu__identity_probe(dev, id);
   if (r == 0) { /* what sgpu_query_info reports */

@@ -158,12 +158,12 @@ static inline void sgpu__lock(sgpu_device *dev) { pthread_mutex_lock(&dev->lock)
 static inline void sgpu__unlock(sgpu_device *dev) { pthread_mutex_unlock(&dev->lock); }
 
 /* A public call not carried to sgpud: refused on a device opened there
- * (it has no transport to touch). */
-#define SGPU__NOT_CARRIED(dev, fn)                                                       \
-  do {                                                                                    \
-    if ((dev) && (dev)->remote)                                                           \
-      return sgpu__fail((dev), SGPU_ERROR_NOT_SUPPORTED, "%s is not carried by sgpud yet", \
-                        (fn));                                                            \
+ * (it has no transport to touch), NOT_SUPPORTED with the reason
+ * sgpu__remote_refused (remote.c) gives for fn. */
+int sgpu__remote_refused(sgpu_device *dev, const char *fn);
+#define SGPU__NOT_CARRIED(dev, fn)                                 \
+  do {                                                              \
+    if ((dev) && (dev)->remote) return sgpu__remote_refused((dev), (fn)); \
   } while (0)
 
 #endif

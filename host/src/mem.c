@@ -49,7 +49,7 @@ static int mem_access(sgpu_device *dev, uint64_t address, void *rdata, const voi
 
 int sgpu_write(sgpu_device *dev, uint64_t address, const void *data, uint32_t size) {
   if (!dev || (!data && size)) return SGPU_ERROR_INVALID_PARAM;
-  if (dev->remote) return sgpu__remote_write(dev, address, data, size);
+  if (dev->remote) return sgpu__remote_write(dev, address, data, size, 0);
   sgpu__lock(dev);
   int r = mem_access(dev, address, NULL, data, size, 0);
   sgpu__unlock(dev);
@@ -58,7 +58,7 @@ int sgpu_write(sgpu_device *dev, uint64_t address, const void *data, uint32_t si
 
 int sgpu_write_raw(sgpu_device *dev, uint64_t address, const void *data, uint32_t size) {
   if (!dev || (!data && size)) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_write_raw");
+  if (dev->remote) return sgpu__remote_write(dev, address, data, size, 1);
   sgpu__lock(dev);
   int r = mem_access(dev, address, NULL, data, size, 1);
   sgpu__unlock(dev);

@@ -247,14 +247,16 @@ int sgpu__remote_read(sgpu_device *dev, uint64_t address, void *data, uint32_t s
   return r;
 }
 
-int sgpu__remote_write(sgpu_device *dev, uint64_t address, const void *data, uint32_t size) {
+/* WRITE, or WRITE_RAW (sgpu_write_raw: the server takes it only inside the
+ * program's own allocations, where it is a plain write). */
+int sgpu__remote_write(sgpu_device *dev, uint64_t address, const void *data, uint32_t size, int raw) {
+  uint32_t op = raw ? SGPUD_OP_WRITE_RAW : SGPUD_OP_WRITE;
   sgpu__lock(dev);
   int r = 0;
   for (uint32_t off = 0; off < size && !r;) {
     uint32_t n = size - off > SGPUD_MAX_DATA ? SGPUD_MAX_DATA : size - off;
     sgpud_mem_req q = {address + off, n, 0, address, size};
-    r = call(dev, SGPUD_OP_WRITE, &q, sizeof q, (const uint8_t *)data + off, n, NULL, 0, NULL, 0,
-             NULL);
+    r = call(dev, op, &q, sizeof q, (const uint8_t *)data + off, n, NULL, 0, NULL, 0, NULL);
     off += n;
   }
   sgpu__unlock(dev);
@@ -471,4 +473,106 @@ int sgpu__remote_validate(sgpu_device *dev, const sgpu_validate_submit_command_a
   q.context_count = a->context_count;
   for (uint32_t i = 0; i < a->context_count && i < 64; i++) q.context_id[i] = a->context[i]->id;
   LOCKED(call(dev, SGPUD_OP_VALIDATE, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL));
+}
+
+/* ------------------------------------------------------------ display */
+int sgpu__remote_get_display_mode(sgpu_device *dev, uint32_t source, sgpu_display_mode *m) {
+  sgpud_u32 q = {source, 0};
+  LOCKED(call(dev, SGPUD_OP_GET_DISPLAY, &q, sizeof q, NULL, 0, m, sizeof *m, NULL, 0, NULL));
+}
+
+int sgpu__remote_set_display_mode(sgpu_device *dev, uint32_t source, const sgpu_display_mode *m) {
+  sgpud_display_req q;
+  memset(&q, 0, sizeof q);
+  q.source = source;
+  q.mode = *m;
+  LOCKED(call(dev, SGPUD_OP_SET_DISPLAY, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL));
+}
+
+/* The frame's description, then its pixels in pieces: all under the lock,
+ * so another thread's capture cannot replace the server's copy meanwhile. */
+int sgpu__remote_capture_frame(sgpu_device *dev, uint32_t source, sgpu_frame *frame) {
+  sgpud_u32 q = {source, 0};
+  sgpud_frame_ans a;
+  memset(&a, 0, sizeof a);
+  sgpu__lock(dev);
+  int r = call(dev, SGPUD_OP_CAPTURE, &q, sizeof q, NULL, 0, &a, sizeof a, NULL, 0, NULL);
+  uint64_t bytes = (uint64_t)a.width * a.height * 3;
+  if (!r && bytes > (uint64_t)SGPU_TIMING_VGA_H_ACTIVE * SGPU_TIMING_VGA_V_ACTIVE * 3)
+    r = broken(dev, "malformed frame answer", 0);
+  uint8_t *px = NULL;
+  if (!r && !(px = malloc(bytes ? (size_t)bytes : 1)))
+    r = sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for a %ux%u frame", a.width,
+                   a.height);
+  for (uint32_t off = 0; !r && off < bytes;) {
+    uint32_t n = bytes - off > SGPUD_MAX_DATA ? SGPUD_MAX_DATA : (uint32_t)(bytes - off);
+    sgpud_frame_read_req fq = {off, n};
+    size_t got = 0;
+    r = call(dev, SGPUD_OP_FRAME_READ, &fq, sizeof fq, NULL, 0, NULL, 0, px + off, n, &got);
+    if (!r && got != n) r = broken(dev, "short frame answer", 0);
+    off += n;
+  }
+  sgpu__unlock(dev);
+  if (r) {
+    free(px);
+    return r;
+  }
+  frame->pixels = px;
+  frame->width = a.width;
+  frame->height = a.height;
+  frame->source = a.source;
+  frame->scanout_address = a.scanout_address;
+  frame->frame_number = a.frame_number;
+  frame->start_cycle = a.start_cycle;
+  return 0;
+}
+
+int sgpu__remote_enable_vsync(sgpu_device *dev, uint32_t source, int enable) {
+  sgpud_u32 q = {source, enable ? 1u : 0u};
+  LOCKED(call(dev, SGPUD_OP_ENABLE_VSYNC, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL));
+}
+
+/* ------------------------------------------------------------ device-wide queries */
+int sgpu__remote_read_identity(sgpu_device *dev, sgpu_identity *id) {
+  LOCKED(call(dev, SGPUD_OP_READ_IDENTITY, NULL, 0, NULL, 0, id, sizeof *id, NULL, 0, NULL));
+}
+
+int sgpu__remote_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats) {
+  LOCKED(call(dev, SGPUD_OP_LINK_STATS, NULL, 0, NULL, 0, stats, sizeof *stats, NULL, 0, NULL));
+}
+
+int sgpu__remote_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us) {
+  sgpud_u32 q = {timeout_ms, 0}, a = {0, 0};
+  sgpu__lock(dev);
+  int r = call(dev, SGPUD_OP_PING, &q, sizeof q, NULL, 0, &a, sizeof a, NULL, 0, NULL);
+  sgpu__unlock(dev);
+  if (!r) *rtt_us = a.value;
+  return r;
+}
+
+/* In pieces of at most SGPUD_MAX_RUN_CYCLES, the lock released between
+ * them (as the waits are): the run is exact, the chip is shared. */
+int sgpu__remote_run_cycles(sgpu_device *dev, uint64_t cycles) {
+  do {
+    sgpud_addr q = {cycles < SGPUD_MAX_RUN_CYCLES ? cycles : SGPUD_MAX_RUN_CYCLES};
+    sgpu__lock(dev);
+    int r = call(dev, SGPUD_OP_RUN_CYCLES, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL);
+    sgpu__unlock(dev);
+    if (r) return r;
+    cycles -= q.address;
+    if (cycles) sched_yield();
+  } while (cycles);
+  return 0;
+}
+
+/* The calls a program of a shared device may not make, and why. */
+int sgpu__remote_refused(sgpu_device *dev, const char *fn) {
+  const char *why = "it is not carried by sgpud";
+  if (!strcmp(fn, "sgpu_reset_engine") || !strcmp(fn, "sgpu_reset_from_timeout"))
+    why = "the node runs other programs' work too; the server resets a faulted node itself, at "
+          "once (the program whose work faulted gets its DMA_FAULTED, DMA_DROPPED and "
+          "ENGINE_RESET events)";
+  else if (!strcmp(fn, "sgpu_set_ban_threshold"))
+    why = "the ban threshold is the server's device's, the same for every program";
+  return sgpu__fail(dev, SGPU_ERROR_NOT_SUPPORTED, "%s is refused through sgpud: %s", fn, why);
 }

@@ -1,7 +1,7 @@
 /* remote.h — the sgpud client (owned by remote.c): a device opened with
  * the URI "sgpud[:PATH]" has dev->remote set and no transport; the public
  * calls carried to the server check it and call these, the others refuse
- * with SGPU__NOT_CARRIED (internal.h).  remote.c uses only error.c below
+ * with SGPU__NOT_CARRIED (internal.h), which says why.  remote.c uses only error.c below
  * it; each sgpu__remote_* takes the device lock for its round trip and sets
  * the error text the server sent.  Protocol: remote_proto.h, docs/sgpud.md. */
 #ifndef SGPU_REMOTE_H
@@ -20,7 +20,7 @@ int sgpu__remote_alloc(sgpu_device *dev, uint32_t segment, uint32_t size, uint32
                        uint64_t *address);
 int sgpu__remote_free(sgpu_device *dev, uint64_t address);
 int sgpu__remote_read(sgpu_device *dev, uint64_t address, void *data, uint32_t size);
-int sgpu__remote_write(sgpu_device *dev, uint64_t address, const void *data, uint32_t size);
+int sgpu__remote_write(sgpu_device *dev, uint64_t address, const void *data, uint32_t size, int raw);
 int sgpu__remote_create_context(sgpu_device *dev, uint32_t node, uint32_t window_base,
                                 uint32_t window_size, int windowed, sgpu_context **ctx);
 void sgpu__remote_destroy_context(sgpu_context *ctx);
@@ -37,5 +37,13 @@ int sgpu__remote_get_ring_info(sgpu_device *dev, uint32_t node, sgpu_ring_info *
 int sgpu__remote_reg_read(sgpu_device *dev, uint32_t offset, uint32_t *value);
 int sgpu__remote_reg_write(sgpu_device *dev, uint32_t offset, uint32_t value);
 int sgpu__remote_list_programs(sgpu_device *dev, sgpu_program_info *programs, size_t max);
+int sgpu__remote_get_display_mode(sgpu_device *dev, uint32_t source, sgpu_display_mode *m);
+int sgpu__remote_set_display_mode(sgpu_device *dev, uint32_t source, const sgpu_display_mode *m);
+int sgpu__remote_capture_frame(sgpu_device *dev, uint32_t source, sgpu_frame *frame);
+int sgpu__remote_enable_vsync(sgpu_device *dev, uint32_t source, int enable);
+int sgpu__remote_read_identity(sgpu_device *dev, sgpu_identity *id);
+int sgpu__remote_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats);
+int sgpu__remote_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us);
+int sgpu__remote_run_cycles(sgpu_device *dev, uint64_t cycles);
 
 #endif

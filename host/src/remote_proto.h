@@ -18,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define SGPUD_PROTO_VERSION 1u
+#include "sgpu.h"
+
+#define SGPUD_PROTO_VERSION 2u
 /* Largest body of any message: a READ/WRITE carries at most this much data
  * (the client cuts larger transfers into pieces). */
 #define SGPUD_MAX_DATA (256u * 1024u)
@@ -49,6 +51,16 @@ enum sgpud_op {
   SGPUD_OP_GET_RING_INFO = 19, /* sgpud_u32 node -> sgpu_ring_info */
   SGPUD_OP_REG_READ = 20,      /* sgpud_u32 offset -> sgpud_u32 value */
   SGPUD_OP_REG_WRITE = 21,     /* sgpud_reg_req -> — (SCRATCH only) */
+  SGPUD_OP_WRITE_RAW = 22,     /* as WRITE: the program's own allocations only */
+  SGPUD_OP_GET_DISPLAY = 23,   /* sgpud_u32 source -> sgpu_display_mode */
+  SGPUD_OP_SET_DISPLAY = 24,   /* sgpud_display_req -> — (a source no other program shows) */
+  SGPUD_OP_CAPTURE = 25,       /* sgpud_u32 source -> sgpud_frame_ans; pixels by FRAME_READ */
+  SGPUD_OP_FRAME_READ = 26,    /* sgpud_frame_read_req -> the bytes of the last capture */
+  SGPUD_OP_ENABLE_VSYNC = 27,  /* sgpud_u32 source, reserved: enable -> — (this program's) */
+  SGPUD_OP_READ_IDENTITY = 28, /* — -> sgpu_identity */
+  SGPUD_OP_LINK_STATS = 29,    /* — -> sgpu_link_stats (the server's link) */
+  SGPUD_OP_PING = 30,          /* sgpud_u32 timeout_ms -> sgpud_u32 rtt_us */
+  SGPUD_OP_RUN_CYCLES = 31,    /* sgpud_addr cycles (<= SGPUD_MAX_RUN_CYCLES) -> — */
   SGPUD_OP_COUNT
 };
 
@@ -139,6 +151,27 @@ typedef struct sgpud_reg_req {
   uint32_t offset, value;
 } sgpud_reg_req;
 #define SGPUD_MAX_AREAS_LISTED (SGPUD_MAX_DATA / 128u)
+
+/* SET_DISPLAY: the source and sgpu_set_display_mode's mode. */
+typedef struct sgpud_display_req {
+  uint32_t source, reserved;
+  sgpu_display_mode mode;
+} sgpud_display_req;
+
+/* CAPTURE: the frame without its pixels; they stay with the server (one
+ * frame per program, until its next capture) and come by FRAME_READ, in
+ * pieces of at most SGPUD_MAX_DATA. */
+typedef struct sgpud_frame_ans {
+  uint64_t frame_number, start_cycle;
+  uint32_t width, height, source, scanout_address;
+} sgpud_frame_ans;
+typedef struct sgpud_frame_read_req {
+  uint32_t offset, size;
+} sgpud_frame_read_req;
+
+/* RUN_CYCLES: the most one request asks (the client cuts a longer run in
+ * pieces, the device lock released between them, as its waits). */
+#define SGPUD_MAX_RUN_CYCLES ((uint64_t)SGPU_NOMINAL_CLOCK_HZ / 1000u)
 
 /* sgpu_validate_submit_command's arguments past the checks the client makes
  * itself (flags, contexts, private data sizes, alignment, range): the

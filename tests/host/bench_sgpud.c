@@ -17,7 +17,8 @@
  *   bench_sgpud threads URI        one thread waits, the other is not held
  *   bench_sgpud errors URI         wrong calls: "code text" per line (the
  *                                  test compares sgpud's with in-process)
- *   bench_sgpud unsupported URI    calls not carried: NOT_SUPPORTED, text
+ *   bench_sgpud unsupported URI    calls refused: NOT_SUPPORTED and why; raw
+ *                                  writes, vsync events, runs carried
  *   bench_sgpud limits URI         a server's --max-memory 65536 --max-contexts 2
  *   bench_sgpud lost URI           READY, a line on stdin (the server is killed
  *                                  meanwhile), then calls: SGPU_ERROR_IO
@@ -26,6 +27,8 @@
  *                                  then waits to be closed), oversize
  *   bench_sgpud garbage PATH N SEED  raw socket: N requests of random ops and
  *                                  bodies after a proper HELLO
+ *   bench_sgpud edges PATH         raw socket: the edges of the display, capture,
+ *                                  run, ping and raw-write requests refused
  *   bench_sgpud idle URI K         K connections open until stdin closes
  *   bench_sgpud bench URI N        figures: submissions/s, call latency
  * Exit status 0 when every check holds; FAIL lines say what did not. */
@@ -76,6 +79,33 @@ static sgpu_device *open_or_die(const char *uri) {
     }                                                                                \
   } while (0)
 
+/* A submission on ctx (node 0) of the bytes [0, end) of the buffer
+ * [buf, +size) of the segment: the caller sets the fence (and flags). */
+static sgpu_submit_command_args submission_at(sgpu_context *ctx, uint32_t segment, uint64_t buf,
+                                              uint32_t size, uint32_t end) {
+  sgpu_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  a.context = ctx;
+  a.dma_buffer_segment_id = segment;
+  a.dma_buffer_physical_address = buf;
+  a.dma_buffer_size = size;
+  a.dma_buffer_submission_end_offset = end;
+  return a;
+}
+
+/* A NOP in a 64-byte buffer of segment 1 of its own (*buf), as a
+ * submission on ctx (node 0): the caller sets the fence. */
+static sgpu_submit_command_args nop_submission(sgpu_device *dev, sgpu_context *ctx, uint64_t *buf) {
+  TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 64, 0, buf));
+  uint32_t w[4];
+  sgpu_cmdbuf cb;
+  sgpu_cmdbuf_init(&cb, w, sizeof w);
+  sgpu_cmd_nop(&cb, 0);
+  TRY(dev, sgpu_write(dev, *buf, w, sgpu_cmdbuf_size(&cb)));
+  sgpu_submit_command_args a = submission_at(ctx, SGPU_SEGMENT_LOCAL, *buf, 64, sgpu_cmdbuf_size(&cb));
+  return a;
+}
+
 /* ------------------------------------------------------------ fences */
 static int cmd_fences(const char *uri, unsigned n, unsigned tag) {
   sgpu_device *dev = open_or_die(uri);
@@ -99,11 +129,7 @@ static int cmd_fences(const char *uri, unsigned n, unsigned tag) {
   char *priv = calloc(n + 1, 1);
   sgpu_submit_command_args a;
   for (unsigned i = 1; i <= n; i++) {
-    memset(&a, 0, sizeof a);
-    a.context = ctx;
-    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    a.dma_buffer_physical_address = cmds;
-    a.dma_buffer_size = 32 * n;
+    a = submission_at(ctx, SGPU_SEGMENT_LOCAL, cmds, 32 * n, 0);
     a.dma_buffer_submission_start_offset = 32 * (i - 1);
     a.dma_buffer_submission_end_offset = 32 * i;
     if (i % 7 == 0) { /* some from host memory (segment 0: staged) */
@@ -181,13 +207,7 @@ static int cmd_victim(const char *uri) {
   printf("READY\n");
   fflush(stdout);
   for (uint32_t i = 1;; i++) {
-    sgpu_submit_command_args a;
-    memset(&a, 0, sizeof a);
-    a.context = ctx;
-    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    a.dma_buffer_physical_address = cmds;
-    a.dma_buffer_size = 64;
-    a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+    sgpu_submit_command_args a = submission_at(ctx, SGPU_SEGMENT_LOCAL, cmds, 64, sgpu_cmdbuf_size(&cb));
     a.submission_fence_id = i;
     TRY(dev, sgpu_submit_command(dev, &a));
     if (i % 16 == 0) TRY(dev, sgpu_wait_fence(dev, 0, i - 8, 60000));
@@ -210,13 +230,7 @@ static int cmd_queue(const char *uri, unsigned k) {
   sgpu_cmd_fill(&cb, (uint32_t)target, 4096, 4096, 16, 0x5a5a5a5a);
   TRY(dev, sgpu_write(dev, cmds, words, sgpu_cmdbuf_size(&cb)));
   for (uint32_t i = 1; i <= k; i++) {
-    sgpu_submit_command_args a;
-    memset(&a, 0, sizeof a);
-    a.context = ctx;
-    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    a.dma_buffer_physical_address = cmds;
-    a.dma_buffer_size = 64;
-    a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+    sgpu_submit_command_args a = submission_at(ctx, SGPU_SEGMENT_LOCAL, cmds, 64, sgpu_cmdbuf_size(&cb));
     a.node_ordinal = 1;
     a.submission_fence_id = i;
     TRY(dev, sgpu_submit_command(dev, &a));
@@ -238,13 +252,7 @@ static uint64_t submit_words(sgpu_device *dev, sgpu_context *ctx, const uint32_t
   uint64_t buf;
   TRY(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, 64, 0, &buf));
   TRY(dev, sgpu_write(dev, buf, w, bytes));
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = ctx;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = buf;
-  a.dma_buffer_size = 64;
-  a.dma_buffer_submission_end_offset = bytes;
+  sgpu_submit_command_args a = submission_at(ctx, SGPU_SEGMENT_LOCAL, buf, 64, bytes);
   a.submission_fence_id = fence;
   TRY(dev, sgpu_submit_command(dev, &a));
   return buf;
@@ -328,13 +336,7 @@ static int cmd_fault(const char *uri) {
   sgpu_cmdbuf_init(&cb, w, sizeof w);
   sgpu_cmd_nop(&cb, 0);
   uint64_t nop = submit_words(p, pc, w, sgpu_cmdbuf_size(&cb), 4);
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = pc;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = nop;
-  a.dma_buffer_size = 64;
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+  sgpu_submit_command_args a = submission_at(pc, SGPU_SEGMENT_LOCAL, nop, 64, sgpu_cmdbuf_size(&cb));
   unsigned over = 0;
   for (uint32_t i = 5; i < 5 + 199; i++) { /* 200 x 28 bytes: more than a 4 KiB ring */
     a.submission_fence_id = i;
@@ -364,12 +366,7 @@ static int cmd_fault(const char *uri) {
     sgpu_cmdbuf_init(&cb, w, sizeof w);
     sgpu_cmd_wait_mem(&cb, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
     submit_words(p, pc2, w, sgpu_cmdbuf_size(&cb), 204);
-    memset(&a, 0, sizeof a);
-    a.context = pc2;
-    a.dma_buffer_segment_id = SGPU_SEGMENT_SYSTEM;
-    a.dma_buffer_physical_address = hbuf;
-    a.dma_buffer_size = 2048;
-    a.dma_buffer_submission_end_offset = 2048;
+    a = submission_at(pc2, SGPU_SEGMENT_SYSTEM, hbuf, 2048, 2048);
     unsigned staged = 0;
     for (uint32_t i = 205; i < 205 + 24; i++) { /* 48 KiB: more than any node's staging area */
       a.submission_fence_id = i;
@@ -434,12 +431,7 @@ static int cmd_isolate(const char *uri) {
   expect(b, sgpu_free(b, x), SGPU_ERROR_NOT_OWNER, "free another's allocation", "another program");
   expect(b, sgpu_free(b, h), SGPU_ERROR_NOT_OWNER, "free another's host allocation", "another program");
   /* A submission of the other's buffer as its DMA buffer. */
-  sgpu_submit_command_args s;
-  memset(&s, 0, sizeof s);
-  s.context = cb;
-  s.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  s.dma_buffer_physical_address = x;
-  s.dma_buffer_size = 256;
+  sgpu_submit_command_args s = submission_at(cb, SGPU_SEGMENT_LOCAL, x, 256, 0);
   s.submission_fence_id = 1;
   expect(b, sgpu_submit_command(b, &s), SGPU_ERROR_NOT_OWNER, "submit another's buffer", NULL);
   s.context = ca; /* the other's context handle */
@@ -469,13 +461,7 @@ static int cmd_isolate(const char *uri) {
       case 7: sgpu_cmd_indirect(&k, (uint32_t)x, 16, 0, 0); break;
       }
       TRY(b, sgpu_write(b, bbuf, cw, sgpu_cmdbuf_size(&k)));
-      sgpu_submit_command_args g;
-      memset(&g, 0, sizeof g);
-      g.context = cb;
-      g.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-      g.dma_buffer_physical_address = bbuf;
-      g.dma_buffer_size = 256;
-      g.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+      sgpu_submit_command_args g = submission_at(cb, SGPU_SEGMENT_LOCAL, bbuf, 256, sgpu_cmdbuf_size(&k));
       g.submission_fence_id = 1;
       char what[64];
       snprintf(what, sizeof what, "a %s packet on another's memory", names[t]);
@@ -487,13 +473,7 @@ static int cmd_isolate(const char *uri) {
     sgpu_cmd_fill(&k, (uint32_t)bown, 16, 16, 2, 0x12345678);
     sgpu_cmd_copy(&k, (uint32_t)bown + 64, 16, (uint32_t)bown, 16, 16, 1);
     TRY(b, sgpu_write(b, bbuf, cw, sgpu_cmdbuf_size(&k)));
-    sgpu_submit_command_args g;
-    memset(&g, 0, sizeof g);
-    g.context = cb;
-    g.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    g.dma_buffer_physical_address = bbuf;
-    g.dma_buffer_size = 256;
-    g.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+    sgpu_submit_command_args g = submission_at(cb, SGPU_SEGMENT_LOCAL, bbuf, 256, sgpu_cmdbuf_size(&k));
     g.submission_fence_id = 1;
     TRY(b, sgpu_submit_command(b, &g));
     TRY(b, sgpu_wait_fence(b, 0, 1, 10000));
@@ -522,13 +502,7 @@ static int cmd_isolate(const char *uri) {
     sgpu_cmd_wait_mem(&k, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
     sgpu_cmd_fill(&k, (uint32_t)tgt, 4096, 4096, 1, 0xBADBADBA);
     TRY(a, sgpu_write(a, cmd, cw, sgpu_cmdbuf_size(&k)));
-    sgpu_submit_command_args g;
-    memset(&g, 0, sizeof g);
-    g.context = ca;
-    g.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-    g.dma_buffer_physical_address = cmd;
-    g.dma_buffer_size = 64;
-    g.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+    sgpu_submit_command_args g = submission_at(ca, SGPU_SEGMENT_LOCAL, cmd, 64, sgpu_cmdbuf_size(&k));
     g.submission_fence_id = 1;
     TRY(a, sgpu_submit_command(a, &g));
     TRY(a, sgpu_free(a, tgt)); /* as in-process: at once, 0 */
@@ -563,7 +537,7 @@ static int cmd_isolate(const char *uri) {
   expect(b, sgpu_read(b, info.segment[1].base, got, 16), SGPU_ERROR_NOT_OWNER,
          "read the library's ring", txt);
   expect(b, sgpu_write(b, info.segment[1].base, junk, 16), SGPU_ERROR_RESERVED_ADDRESS,
-         "write the library's ring", "reserved by the library");
+         "write the library's ring", "reserved by the library (through sgpud sgpu_write_raw is refused there too)");
   expect(b, sgpu_read(b, info.mem_size, got, 16), SGPU_ERROR_INVALID_ADDRESS,
          "read beyond GPU memory", "leaves GPU memory");
   /* Nothing changed. */
@@ -595,9 +569,90 @@ static int cmd_isolate(const char *uri) {
         (unsigned long long)fi.submitted, (unsigned long long)fi.completed);
   expect(a, sgpu_wait_fence(a, 0, 2, 10), SGPU_ERROR_FENCE_NOT_SUBMITTED, "A waits B's fence 2",
          "ahead of the last one submitted");
+  /* Raw writes: the program's own memory only. */
+  expect(b, sgpu_write_raw(b, x, junk, 16), SGPU_ERROR_NOT_OWNER, "raw write of another's memory",
+         "sgpu_write_raw reaches only the program's own");
+  TRY(a, sgpu_read(a, x, got, sizeof got));
+  CHECK(!memcmp(got, pat, sizeof pat), "A's GPU memory changed by B's raw write");
+  /* The display: A shows its framebuffer on source 0; B may see it (the
+   * mode, a capture, vsync events) but not change it, nor show A's memory
+   * on another source; once A is gone the source is off and B may take it. */
+  uint64_t afb, bfb, bflip;
+  TRY(a, sgpu_alloc(a, SGPU_SEGMENT_LOCAL, 32 * 24 * 2, 256, &afb));
+  TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, 32 * 24 * 2, 256, &bfb));
+  sgpu_display_mode m, g;
+  memset(&m, 0, sizeof m);
+  m.width = 32;
+  m.height = 24;
+  m.address = (uint32_t)afb;
+  TRY(a, sgpu_set_display_mode(a, 0, &m));
+  sgpu_display_mode bm = m;
+  bm.address = (uint32_t)bfb;
+  expect(b, sgpu_set_display_mode(b, 0, &bm), SGPU_ERROR_NOT_OWNER, "set the mode of A's source",
+         "only it may change the source");
+  sgpu_display_mode off;
+  memset(&off, 0, sizeof off);
+  expect(b, sgpu_set_display_mode(b, 0, &off), SGPU_ERROR_NOT_OWNER, "turn A's source off",
+         "only it may change the source");
+  expect(b, sgpu_set_display_mode(b, 1, &m), SGPU_ERROR_NOT_OWNER, "show A's memory on source 1",
+         "not inside one of this program's allocations");
+  {
+    uint32_t fw[4];
+    sgpu_cmdbuf k;
+    sgpu_cmdbuf_init(&k, fw, sizeof fw);
+    sgpu_cmd_flip(&k, 0, (uint32_t)bfb, SGPU_FLIP_INTERVAL_ONE, 0);
+    TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, 64, 0, &bflip));
+    TRY(b, sgpu_write(b, bflip, fw, sgpu_cmdbuf_size(&k)));
+    sgpu_submit_command_args fl = submission_at(cb, SGPU_SEGMENT_LOCAL, bflip, 64, sgpu_cmdbuf_size(&k));
+    fl.submission_fence_id = 3;
+    fl.flags.flip = 1;
+    fl.flip_interval = SGPU_FLIP_INTERVAL_ONE;
+    expect(b, sgpu_submit_command(b, &fl), SGPU_ERROR_NOT_OWNER, "flip A's source",
+           "a flip: display source 0 shows the framebuffer of program");
+  }
+  TRY(b, sgpu_get_display_mode(b, 0, &g));
+  CHECK(g.enabled == 1 && g.width == 32, "B reads A's mode: enabled %u width %u", g.enabled, g.width);
+  sgpu_frame fr;
+  TRY(b, sgpu_capture_frame(b, 0, &fr));
+  CHECK(fr.scanout_address == (uint32_t)afb && fr.pixels, "B's capture shows 0x%x, A's is 0x%llx",
+        fr.scanout_address, (unsigned long long)afb);
+  sgpu_frame_release(&fr);
+  TRY(b, sgpu_enable_vsync_events(b, 0, 1));
+  int vr = sgpu_next_event(b, &ev, 1000);
+  CHECK(vr == 0 && ev.type == SGPU_EVENT_CRTC_VSYNC && ev.scanout_address == (uint32_t)afb,
+        "B's vsync event: %d type %u scanout 0x%x", vr, ev.type, ev.scanout_address);
+  TRY(b, sgpu_enable_vsync_events(b, 0, 0));
+  while (sgpu_next_event(b, &ev, 0) == 0) {
+  }
+  expect(a, sgpu_next_event(a, &ev, 0), SGPU_ERROR_TIMEOUT, "A gets no vsync event of B's asking",
+         "no event");
+  sgpu_program_info pl[8];
+  uint32_t aid = 0;
+  int np = sgpu_list_programs(a, pl, 8);
+  for (int i = 0; i < np && i < 8; i++)
+    if (pl[i].self) aid = pl[i].id;
   sgpu_destroy_context(ca);
-  sgpu_destroy_context(cb);
   sgpu_close(a);
+  /* the server sees A go when it next polls: until B's listing says so */
+  for (int tries = 0, there = 1; there && tries < 500; tries++) {
+    there = 0;
+    np = sgpu_list_programs(b, pl, 8);
+    for (int i = 0; i < np && i < 8; i++) there |= pl[i].id == aid && !pl[i].gone;
+    if (there) nanosleep(&(struct timespec){0, 10 * 1000000L}, NULL);
+  }
+  TRY(b, sgpu_get_display_mode(b, 0, &g));
+  CHECK(g.enabled == 0, "A is gone, its source still shows: enabled %u", g.enabled);
+  TRY(b, sgpu_set_display_mode(b, 0, &bm));
+  TRY(b, sgpu_get_display_mode(b, 0, &g));
+  CHECK(g.enabled == 1, "B's mode: enabled %u", g.enabled);
+  /* B frees the framebuffer it shows: the memory may be another's next, so
+   * the source goes off (in-process it would show whatever comes there) */
+  TRY(b, sgpu_free(b, bfb));
+  TRY(b, sgpu_get_display_mode(b, 0, &g));
+  CHECK(g.enabled == 0, "B freed its framebuffer, the source still shows it: enabled %u", g.enabled);
+  printf("  display: A's source 0 refused to B (mode, off, flip), readable and captured by B; off "
+         "once A went, then B's until B freed its framebuffer\n");
+  sgpu_destroy_context(cb);
   sgpu_close(b);
   if (!failures) printf("OK isolate\n");
   return failures != 0;
@@ -643,19 +698,7 @@ static int cmd_errors(const char *uri) {
   sgpu_event ev;
   show(dev, "next event", sgpu_next_event(dev, &ev, 0));
   TRY(dev, sgpu_create_context(dev, 0, &ctx));
-  TRY(dev, sgpu_alloc(dev, 1, 64, 0, &cmd));
-  uint32_t w[4];
-  sgpu_cmdbuf cb;
-  sgpu_cmdbuf_init(&cb, w, sizeof w);
-  sgpu_cmd_nop(&cb, 0);
-  TRY(dev, sgpu_write(dev, cmd, w, 4));
-  sgpu_submit_command_args s;
-  memset(&s, 0, sizeof s);
-  s.context = ctx;
-  s.dma_buffer_segment_id = 1;
-  s.dma_buffer_physical_address = cmd;
-  s.dma_buffer_size = 64;
-  s.dma_buffer_submission_end_offset = 4;
+  sgpu_submit_command_args s = nop_submission(dev, ctx, &cmd);
   s.submission_fence_id = 0;
   show(dev, "fence 0", sgpu_submit_command(dev, &s));
   s.submission_fence_id = 1;
@@ -723,6 +766,69 @@ static int cmd_errors(const char *uri) {
   uint32_t bad = 0x12345678u;
   TRY(dev, sgpu_write(dev, cmd, &bad, 4));
   show(dev, "validate a bad header", sgpu_validate_submit_command(dev, &v));
+  /* the display, the device-wide queries, raw writes and runs */
+  {
+    sgpu_info info;
+    TRY(dev, sgpu_query_info(dev, &info));
+    sgpu_display_mode m, g;
+    memset(&m, 0, sizeof m);
+    uint64_t fb;
+    TRY(dev, sgpu_alloc(dev, 1, 32 * 24 * 2, 256, &fb));
+    m.width = 32;
+    m.height = 24;
+    m.format = SGPU_FORMAT_RGB565;
+    m.address = (uint32_t)fb;
+    show(dev, "display mode of source 5", sgpu_get_display_mode(dev, 5, &g));
+    show(dev, "set a mode on source 5", sgpu_set_display_mode(dev, 5, &m));
+    m.width = 30;
+    show(dev, "set 30x24", sgpu_set_display_mode(dev, 0, &m));
+    m.width = 32;
+    m.format = 7;
+    show(dev, "set format 7", sgpu_set_display_mode(dev, 0, &m));
+    m.format = SGPU_FORMAT_RGB565;
+    m.address = info.mem_size - 4;
+    show(dev, "set a framebuffer leaving memory", sgpu_set_display_mode(dev, 0, &m));
+    m.address = (uint32_t)fb;
+    show(dev, "set 32x24 on its own buffer", sgpu_set_display_mode(dev, 0, &m));
+    show(dev, "get the mode", sgpu_get_display_mode(dev, 0, &g));
+    printf("  %ux%u pitch %u enabled %u replication %u\n", g.width, g.height, g.pitch, g.enabled,
+           g.replication_x);
+    sgpu_frame fr;
+    show(dev, "capture source 0", sgpu_capture_frame(dev, 0, &fr));
+    printf("  frame %ux%u scanout is its buffer: %d\n", fr.width, fr.height,
+           fr.scanout_address == (uint32_t)fb);
+    sgpu_frame_release(&fr);
+    sgpu_display_mode off;
+    memset(&off, 0, sizeof off);
+    show(dev, "turn source 1 off", sgpu_set_display_mode(dev, 1, &off));
+    show(dev, "capture source 1 (off)", sgpu_capture_frame(dev, 1, &fr));
+    show(dev, "capture source 4", sgpu_capture_frame(dev, 4, &fr));
+    show(dev, "vsync events of source 7", sgpu_enable_vsync_events(dev, 7, 1));
+    show(dev, "vsync events of source 0 on", sgpu_enable_vsync_events(dev, 0, 1));
+    show(dev, "vsync events of source 0 off", sgpu_enable_vsync_events(dev, 0, 0));
+    show(dev, "turn source 0 off", sgpu_set_display_mode(dev, 0, &off));
+    sgpu_identity id;
+    show(dev, "read the identity block", sgpu_read_identity(dev, &id));
+    sgpu_link_stats ls;
+    show(dev, "link stats", sgpu_get_link_stats(dev, &ls));
+    uint32_t rtt = 0;
+    show(dev, "ping", sgpu_ping(dev, 100, &rtt));
+    show(dev, "ping with timeout 0", sgpu_ping(dev, 0, &rtt));
+    uint32_t word = 0x600DF00Du, back = 0;
+    show(dev, "raw write beyond memory", sgpu_write_raw(dev, info.mem_size, &word, 4));
+    show(dev, "raw write of its own", sgpu_write_raw(dev, fb, &word, 4));
+    TRY(dev, sgpu_read(dev, fb, &back, 4));
+    printf("  reads 0x%08x\n", back);
+    uint64_t c0 = 0, c1 = 0;
+    TRY(dev, sgpu_get_cycles(dev, &c0));
+    show(dev, "run 100 cycles", sgpu_run_cycles(dev, 100));
+    TRY(dev, sgpu_get_cycles(dev, &c1));
+    printf("  at least 100 cycles ran: %d\n", c1 - c0 >= 100);
+    sgpu_event e;
+    while (sgpu_next_event(dev, &e, 0) == 0) { /* vsyncs that came while on */
+    }
+    sgpu_free(dev, fb);
+  }
   sgpu_free(dev, big);
   sgpu_free(dev, fillbuf);
   sgpu_destroy_context(ctx);
@@ -731,25 +837,27 @@ static int cmd_errors(const char *uri) {
   return 0;
 }
 
-/* ------------------------------------------------------------ unsupported */
-static void not_carried(sgpu_device *dev, const char *fn, int r) {
-  char want[128];
-  snprintf(want, sizeof want, "%s is not carried by sgpud yet", fn);
+/* ------------------------------------------------------------ refused */
+static void refused(sgpu_device *dev, const char *fn, int r, const char *why) {
   CHECK(r == SGPU_ERROR_NOT_SUPPORTED, "%s: %d, expected NOT_SUPPORTED", fn, r);
-  CHECK(!strcmp(sgpu_last_error(dev), want), "%s: text '%s'", fn, sgpu_last_error(dev));
+  CHECK(strstr(sgpu_last_error(dev), fn) && strstr(sgpu_last_error(dev), "is refused through sgpud: ") &&
+            strstr(sgpu_last_error(dev), why),
+        "%s: text '%s'", fn, sgpu_last_error(dev));
+  printf("  %s: %s\n", fn, sgpu_last_error(dev));
 }
 
+/* The calls a program of a shared device may not make: NOT_SUPPORTED and
+ * why; the carried device-wide ones work. */
 static int cmd_unsupported(const char *uri) {
   sgpu_device *dev = open_or_die(uri);
   uint32_t v;
   uint64_t a = 0;
   sgpu_ring_info ri;
-  sgpu_display_mode m;
-  sgpu_frame fr;
-  sgpu_identity id;
-  sgpu_link_stats ls;
   sgpu_area ar[4];
-  not_carried(dev, "sgpu_write_raw", sgpu_write_raw(dev, 0, &v, 4));
+  refused(dev, "sgpu_reset_engine", sgpu_reset_engine(dev, 0, NULL), "resets a faulted node itself");
+  refused(dev, "sgpu_reset_from_timeout", sgpu_reset_from_timeout(dev),
+          "resets a faulted node itself");
+  refused(dev, "sgpu_set_ban_threshold", sgpu_set_ban_threshold(dev, 1), "the same for every program");
   /* carried: reads of any register, the ring's view, the areas (another
    * program's allocation named so); writes to SCRATCH only */
   expect(dev, sgpu_reg_write(dev, SGPU_NODE_REG(0, SGPU_NREG_RING_WPTR), 0), SGPU_ERROR_NOT_OWNER,
@@ -761,17 +869,36 @@ static int cmd_unsupported(const char *uri) {
   CHECK(ri.size > 0, "ring info: size %u", ri.size);
   int na = sgpu_get_areas(dev, ar, 4);
   CHECK(na > 4, "areas: %d", na);
-  not_carried(dev, "sgpu_run_cycles", sgpu_run_cycles(dev, 100));
-  not_carried(dev, "sgpu_enable_vsync_events", sgpu_enable_vsync_events(dev, 0, 1));
-  not_carried(dev, "sgpu_get_display_mode", sgpu_get_display_mode(dev, 0, &m));
-  not_carried(dev, "sgpu_set_display_mode", sgpu_set_display_mode(dev, 0, &m));
-  not_carried(dev, "sgpu_capture_frame", sgpu_capture_frame(dev, 0, &fr));
-  not_carried(dev, "sgpu_read_identity", sgpu_read_identity(dev, &id));
-  not_carried(dev, "sgpu_reset_engine", sgpu_reset_engine(dev, 0, NULL));
-  not_carried(dev, "sgpu_reset_from_timeout", sgpu_reset_from_timeout(dev));
-  not_carried(dev, "sgpu_set_ban_threshold", sgpu_set_ban_threshold(dev, 1));
-  not_carried(dev, "sgpu_get_link_stats", sgpu_get_link_stats(dev, &ls));
-  not_carried(dev, "sgpu_ping", sgpu_ping(dev, 10, &v));
+  /* raw writes reach the program's own memory only: not the library's */
+  expect(dev, sgpu_write_raw(dev, ri.base, &v, 4), SGPU_ERROR_NOT_OWNER, "raw write of the ring",
+         "sgpu_write_raw reaches only the program's own");
+  expect(dev, sgpu_write_raw(dev, ri.fence_address, &v, 4), SGPU_ERROR_NOT_OWNER,
+         "raw write of the fence words", "sgpu_write_raw reaches only the program's own");
+  /* vsync events: asked for, they come (time runs while the program waits) */
+  uint64_t fb;
+  TRY(dev, sgpu_alloc(dev, 1, 32 * 24 * 2, 256, &fb));
+  sgpu_display_mode m;
+  memset(&m, 0, sizeof m);
+  m.width = 32;
+  m.height = 24;
+  m.address = (uint32_t)fb;
+  TRY(dev, sgpu_set_display_mode(dev, 0, &m));
+  TRY(dev, sgpu_enable_vsync_events(dev, 0, 1));
+  sgpu_event ev;
+  int r = sgpu_next_event(dev, &ev, 1000);
+  CHECK(r == 0 && ev.type == SGPU_EVENT_CRTC_VSYNC && ev.source_id == 0 &&
+            ev.scanout_address == (uint32_t)fb,
+        "vsync event: %d type %u source %u scanout 0x%x", r, ev.type, ev.source_id, ev.scanout_address);
+  TRY(dev, sgpu_enable_vsync_events(dev, 0, 0));
+  while (sgpu_next_event(dev, &ev, 0) == 0) {
+  }
+  expect(dev, sgpu_next_event(dev, &ev, 50), SGPU_ERROR_TIMEOUT, "no vsync event once off", "no event");
+  /* a run: the cycles pass */
+  uint64_t c0 = 0, c1 = 0;
+  TRY(dev, sgpu_get_cycles(dev, &c0));
+  TRY(dev, sgpu_run_cycles(dev, 3 * SGPUD_MAX_RUN_CYCLES + 7)); /* in four requests */
+  TRY(dev, sgpu_get_cycles(dev, &c1));
+  CHECK(c1 - c0 >= 3 * SGPUD_MAX_RUN_CYCLES + 7, "run: %llu cycles", (unsigned long long)(c1 - c0));
   /* and the carried ones still work after them */
   TRY(dev, sgpu_alloc(dev, 1, 64, 0, &a));
   TRY(dev, sgpu_free(dev, a));
@@ -924,12 +1051,7 @@ static int cmd_threads(const char *uri) {
   sgpu_cmdbuf_init(&cb, w, sizeof w);
   sgpu_cmd_wait_mem(&cb, (uint32_t)word, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
   TRY(dev, sgpu_write(dev, buf, w, sgpu_cmdbuf_size(&cb)));
-  memset(&a, 0, sizeof a);
-  a.context = ctx;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = buf;
-  a.dma_buffer_size = 64;
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
+  a = submission_at(ctx, SGPU_SEGMENT_LOCAL, buf, 64, sgpu_cmdbuf_size(&cb));
   a.submission_fence_id = 2;
   TRY(dev, sgpu_submit_command(dev, &a));
   waiter_arg wa = {dev, 1, 0};
@@ -969,13 +1091,14 @@ static int recv_exact(int fd, void *p, size_t n) {
   return 0;
 }
 
-static int cmd_garbage(const char *path, unsigned n, unsigned seed) {
+/* A raw connection that has said a proper HELLO as NAME; -1 on failure. */
+static int raw_hello(const char *path, const char *name) {
   struct sockaddr_un sa;
   memset(&sa, 0, sizeof sa);
   sa.sun_family = AF_UNIX;
   snprintf(sa.sun_path, sizeof sa.sun_path, "%s", path);
   int fd = socket(AF_UNIX, SOCK_STREAM, 0);
-  if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa)) return 1;
+  if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa)) return -1;
   sgpud_hello_req hq;
   memset(&hq, 0, sizeof hq);
   hq.version = SGPUD_PROTO_VERSION;
@@ -983,16 +1106,91 @@ static int cmd_garbage(const char *path, unsigned n, unsigned seed) {
   hq.event_size = sizeof(sgpud_event);
   hq.stats_size = sizeof(sgpu_stats);
   hq.submit_size = sizeof(sgpud_submit_req);
-  snprintf(hq.name, sizeof hq.name, "garbage");
+  snprintf(hq.name, sizeof hq.name, "%s", name);
   sgpud_hdr h = {sizeof hq, SGPUD_OP_HELLO};
   send(fd, &h, sizeof h, MSG_NOSIGNAL);
   send(fd, &hq, sizeof hq, MSG_NOSIGNAL);
+  uint8_t body[256];
+  if (recv_exact(fd, &h, sizeof h) || h.size > sizeof body || recv_exact(fd, body, h.size)) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+/* One request (op, body of size bytes) on a raw connection: its status
+ * (the error text, if any, in text), or 1 when no answer came. */
+static int raw_call(int fd, uint32_t op, const void *body, uint32_t size, char *text, size_t text_size) {
+  static uint8_t ans[SGPUD_MAX_BODY];
+  sgpud_hdr h = {size, op};
+  sgpud_status st;
+  if (send(fd, &h, sizeof h, MSG_NOSIGNAL) != sizeof h ||
+      (size && send(fd, body, size, MSG_NOSIGNAL) != (ssize_t)size))
+    return 1;
+  if (recv_exact(fd, &h, sizeof h) || h.size < sizeof st || h.size > sizeof ans ||
+      recv_exact(fd, ans, h.size) || h.op != (op | SGPUD_REPLY))
+    return 1;
+  memcpy(&st, ans, sizeof st);
+  size_t n = h.size - sizeof st < text_size - 1 ? h.size - sizeof st : text_size - 1;
+  memcpy(text, ans + sizeof st, st.status < 0 ? n : 0);
+  text[st.status < 0 ? n : 0] = 0;
+  return st.status;
+}
+
+/* The new requests' edges, each refused with its code and the connection
+ * kept: a frame read before any capture and past its end (offset + size
+ * wrapping), a run longer than one request may ask, a short display mode,
+ * sources that do not exist, a raw write whose data is not the size it
+ * says, a mode whose numbers overflow. */
+static int cmd_edges(const char *path) {
+  int fd = raw_hello(path, "edges");
+  if (fd < 0) {
+    printf("FAIL edges: no connection to %s\n", path);
+    return 1;
+  }
+  char text[SGPUD_MAX_TEXT + 1];
+  struct {
+    const char *what;
+    uint32_t op, size;
+    uint32_t body[32];
+    int code;
+  } c[] = {
+      {"frame read before a capture", SGPUD_OP_FRAME_READ, 8, {0, 16}, SGPU_ERROR_INVALID_PARAM},
+      {"frame read wrapping", SGPUD_OP_FRAME_READ, 8, {0xFFFFFFF0u, 0x20}, SGPU_ERROR_INVALID_PARAM},
+      {"frame read too large", SGPUD_OP_FRAME_READ, 8, {0, SGPUD_MAX_DATA + 1}, SGPU_ERROR_INVALID_PARAM},
+      {"a run of 2^40 cycles", SGPUD_OP_RUN_CYCLES, 8, {0, 0x100}, SGPU_ERROR_INVALID_PARAM},
+      {"a display mode cut short", SGPUD_OP_SET_DISPLAY, 8, {0, 0}, SGPU_ERROR_INVALID_PARAM},
+      {"a capture of source 7", SGPUD_OP_CAPTURE, 8, {7, 0}, SGPU_ERROR_INVALID_SOURCE},
+      {"a capture of source 2^32-1", SGPUD_OP_CAPTURE, 8, {0xFFFFFFFFu, 0}, SGPU_ERROR_INVALID_SOURCE},
+      {"vsync events of source 40", SGPUD_OP_ENABLE_VSYNC, 8, {40, 1}, SGPU_ERROR_INVALID_SOURCE},
+      {"a mode of source 9", SGPUD_OP_GET_DISPLAY, 8, {9, 0}, SGPU_ERROR_INVALID_SOURCE},
+      /* source 0, width 1, height 2^32-1, pitch 2^32-1, format 0, address 2^32-4 */
+      {"a mode whose numbers overflow", SGPUD_OP_SET_DISPLAY, 8 + sizeof(sgpu_display_mode),
+       {0, 0, 1, 0xFFFFFFFFu, 0xFFFFFFFFu, 0, 0xFFFFFFFCu}, SGPU_ERROR_INVALID_MODE},
+      /* address 0x10000, 4 bytes said, whole range the same, no data */
+      {"a raw write without its data", SGPUD_OP_WRITE_RAW, sizeof(sgpud_mem_req),
+       {0x10000, 0, 4, 0, 0x10000, 0, 4, 0}, SGPU_ERROR_INVALID_PARAM},
+      {"a ping of 0 ms", SGPUD_OP_PING, 8, {0, 0}, SGPU_ERROR_INVALID_PARAM},
+  };
+  for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+    int r = raw_call(fd, c[i].op, c[i].body, c[i].size, text, sizeof text);
+    CHECK(r == c[i].code, "%s: %d (%s), expected %d", c[i].what, r, text, c[i].code);
+    printf("  %s: %d %s\n", c[i].what, r, text);
+  }
+  close(fd);
+  if (!failures) printf("OK edges\n");
+  return failures != 0;
+}
+
+static int cmd_garbage(const char *path, unsigned n, unsigned seed) {
+  int fd = raw_hello(path, "garbage");
+  if (fd < 0) return 1;
   static uint8_t body[SGPUD_MAX_BODY];
-  if (recv_exact(fd, &h, sizeof h) || h.size > sizeof body || recv_exact(fd, body, h.size)) return 1;
+  sgpud_hdr h;
   srand(seed);
   unsigned ok = 0, refused = 0;
   for (unsigned i = 0; i < n; i++) {
-    uint32_t op = 1 + (uint32_t)rand() % 18;
+    uint32_t op = 1 + (uint32_t)rand() % (SGPUD_OP_COUNT + 1); /* every op, and unknown ones */
     uint32_t size = (uint32_t)rand() % 5 == 0 ? (uint32_t)rand() % 2048 : (uint32_t)rand() % 160;
     for (uint32_t k = 0; k < size; k++) body[k] = (uint8_t)rand();
     if (rand() % 3 == 0) /* small numbers: more of them pass the first checks */
@@ -1041,19 +1239,7 @@ static int cmd_bench(const char *uri, unsigned n) {
   sgpu_context *ctx;
   uint64_t cmds;
   TRY(dev, sgpu_create_context(dev, 0, &ctx));
-  TRY(dev, sgpu_alloc(dev, 1, 64, 0, &cmds));
-  uint32_t w[4];
-  sgpu_cmdbuf cb;
-  sgpu_cmdbuf_init(&cb, w, sizeof w);
-  sgpu_cmd_nop(&cb, 0);
-  TRY(dev, sgpu_write(dev, cmds, w, 4));
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = ctx;
-  a.dma_buffer_segment_id = 1;
-  a.dma_buffer_physical_address = cmds;
-  a.dma_buffer_size = 64;
-  a.dma_buffer_submission_end_offset = 4;
+  sgpu_submit_command_args a = nop_submission(dev, ctx, &cmds);
   uint64_t c0 = 0, c1 = 0;
   sgpu_get_cycles(dev, &c0);
   double t0 = now_s(), tsub = 0;
@@ -1104,6 +1290,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "limits")) return cmd_limits(argv[2]);
   if (!strcmp(m, "lost")) return cmd_lost(argv[2]);
   if (!strcmp(m, "hostile") && argc >= 4) return cmd_hostile(argv[2], argv[3]);
+  if (!strcmp(m, "edges")) return cmd_edges(argv[2]);
   if (!strcmp(m, "garbage") && argc >= 5)
     return cmd_garbage(argv[2], (unsigned)strtoul(argv[3], NULL, 0), (unsigned)strtoul(argv[4], NULL, 0));
   if (!strcmp(m, "idle") && argc >= 4) return cmd_idle(argv[2], (unsigned)strtoul(argv[3], NULL, 0));

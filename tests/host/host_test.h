@@ -76,8 +76,6 @@ static inline int test_shared_device(void) {
   "sgpud resets a faulted node at once (its other programs' work waits on it), so the node " \
   "does not stay faulted until this program's reset call, and no program may reset a "    \
   "node others' work runs on"
-/* Display modes, vsync events and frame capture are not carried yet. */
-#define SHARED_NO_DISPLAY "display modes, vsync events and frame capture are not carried by sgpud yet"
 
 /* The URI to open for a test written for sim_uri: itself, or on a link the
  * link URI with the open options it names (video=, watchdog=); an option

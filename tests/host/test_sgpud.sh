@@ -1,10 +1,11 @@
 #!/bin/bash
 # test_sgpud.sh — sgpud, the device server (docs/sgpud.md), on the simulated
-# chip: its socket's access control, the same errors as in-process, calls
-# not carried refused cleanly, two programs with their own fences and
-# events, isolation of their memory, a program SIGKILLed mid-submission
-# cleaned up while the others finish, hostile connections closed, the
-# default path, a stale socket, and the figures against in-process.
+# chip: its socket's access control, the same errors as in-process, the
+# calls a shared device refuses refused with their reasons, two programs
+# with their own fences and events, isolation of their memory and display
+# sources, a program SIGKILLed mid-submission cleaned up while the others
+# finish, hostile connections closed, the default path, a stale socket, and
+# the figures against in-process.
 # Timeouts are hang guards only; nothing asserts wall time.
 set -euo pipefail
 root=${SGPU_ROOT:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -90,7 +91,7 @@ grep -q "fence 1 on node 0 completed" "$tmp/cli-submit.txt" && grep -q "event DM
   fail "sgpu submit: $(cat "$tmp/cli-submit.txt")"
 echo "cli: $(head -1 "$tmp/cli-submit.txt")"
 
-# --- calls not carried: NOT_SUPPORTED with their one-line text
+# --- calls refused (NOT_SUPPORTED, why) and carried (raw writes, vsync events, runs)
 "$client" unsupported "$uri" | tee "$tmp/unsupported.txt"
 grep -q '^OK unsupported' "$tmp/unsupported.txt" || fail "unsupported calls"
 
@@ -203,6 +204,8 @@ kill -TERM "$server"; wait "$server" || fail "limits server exit status"
 "$client" hostile "$sock" half | tee -a "$tmp/hostile.txt"
 "$client" hostile "$sock" oversize | tee -a "$tmp/hostile.txt"
 for seed in 1 2 3; do "$client" garbage "$sock" 1500 $seed | tee -a "$tmp/hostile.txt"; done
+"$client" edges "$sock" | tee -a "$tmp/hostile.txt"
+grep -q '^OK edges' "$tmp/hostile.txt" || fail "the requests' edges"
 [ "$(grep -c '^OK hostile' "$tmp/hostile.txt")" = 2 ] || fail "hostile connections"
 [ "$(grep -c '^OK garbage' "$tmp/hostile.txt")" = 3 ] || fail "random requests"
 ! grep -q "Sanitizer" "$tmp/main.log" || fail "sanitizer report: $(grep -A20 Sanitizer "$tmp/main.log")"
@@ -210,7 +213,7 @@ grep -q "stalled half-sent" "$tmp/main.log" || fail "no stall close logged"
 grep -q "oversize request" "$tmp/main.log" || fail "no oversize close logged"
 "$client" fences "$uri" 5 3 | grep -q '^OK' || fail "sgpud unusable after hostile connections"
 kill -0 "$main" || fail "sgpud died"
-echo "hostile: a half request and an oversize one were closed, 4,500 random requests answered; the server serves on"
+echo "hostile: a half request and an oversize one were closed, 4,500 random requests answered, 12 edges of the display, capture, run, ping and raw-write requests refused; the server serves on"
 
 # --- the server dies under a program: its calls fail cleanly (SGPU_ERROR_IO)
 start_server lost --socket "$tmp/lost.sock"
