@@ -25,7 +25,11 @@ static const command commands[] = {
      "link (tcp:, serial:, usb) also the link's counters for this session\n"
      "(sgpu_get_link_stats): frames sent and received, retransmissions, timeouts,\n"
      "NAKs, CRC errors, duplicate ACKs, bytes each way and bytes per second while\n"
-     "a frame was in flight; --json puts them in a \"link\" object.\n"},
+     "a frame was in flight; --json puts them in a \"link\" object.  The\n"
+     "preemption line says where sgpu_preempt stops a node: \"packet boundary\n"
+     "(inside buffers and WAITs)\" with hardware preemption, or \"drains to the end\n"
+     "of the running buffer\" on a board without it (the iCEBreaker); --json:\n"
+     "\"preemption\" {granularity_code, granularity, text}.\n"},
     {"ping", cmd_ping, false, "round trips over the link: count, min/avg/max microseconds, lost",
      "usage: sgpu [--device URI] [--json] ping [--count N] [--timeout MS] [--interval MS]\n"
      "\nSend link PING frames one at a time (sgpu_ping; no retransmission) and print\n"
@@ -109,9 +113,16 @@ static const command commands[] = {
      "\nPrint the last submitted and completed fence ids (64-bit), pending\n"
      "submissions and fault state of each node (or of --node N).  On a fresh sim\n"
      "chip use --run FILE to have something to show.\n"},
-    {"events", cmd_events, true, "print interrupt events (DMA_COMPLETED, DMA_FAULTED, CRTC_VSYNC, ...)",
+    {"events", cmd_events, true, "print events (DMA_COMPLETED, DMA_FAULTED, DMA_PREEMPTED, ENGINE_RESET, ...)",
      "usage: sgpu [--device URI] [--json] events [OPTIONS] [SET-UP OPTIONS]\n"
-     "\nPrint the events the device raised (those of --run files included).\n"
+     "\nPrint the events the device raised (those of --run files included), one\n"
+     "line each with its fields: DMA_COMPLETED (node, fence, flags), DMA_FAULTED\n"
+     "(reason, address, header, the faulting packet), DMA_PREEMPTED (preemption\n"
+     "fence, last completed fence, submissions preempted, latency), ENGINE_RESET\n"
+     "(last aborted fence, guilty context, its guilty count, banned, innocent\n"
+     "submissions resubmitted), DMA_DROPPED (the guilty context's submission, not\n"
+     "run), CRTC_VSYNC.  --json: {events: [{type, cycle, node, fence, ...}], count}.\n"
+     "A run opens the device for itself: `sgpu preempt` shows its own preemption.\n"
      "\noptions:\n"
      "  --wait MS         wait up to MS simulated milliseconds for each further event\n"
      "                    (default 0, or 100 with --vsync)\n"
@@ -193,7 +204,10 @@ static const command commands[] = {
      "\nSample the chip's counters every interval and show, per node, the busy and\n"
      "memory-stall share of the cycles, command words fetched and packets executed\n"
      "per second, fences completed per second and the last fence; per display\n"
-     "source, vblanks per second, flips and scanout underflows.  On a terminal the\n"
+     "source, vblanks per second, flips and scanout underflows; preemptions and\n"
+     "engine resets per second (sgpu_stats' preempted and resets: the library\n"
+     "counts them per open device, so they are this run's; --json:\n"
+     "preemptions_per_second, resets_per_second, preemptions, resets).  On a terminal the\n"
      "screen is redrawn like top until --count samples (or Ctrl-C); otherwise one\n"
      "block is printed per sample; --json prints one sample as a JSON object.\n"
      "On a terminal `q` quits (so does Ctrl-C).  Intervals and rates are the\n"
