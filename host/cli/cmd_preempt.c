@@ -98,6 +98,7 @@ int cmd_preempt(cli *c, int argc, char **argv) {
     json_arr(&j, "events");
   }
   sgpu_event pe;
+  memset(&pe, 0, sizeof pe);
   bool have = false;
   int result = 0;
   for (;;) {
