@@ -13,6 +13,9 @@
 #   - over tcp: (sgpu-sim --listen) the same; on the iCEBreaker board model
 #     (no hardware preemption) info shows the drain granularity and preempt
 #     says the node drained; through sgpud preempt is refused in one line;
+#   - sgpud resets a node whose work hangs: `sgpu events` / `submit` print
+#     DMA_DROPPED and ENGINE_RESET with their fields (text and --json), the
+#     context banned at its third hang;
 #   - a bad node is a one-line usage error naming it; --help; info's
 #     granularity; top's preemptions and resets per second.
 set -u
@@ -190,12 +193,41 @@ else
 fi
 
 # --- through sgpud: not carried, one line
-"$BIN/sgpud" --device sim:video=tiny --socket "$T/s.sock" >"$T/sgpud.out" 2>"$T/sgpud.err" &
+# (a short watchdog: the server resets a node that hangs, below)
+"$BIN/sgpud" --device sim:video=tiny,watchdog=20000 --socket "$T/s.sock" >"$T/sgpud.out" 2>"$T/sgpud.err" &
 pids+=($!)
 for _ in $(seq 1 300); do grep -q '^sgpud: ready at' "$T/sgpud.out" 2>/dev/null && break; sleep 0.1; done
 "$SGPU" --device "sgpud:$T/s.sock" preempt 1 >"$T/out" 2>"$T/err"; rc=$?
 [ "$rc" -eq 3 ] && [ "$(wc -l <"$T/err")" -eq 1 ] && grep -q 'node 1 cannot be preempted through sgpud: the server does not carry sgpu_preempt' "$T/err" \
   && ok "sgpud: $(cat "$T/err")" || bad "sgpud preempt: exit $rc $(cat "$T/out" "$T/err")"
+
+# --- ENGINE_RESET and DMA_DROPPED: sgpud resets a node whose work hangs (the
+# watchdog faults a WAIT_MEM nobody satisfies): the program gets DMA_FAULTED,
+# its submission DMA_DROPPED and ENGINE_RESET naming its context; the third
+# time its context is banned
+cat >"$T/hang.s" <<'S'
+  wait_mem SCRATCH, ref=1
+S
+"$SGPU" --device "sgpud:$T/s.sock" submit "$T/hang.s" "$T/hang.s" "$T/hang.s" >"$T/out" 2>"$T/err"; rc=$?
+resets=$(grep -c '^event ENGINE_RESET' "$T/out")
+[ "$rc" -eq 4 ] && [ "$resets" -eq 3 ] \
+  && grep -q '^event DMA_DROPPED .* node=0 fence=1 last_completed=0 flags=0x0 (the guilty context' "$T/out" \
+  && grep -q '^event ENGINE_RESET .* node=0 last_aborted=1 guilty_context=[1-9][0-9]* guilty_count=1 banned=no resubmitted=0$' "$T/out" \
+  && grep -q '^event ENGINE_RESET .* node=0 last_aborted=2 guilty_context=[1-9][0-9]* guilty_count=2 banned=no resubmitted=0$' "$T/out" \
+  && grep -q '^event ENGINE_RESET .* node=0 last_aborted=3 guilty_context=[1-9][0-9]* guilty_count=3 banned=yes resubmitted=0$' "$T/out" \
+  && ok "events: three hangs, DMA_DROPPED and ENGINE_RESET with their fields, banned the third time" \
+  || bad "hangs through sgpud: exit $rc, $resets resets: $(cat "$T/out" "$T/err")"
+"$SGPU" --device "sgpud:$T/s.sock" --json events --run "$T/hang.s" --wait 100 >"$T/ev.json" 2>"$T/err"; rc=$?
+[ "$rc" -eq 4 ] && python3 - "$T/ev.json" <<'PY' && ok "events --json: DMA_DROPPED and ENGINE_RESET fields" || bad "events --json: exit $rc $(cat "$T/ev.json" "$T/err")"
+import json, sys
+j = json.load(open(sys.argv[1]))
+kinds = [e["type"] for e in j["events"]]
+assert kinds == ["DMA_FAULTED", "DMA_DROPPED", "ENGINE_RESET"], kinds
+d, r = j["events"][1], j["events"][2]
+assert d["node"] == 0 and d["fence"] == 1 and d["last_completed_fence"] == 0, d
+assert r["last_aborted_fence"] == 1 and r["guilty_context"] >= 1 and r["guilty_count"] == 1, r
+assert r["banned"] is False and r["resubmitted"] == 0 and r["last_completed_fence"] == 0, r
+PY
 
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ]
