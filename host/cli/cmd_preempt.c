@@ -155,14 +155,15 @@ int cmd_preempt(cli *c, int argc, char **argv) {
       return cli_lib_fail(c, rc, what);
     }
   }
-  const char *status = "completed";
+  uint32_t wait_fence = 0;
   for (int k = 0; resubmit && k < np; k++) {
     const sgpu_submit_command_args *a = &c->subs[idx[k]];
     uint64_t t0 = 0, t1 = 0;
     sgpu_get_cycles(c->dev, &t0);
-    rc = sgpu_wait_fence(c->dev, node, a->submission_fence_id, timeout_ms);
+    wait_fence = a->submission_fence_id;
+    rc = sgpu_wait_fence(c->dev, node, wait_fence, timeout_ms);
     sgpu_get_cycles(c->dev, &t1);
-    status = rc == 0 ? "completed" : rc == SGPU_ERROR_TIMEOUT ? "timeout" : rc == SGPU_ERROR_NODE_FAULTED ? "faulted" : "failed";
+    const char *status = rc == 0 ? "completed" : rc == SGPU_ERROR_TIMEOUT ? "timeout" : rc == SGPU_ERROR_NODE_FAULTED ? "faulted" : "failed";
     if (c->json) {
       json_obj(&j, NULL);
       json_str(&j, "file", c->sub_names[idx[k]]);
@@ -200,11 +201,15 @@ int cmd_preempt(cli *c, int argc, char **argv) {
   }
   if (resubmit && rc_wait) {
     if (rc_wait == SGPU_ERROR_TIMEOUT)
-      return cli_fail(c, EXIT_GPU, "a resubmitted fence on node %u did not complete within %u ms of simulated time",
-                      node, timeout_ms);
+      return cli_fail(c, EXIT_GPU,
+                      "resubmitted fence %u on node %u did not complete within %u ms of simulated time",
+                      wait_fence, node, timeout_ms);
     if (rc_wait == SGPU_ERROR_NODE_FAULTED)
-      return cli_fail(c, EXIT_GPU, "node %u faulted running a resubmission (see the DMA_FAULTED event)", node);
-    return cli_lib_fail(c, rc_wait, "waiting for a resubmitted fence");
+      return cli_fail(c, EXIT_GPU, "node %u faulted running resubmitted fence %u (see the DMA_FAULTED event)",
+                      node, wait_fence);
+    char what[64];
+    snprintf(what, sizeof what, "waiting for resubmitted fence %u on node %u", wait_fence, node);
+    return cli_lib_fail(c, rc_wait, what);
   }
   if (result == EXIT_GPU) fprintf(stderr, "sgpu preempt: the GPU faulted (see the DMA_FAULTED event)\n");
   return result;
