@@ -41,6 +41,7 @@ void json_finish(json *j); /* newline */
 
 #define CLI_MAX_RUN 16
 #define CLI_MAX_SYMS 16
+#define CLI_MAX_SUBS 128
 
 /* Per-invocation state; no globals. */
 typedef struct cli {
@@ -63,6 +64,11 @@ typedef struct cli {
   uint64_t start_cycles;
   FILE *out;           /* command output: stdout, or a buffer with --json */
   bool last_faulted;   /* the last submission stopped on a GPU fault */
+  /* The submissions this run made, in order (`sgpu preempt --resubmit`
+   * sends the preempted ones again with the same arguments). */
+  sgpu_submit_command_args subs[CLI_MAX_SUBS];
+  const char *sub_names[CLI_MAX_SUBS];
+  int nsubs;
   bool json_error;     /* --json: print this error object instead of the output */
   int json_exit;
   char json_message[512];
@@ -133,6 +139,11 @@ int cli_submit_file(cli *c, const char *path, const submit_opts *o, uint32_t *fe
 /* Submit words already in host memory (same rules). */
 int cli_submit_words(cli *c, const char *name, const uint32_t *words, size_t count,
                      const submit_opts *o, uint32_t *fence, uint64_t *cycles);
+/* One event: a text line on c->out, or an object in the array open in j. */
+void cli_event_out(cli *c, json *j, const sgpu_event *ev);
+/* sgpu_info.preemption_granularity in words, and as a JSON name. */
+const char *cli_granularity_text(uint32_t granularity);
+const char *cli_granularity_name(uint32_t granularity);
 /* Print or JSON-emit pending events; returns EXIT_GPU if a fault was seen. */
 int cli_drain_events(cli *c, json *j, const char *key, uint32_t timeout_ms, int max, int *n);
 uint32_t cli_crc32(const uint8_t *data, size_t size);
@@ -153,6 +164,7 @@ int cmd_top(cli *c, int argc, char **argv);        /* top.c */
 int cmd_flash(cli *c, int argc, char **argv);      /* flash.c */
 int cmd_list(cli *c, int argc, char **argv);       /* list.c */
 int cmd_ping(cli *c, int argc, char **argv);       /* linkcmd.c */
+int cmd_preempt(cli *c, int argc, char **argv);    /* cmd_preempt.c */
 /* The link statistics of `info` (linkcmd.c): a "link" object in j, or text
  * lines on c->out when j is NULL; nothing when the device has no link. */
 void cli_link_info(cli *c, json *j);

@@ -26,6 +26,7 @@ typedef struct src_sample {
 typedef struct sample {
   uint64_t cycles;
   uint64_t completed; /* fences completed (library event count) */
+  uint64_t preempted, resets; /* sgpu_stats: preemptions and engine resets */
   node_sample node[SGPU_MAX_NODES];
   src_sample src[SGPU_MAX_SOURCES];
 } sample;
@@ -48,6 +49,8 @@ static int take(cli *c, const sgpu_info *in, sample *s) {
   if (!rc) rc = sgpu_get_stats(c->dev, &st);
   if (rc) return rc;
   s->completed = st.completed;
+  s->preempted = st.preempted;
+  s->resets = st.resets;
   for (uint32_t n = 0; n < in->node_count && !rc; n++) {
     node_sample *ns = &s->node[n];
     if (!rc) rc = rd(c, SGPU_NODE_REG(n, SGPU_NREG_PERF_BUSY), &ns->busy);
@@ -178,7 +181,10 @@ static void show_text(cli *c, const sgpu_info *in, const sample *a, const sample
     fputs("this build has no performance counters (CAPS.PERF = 0): busy, stall, words and packets "
           "are not measured\n",
           f);
-  fprintf(f, "fences completed: %.1f/s\n\n", secs > 0 ? (b->completed - a->completed) / secs : 0.0);
+  fprintf(f, "fences completed: %.1f/s  preemptions: %.1f/s  engine resets: %.1f/s\n\n",
+          secs > 0 ? (b->completed - a->completed) / secs : 0.0,
+          secs > 0 ? (b->preempted - a->preempted) / secs : 0.0,
+          secs > 0 ? (b->resets - a->resets) / secs : 0.0);
   fprintf(f, "NODE  BUSY%%  STALL%%   WORDS/s  PACKETS/s  LAST_FENCE  STATE\n");
   for (uint32_t n = 0; n < in->node_count; n++) {
     const node_sample *x = &a->node[n], *y = &b->node[n];
@@ -215,6 +221,10 @@ static void show_json(cli *c, const sgpu_info *in, const sample *a, const sample
   json_u64(&j, "interval_cycles", dc);
   json_f64(&j, "interval_seconds", secs);
   json_f64(&j, "fences_per_second", secs > 0 ? (b->completed - a->completed) / secs : 0.0);
+  json_f64(&j, "preemptions_per_second", secs > 0 ? (b->preempted - a->preempted) / secs : 0.0);
+  json_f64(&j, "resets_per_second", secs > 0 ? (b->resets - a->resets) / secs : 0.0);
+  json_u64(&j, "preemptions", b->preempted - a->preempted);
+  json_u64(&j, "resets", b->resets - a->resets);
   json_arr(&j, "nodes");
   for (uint32_t n = 0; n < in->node_count; n++) {
     const node_sample *x = &a->node[n], *y = &b->node[n];

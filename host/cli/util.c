@@ -586,6 +586,10 @@ int cli_submit_words(cli *c, const char *name, const uint32_t *words, size_t cou
     snprintf(what, sizeof what, "submitting %s", name);
     return cli_lib_fail(c, rc, what);
   }
+  if (c->nsubs < CLI_MAX_SUBS) {
+    c->sub_names[c->nsubs] = name;
+    c->subs[c->nsubs++] = a;
+  }
   if (o->wait) {
     rc = sgpu_wait_fence(c->dev, o->node, fence, o->timeout_ms);
     if (rc == SGPU_ERROR_TIMEOUT)
@@ -663,6 +667,96 @@ static void fault_packet_text(cli *c, uint32_t address, char *buf, size_t size) 
   if (n) sgpu_disasm_one(w, n, buf, size);
 }
 
+const char *cli_granularity_text(uint32_t granularity) {
+  switch (granularity) {
+  case SGPU_PREEMPTION_PACKET_BOUNDARY: return "packet boundary (inside buffers and WAITs)";
+  case SGPU_PREEMPTION_DMA_BUFFER_BOUNDARY:
+    return "drains to the end of the running buffer (no hardware preemption on this board)";
+  default: return "unknown";
+  }
+}
+
+const char *cli_granularity_name(uint32_t granularity) {
+  switch (granularity) {
+  case SGPU_PREEMPTION_PACKET_BOUNDARY: return "packet_boundary";
+  case SGPU_PREEMPTION_DMA_BUFFER_BOUNDARY: return "dma_buffer_boundary";
+  default: return "unknown";
+  }
+}
+
+void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
+  char packet[256] = "";
+  if (ev->type == SGPU_EVENT_DMA_FAULTED) fault_packet_text(c, ev->fault_address, packet, sizeof packet);
+  if (j) {
+    json_obj(j, NULL);
+    json_str(j, "type", event_name(ev->type));
+    json_u64(j, "cycle", ev->cycle);
+    if (ev->type == SGPU_EVENT_CRTC_VSYNC) {
+      json_u64(j, "source", ev->source_id);
+      json_u64(j, "scanout_address", ev->scanout_address);
+      json_u64(j, "vblank_count", ev->vblank_count);
+    } else {
+      json_u64(j, "node", ev->node_ordinal);
+      json_u64(j, "fence", ev->fence_id);
+      json_u64(j, "fence64", ev->fence_id64);
+      json_u64(j, "flags", ev->flags);
+      if (ev->type != SGPU_EVENT_DMA_COMPLETED)
+        json_u64(j, "last_completed_fence", ev->last_completed_fence_id);
+      if (ev->type == SGPU_EVENT_DMA_FAULTED) {
+        json_str(j, "reason", sgpu_fault_name(ev->fault_reason));
+        json_u64(j, "reason_code", ev->fault_reason);
+        json_u64(j, "address", ev->fault_address);
+        json_u64(j, "header", ev->fault_opcode);
+        json_str(j, "packet", packet);
+      }
+      if (ev->type == SGPU_EVENT_DMA_PREEMPTED) {
+        json_u64(j, "preemption_fence", ev->fence_id);
+        json_u64(j, "preempted_count", ev->preempted_count);
+        json_u64(j, "latency_cycles", ev->latency_cycles);
+      }
+      if (ev->type == SGPU_EVENT_ENGINE_RESET) {
+        json_u64(j, "last_aborted_fence", ev->fence_id);
+        json_u64(j, "guilty_context", ev->context_id);
+        json_u64(j, "guilty_count", ev->guilty_count);
+        json_bool(j, "banned", ev->banned != 0);
+        json_u64(j, "resubmitted", ev->resubmitted);
+      }
+    }
+    json_end_obj(j);
+    return;
+  }
+  FILE *f = c->out;
+  fprintf(f, "event %-13s cycle=%llu", event_name(ev->type), (unsigned long long)ev->cycle);
+  switch (ev->type) {
+  case SGPU_EVENT_CRTC_VSYNC:
+    fprintf(f, " source=%u scanout=0x%08x vblank=%llu\n", ev->source_id, ev->scanout_address,
+            (unsigned long long)ev->vblank_count);
+    break;
+  case SGPU_EVENT_DMA_FAULTED:
+    fprintf(f, " node=%u fence=%u reason=%s address=0x%08x header=0x%08x last_completed=%u\n"
+               "  faulting packet: %s\n",
+            ev->node_ordinal, ev->fence_id, sgpu_fault_name(ev->fault_reason), ev->fault_address,
+            ev->fault_opcode, ev->last_completed_fence_id, packet);
+    break;
+  case SGPU_EVENT_DMA_PREEMPTED:
+    fprintf(f, " node=%u preemption_fence=%u last_completed=%u preempted=%u latency=%u cycles\n",
+            ev->node_ordinal, ev->fence_id, ev->last_completed_fence_id, ev->preempted_count,
+            ev->latency_cycles);
+    break;
+  case SGPU_EVENT_ENGINE_RESET:
+    fprintf(f, " node=%u last_aborted=%u guilty_context=%u guilty_count=%u banned=%s resubmitted=%u\n",
+            ev->node_ordinal, ev->fence_id, ev->context_id, ev->guilty_count, ev->banned ? "yes" : "no",
+            ev->resubmitted);
+    break;
+  case SGPU_EVENT_DMA_DROPPED:
+    fprintf(f, " node=%u fence=%u last_completed=%u flags=0x%x (the guilty context's: not run)\n",
+            ev->node_ordinal, ev->fence_id, ev->last_completed_fence_id, ev->flags);
+    break;
+  default:
+    fprintf(f, " node=%u fence=%u flags=0x%x\n", ev->node_ordinal, ev->fence_id, ev->flags);
+  }
+}
+
 int cli_drain_events(cli *c, json *j, const char *key, uint32_t timeout_ms, int max, int *count) {
   int result = 0, n = 0;
   if (j) json_arr(j, key);
@@ -671,59 +765,8 @@ int cli_drain_events(cli *c, json *j, const char *key, uint32_t timeout_ms, int 
     int rc = sgpu_next_event(c->dev, &ev, n == 0 ? timeout_ms : (max < 0 ? 0 : timeout_ms));
     if (rc) break;
     n++;
-    char packet[256] = "";
-    if (ev.type == SGPU_EVENT_DMA_FAULTED) {
-      result = EXIT_GPU;
-      fault_packet_text(c, ev.fault_address, packet, sizeof packet);
-    }
-    if (j) {
-      json_obj(j, NULL);
-      json_str(j, "type", event_name(ev.type));
-      json_u64(j, "cycle", ev.cycle);
-      if (ev.type == SGPU_EVENT_CRTC_VSYNC) {
-        json_u64(j, "source", ev.source_id);
-        json_u64(j, "scanout_address", ev.scanout_address);
-        json_u64(j, "vblank_count", ev.vblank_count);
-      } else {
-        json_u64(j, "node", ev.node_ordinal);
-        json_u64(j, "fence", ev.fence_id);
-        json_u64(j, "fence64", ev.fence_id64);
-        json_u64(j, "flags", ev.flags);
-        if (ev.type != SGPU_EVENT_DMA_COMPLETED)
-          json_u64(j, "last_completed_fence", ev.last_completed_fence_id);
-        if (ev.type == SGPU_EVENT_DMA_FAULTED) {
-          json_str(j, "reason", sgpu_fault_name(ev.fault_reason));
-          json_u64(j, "reason_code", ev.fault_reason);
-          json_u64(j, "address", ev.fault_address);
-          json_u64(j, "header", ev.fault_opcode);
-          json_str(j, "packet", packet);
-        }
-        if (ev.type == SGPU_EVENT_ENGINE_RESET) {
-          json_u64(j, "guilty_context", ev.context_id);
-          json_u64(j, "guilty_count", ev.guilty_count);
-          json_u64(j, "banned", ev.banned);
-          json_u64(j, "resubmitted", ev.resubmitted);
-        }
-      }
-      json_end_obj(j);
-    } else {
-      FILE *f = c->out;
-      fprintf(f, "event %-13s cycle=%llu", event_name(ev.type), (unsigned long long)ev.cycle);
-      if (ev.type == SGPU_EVENT_CRTC_VSYNC)
-        fprintf(f, " source=%u scanout=0x%08x vblank=%llu\n", ev.source_id, ev.scanout_address,
-                (unsigned long long)ev.vblank_count);
-      else if (ev.type == SGPU_EVENT_DMA_FAULTED)
-        fprintf(f, " node=%u fence=%u reason=%s address=0x%08x header=0x%08x last_completed=%u\n"
-                   "  faulting packet: %s\n",
-                ev.node_ordinal, ev.fence_id, sgpu_fault_name(ev.fault_reason), ev.fault_address,
-                ev.fault_opcode, ev.last_completed_fence_id, packet);
-      else if (ev.type == SGPU_EVENT_ENGINE_RESET)
-        fprintf(f, " node=%u last_aborted=%u guilty_context=%u guilty_count=%u%s resubmitted=%u\n",
-                ev.node_ordinal, ev.fence_id, ev.context_id, ev.guilty_count,
-                ev.banned ? " banned" : "", ev.resubmitted);
-      else
-        fprintf(f, " node=%u fence=%u flags=0x%x\n", ev.node_ordinal, ev.fence_id, ev.flags);
-    }
+    if (ev.type == SGPU_EVENT_DMA_FAULTED) result = EXIT_GPU;
+    cli_event_out(c, j, &ev);
   }
   if (j) json_end_arr(j);
   if (count) *count = n;

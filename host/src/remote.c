@@ -574,5 +574,8 @@ int sgpu__remote_refused(sgpu_device *dev, const char *fn) {
           "ENGINE_RESET events)";
   else if (!strcmp(fn, "sgpu_set_ban_threshold"))
     why = "the ban threshold is the server's device's, the same for every program";
+  else if (!strcmp(fn, "sgpu_preempt"))
+    why = "the node runs other programs' work too, which a preemption would stop and leave for "
+          "them to send again";
   return sgpu__fail(dev, SGPU_ERROR_NOT_SUPPORTED, "%s is refused through sgpud: %s", fn, why);
 }

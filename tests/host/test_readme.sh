@@ -16,6 +16,9 @@
 #     fence 1, disasm shows the symbols' values, peek SCRATCH prints the two
 #     words written, shot.png has the 32x16 blue rectangle and black
 #     elsewhere;
+#   - sgpu preempt: wait.s is preempted inside its WAIT_MEM (1 submission,
+#     preemption fence 2), fill.s cut after 100,000 cycles and resubmitted
+#     completes in fewer cycles than the whole FILL's 262,144;
 #   - the board model behind sgpu-sim answers `sgpu info` as an iCEBreaker,
 #     and the C program draws its rectangle there too.
 set -u
@@ -104,6 +107,15 @@ for y in range(h):
         assert px[3 * (y * w + x):3 * (y * w + x) + 3] == want, (x, y, px[3 * (y * w + x):3 * (y * w + x) + 3])
 assert blue == 32 * 16, blue
 PY
+
+# ---- sgpu preempt: the WAIT_MEM preempted, the FILL cut and resumed
+out=$(block_out 'cat > wait.s')
+grep -q "^node 0 preempted: preemption fence 2, last completed fence 0, 1 submission preempted" <<<"$out" \
+  && grep -q "^event DMA_PREEMPTED .* preemption_fence=2 last_completed=0 preempted=1 " <<<"$out" \
+  && ok "preempt wait.s: its WAIT_MEM preempted" || bad "preempt wait.s: $out"
+resumed=$(sed -n 's/^resubmitted fill.s: fence 1 on node 0 completed after \([0-9]*\) cycles$/\1/p' <<<"$out")
+[ -n "$resumed" ] && [ "$resumed" -lt 262144 ] && grep -q "^event DMA_COMPLETED .* fence=1 flags=0x80$" <<<"$out" \
+  && ok "preempt fill.s --resubmit: resumed, $resumed cycles left of 262,144" || bad "preempt fill.s: $out"
 
 # ---- the board model behind sgpu-sim
 out=$(block_out 'sgpu-sim --board icebreaker')
