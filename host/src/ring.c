@@ -222,6 +222,26 @@ __attribute__((always_inline)) static inline int doorbell(sgpu_device *dev, uint
   return r ? sgpu__fail(dev, r, "writing node %u's ring failed (transport)", n) : 0;
 }
 
+/* A queue entry's record of the job (its buffer's address and length are
+ * the caller's). */
+__attribute__((always_inline)) static inline void fill_pending(sgpu_pending *p, const sgpu_ring_job *job,
+                                                              uint64_t fence64, uint32_t stage_bytes,
+                                                              uint32_t stage_end) {
+  p->flags = job->flags;
+  p->priv = job->priv;
+  p->priv_size = job->priv_size;
+  p->fence32 = job->fence;
+  p->fence64 = fence64;
+  p->staged = stage_bytes ? 1 : 0;
+  p->stage_end = stage_end;
+  p->owner = job->owner;
+  p->ctx_id = job->ctx_id;
+  p->win_base = job->win_base;
+  p->win_size = job->win_size;
+  p->skip = (uint32_t)job->skip;
+  p->dropped = 0;
+}
+
 /* Stage the job's buffer if it has one, put it on the ring at the room
  * ring_room found, queue it and ring the doorbell. */
 static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int need_ctx,
@@ -239,20 +259,9 @@ static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int
     nd->stage_live++;
     dev->stats.staged_bytes += job->len;
   }
-  p->flags = job->flags;
-  p->priv = job->priv;
-  p->priv_size = job->priv_size;
-  p->fence32 = job->fence;
-  p->fence64 = nd->submitted64 + (uint32_t)(job->fence - (uint32_t)nd->submitted64);
-  p->staged = stage_bytes ? 1 : 0;
-  p->stage_end = nd->stage_head;
-  p->owner = job->owner;
-  p->ctx_id = job->ctx_id;
-  p->win_base = job->win_base;
-  p->win_size = job->win_size;
+  fill_pending(p, job, nd->submitted64 + (uint32_t)(job->fence - (uint32_t)nd->submitted64), stage_bytes,
+               nd->stage_head);
   p->len = job->len;
-  p->skip = (uint32_t)job->skip;
-  p->dropped = 0;
   p->pre_len = p->rest_off = 0;
   if ((r = ring_put(dev, n, p, need_ctx))) return r;
   nd->q_count++;
@@ -298,22 +307,11 @@ int sgpu__ring_try_resume(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job
     nd->stage_head = stage_off + stage_bytes;
     nd->stage_live++;
   }
-  p->flags = job->flags;
-  p->priv = job->priv;
-  p->priv_size = job->priv_size;
-  p->fence32 = job->fence;
-  p->fence64 = rs->fence64; /* submitted before: the node's count already passed it */
-  p->staged = stage_bytes ? 1 : 0;
-  p->stage_end = nd->stage_head;
-  p->owner = job->owner;
-  p->ctx_id = job->ctx_id;
-  p->win_base = job->win_base;
-  p->win_size = job->win_size;
+  /* the fence id it had: the node's count already passed it */
+  fill_pending(p, job, rs->fence64, stage_bytes, nd->stage_head);
   p->rest_off = rs->rest_off;
   p->ib_addr = base + rs->rest_off;
   p->len = job->len - rs->rest_off;
-  p->skip = (uint32_t)job->skip;
-  p->dropped = 0;
   if ((r = ring_put_any(dev, n, p, need_ctx))) return r;
   nd->q_count++;
   /* It is on the ring: no longer preempted (rs is nd->pre[0]). */
