@@ -214,12 +214,17 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
   /* Every submission not retired is preempted; the oldest resumes from the
    * saved state, the others from their start.  They go in front of those
    * still waiting from an earlier preemption (they were resubmitted first). */
-  size_t k = nd->q_count;
+  /* A submission an engine reset dropped (a guilty context's) is not
+   * preempted: it was never to run, and its fence passes once nothing
+   * before it is left (sgpu__retire). */
+  size_t k = 0;
+  for (size_t i = 0; i < nd->q_count; i++) k += !sgpu__ring_at(nd, i)->dropped;
   if ((r = pre_reserve(dev, nd, k))) goto out;
   if (k && nd->pre_count) memmove(nd->pre + k, nd->pre, nd->pre_count * sizeof *nd->pre);
-  for (size_t i = 0; i < k; i++) {
+  for (size_t i = 0, j = 0; i < nd->q_count; i++) {
     const sgpu_pending *p = sgpu__ring_at(nd, i);
-    sgpu_preempted *e = &nd->pre[i];
+    if (p->dropped) continue;
+    sgpu_preempted *e = &nd->pre[j++];
     memset(e, 0, sizeof *e);
     e->fence64 = p->fence64;
     e->fence32 = p->fence32;
@@ -231,13 +236,14 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
     e->rest_off = p->rest_off;
     e->tramp_words = p->pre_len / 4;
     if (p->pre_len) memcpy(e->tramp, p->tramp, p->pre_len);
-    if (i == 0 && !p->dropped && !p->skip && (r = resume_point(dev, n, p, save, e))) {
+    if (i == 0 && !p->skip && (r = resume_point(dev, n, p, save, e))) {
       if (nd->pre_count) memmove(nd->pre, nd->pre + k, nd->pre_count * sizeof *nd->pre);
       goto out;
     }
   }
   nd->pre_count += k;
   while (nd->q_count) sgpu__ring_pop(nd);
+  if (!nd->pre_count) nd->completed64 = nd->submitted64; /* only dropped ones were left */
   if ((r = sgpu__program_node(dev, n))) goto out;
   r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS,
                       SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) | SGPU_INT_DMA_PREEMPTED(n));

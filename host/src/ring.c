@@ -84,6 +84,9 @@ int sgpu__retire(sgpu_device *dev, uint32_t n) {
     }
     sgpu__ring_pop(nd);
   }
+  /* Dropped submissions left behind preempted ones (preempt.c) pass with
+   * the last of those. */
+  if (!nd->q_count && !nd->pre_count) nd->completed64 = nd->submitted64;
   return 0;
 }
 

@@ -338,6 +338,58 @@ static void test_preempt_inside_fill_and_copy(void **state) {
   fixture_close(f);
 }
 
+/* A guilty context's work dropped by an engine reset is not preempted:
+ * behind an innocent submission that is, its fence passes with it. */
+static void test_preempt_after_reset(void **state) {
+  (void)state;
+  TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
+  fixture F, *f = &F;
+  open_with_preemption(f, 1);
+  sgpu_context *guilty;
+  CHECK(sgpu_create_context(f->dev, 0, &guilty));
+  reset_markers(f);
+  uint32_t flag = (uint32_t)f->tgt + 2048, flag2 = flag + 4, m1[32], m2[64], m3[32];
+  wr(f, flag, 0);
+  wr(f, flag2, 0);
+  sgpu_cmdbuf hang, inno, drop;
+  sgpu_cmdbuf_init(&hang, m1, sizeof m1);
+  sgpu_cmd_wait_mem(&hang, flag, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ); /* never written */
+  put_cb(f, f->buf, &hang);
+  sgpu_cmdbuf_init(&inno, m2, sizeof m2);
+  sgpu_cmd_wait_mem(&inno, flag2, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
+  marker(f, &inno, 0);
+  put_cb(f, f->buf + 1024, &inno);
+  sgpu_cmdbuf_init(&drop, m3, sizeof m3);
+  marker(f, &drop, 1);
+  put_cb(f, f->buf + 2048, &drop);
+  sgpu_submit_command_args a1 = args_at(f, f->buf, &hang, 1), a2 = args_at(f, f->buf + 1024, &inno, 2),
+                           a3 = args_at(f, f->buf + 2048, &drop, 3);
+  a1.context = a3.context = guilty;
+  CHECK(sgpu_submit_command(f->dev, &a1));
+  CHECK(sgpu_submit_command(f->dev, &a2));
+  CHECK(sgpu_submit_command(f->dev, &a3));
+  CHECK(sgpu_run_cycles(f->dev, 2000));
+  uint32_t last = 0;
+  assert_int_equal(sgpu_reset_engine(f->dev, 0, &last), 1); /* 2 goes back; 1 and 3 dropped */
+  CHECK(sgpu_run_cycles(f->dev, 2000));                     /* 1's bare FENCE passes, 2 waits */
+  CHECK(sgpu_preempt(f->dev, 0, 0x99));
+  sgpu_event ev = preempted_event(f, NULL);
+  assert_int_equal(ev.preempted_count, 1);
+  assert_int_equal(ev.last_completed_fence_id, 1);
+  wr(f, flag2, 1);
+  a2.flags.resubmission = 1;
+  CHECK(sgpu_submit_command(f->dev, &a2));
+  CHECK(sgpu_wait_fence(f->dev, 0, 3, wait_ms(50))); /* the dropped one passes with it */
+  expect_once(f, 1);
+  assert_int_equal(rd(f, dst_of(f, 1)), 0); /* the dropped one never ran */
+  sgpu_fence_info fi;
+  CHECK(sgpu_get_fence(f->dev, 0, &fi));
+  assert_int_equal(fi.completed, 3);
+  assert_int_equal(fi.pending, 0);
+  sgpu_destroy_context(guilty);
+  fixture_close(f);
+}
+
 /* Nothing running: DMA_PREEMPTED at once, nothing to send again. */
 static void test_preempt_idle(void **state) {
   (void)state;
@@ -372,6 +424,7 @@ int main(void) {
       cmocka_unit_test(test_preempt_inside_level2),
       cmocka_unit_test(test_preempt_between_packets),
       cmocka_unit_test(test_preempt_inside_fill_and_copy),
+      cmocka_unit_test(test_preempt_after_reset),
       cmocka_unit_test(test_preempt_idle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
