@@ -8,10 +8,14 @@
  * RING_RPTR, LAST_FENCE and the context registers must agree; a faulted node
  * is RESET and the next segment runs.  At the end: memory (ring, RPTR
  * write-back, and the whole area the workload uses; chip-defined TIMESTAMP
- * words as a nondecreasing sequence), the order of FENCE writes (from the
- * chip's memory log), no chip write outside that area, and per display source
+ * words as a nondecreasing sequence), the order of FENCE writes and the
+ * number of writes to each word (from the chip's memory log), no chip write outside that area, and per display source
  * DISP_BASE and the flip count after the queued flips are taken, and at least
  * as many vblanks as the model's lower bound.
+ *
+ * Preemption (tests/diff/README.md): in some seeds, PREEMPT requests at
+ * random cycles; the model runs to the boundary the chip saved, both are
+ * compared there, then resumed as the library resumes a submission.
  *
  *   sgpu_diff [--seeds N] [--base S] [--random] [--seed S] [--verbose] [--no-shrink]
  *
@@ -673,6 +677,29 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
       if (!ok)
         mismatch(o, "stray", "chip wrote 0x%08x (strobe 0x%x) at 0x%08x, outside the workloads' memory", ev[i].data,
                  ev[i].strobe, ev[i].address);
+    }
+    /* exactly once: per word, as many chip writes as the model made (the
+     * test writes the ring through the host port, the rest by backdoor) */
+    const uint16_t *mc = sgpu_ref_write_counts(b.ref);
+    for (int k = 0; k < j->n && !o->fail; k++) {
+      const dg_work *w = &j->w[k];
+      const uint32_t regions[][2] = {{dg_rptr_area(w), 0x100},
+                                     {dg_save_area(w), 0x100},
+                                     {DG_SPAN_BASE + w->off, DG_SPAN_END - DG_SPAN_BASE}};
+      for (size_t r = 0; r < 3 && !o->fail; r++) {
+        const uint32_t lo = regions[r][0], nwords = regions[r][1] / 4;
+        uint32_t *cnt = calloc(nwords, sizeof *cnt);
+        CHIP_CHECK(cnt != NULL, "oom");
+        for (size_t i = 0; i < ne; i++)
+          if (ev[i].write && ev[i].address >= lo && ev[i].address - lo < regions[r][1]) cnt[(ev[i].address - lo) >> 2]++;
+        for (uint32_t q = 0; q < nwords; q++)
+          if (cnt[q] != mc[(lo >> 2) + q]) {
+            mismatch(o, "writes", "node %u: chip wrote the word at 0x%08x %u times, the model %u times", w->node,
+                     lo + 4 * q, cnt[q], mc[(lo >> 2) + q]);
+            break;
+          }
+        free(cnt);
+      }
     }
     const sgpu_ref_fence *mf;
     size_t nmf = sgpu_ref_fences(b.ref, &mf);

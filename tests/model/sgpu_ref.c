@@ -34,6 +34,7 @@ struct sgpu_ref {
   sgpu_ref_config cfg;
   uint8_t *mem;
   uint8_t *undef; /* chip-defined bytes, allocated on the first TIMESTAMP */
+  uint16_t *wcount; /* per memory word: writes the nodes made to it (saturating) */
   uint32_t int_status, int_enable, cfg_error, cfg_error_addr;
   ref_node node[SGPU_MAX_NODES];
   ref_source src[SGPU_MAX_SOURCES];
@@ -87,9 +88,17 @@ static void set_defined(sgpu_ref *m, uint32_t a, uint32_t n) {
   if (m->undef) memset(m->undef + a, 0, n);
 }
 
+/* A node writes bytes [a, a+n): one write to each word they touch. */
+static void count_writes(sgpu_ref *m, uint32_t a, uint32_t n) {
+  if (!n) return;
+  for (uint32_t w = a >> 2; w <= (a + n - 1) >> 2; w++)
+    if (m->wcount[w] != UINT16_MAX) m->wcount[w]++;
+}
+
 static void wr32(sgpu_ref *m, uint32_t a, uint32_t v) {
   memcpy(m->mem + a, &v, 4);
   set_defined(m, a, 4);
+  count_writes(m, a, 4);
 }
 
 /* ------------------------------------------------------------ lifetime */
@@ -101,7 +110,10 @@ sgpu_ref *sgpu_ref_create(const sgpu_ref_config *cfg) {
   if (!m) return NULL;
   m->cfg = *cfg;
   m->mem = calloc(cfg->mem_bytes, 1);
-  if (!m->mem) {
+  m->wcount = calloc(cfg->mem_bytes / 4, sizeof *m->wcount);
+  if (!m->mem || !m->wcount) {
+    free(m->mem);
+    free(m->wcount);
     free(m);
     return NULL;
   }
@@ -119,6 +131,7 @@ void sgpu_ref_destroy(sgpu_ref *m) {
   if (!m) return;
   free(m->mem);
   free(m->undef);
+  free(m->wcount);
   free(m->faults);
   free(m->fences);
   free(m->ts);
@@ -128,6 +141,7 @@ void sgpu_ref_destroy(sgpu_ref *m) {
 
 uint8_t *sgpu_ref_memory(sgpu_ref *m) { return m->mem; }
 const uint8_t *sgpu_ref_chip_defined(const sgpu_ref *m) { return m->undef; }
+const uint16_t *sgpu_ref_write_counts(const sgpu_ref *m) { return m->wcount; }
 
 int sgpu_ref_mem_write(sgpu_ref *m, uint32_t addr, const void *data, uint32_t size) {
   if (!sgpu__range_ok(m->cfg.mem_bytes, addr, size)) return -1;
@@ -267,6 +281,7 @@ static void do_fill(sgpu_ref *m, const uint32_t *p) {
       m->mem[a] = (uint8_t)(pat >> (8 * (a & 3)));
     }
     set_defined(m, row, width);
+    count_writes(m, row, width);
   }
 }
 
@@ -285,6 +300,7 @@ static void do_copy(sgpu_ref *m, const uint32_t *p) {
   }
   for (uint32_t r = 0; r < height; r++) {
     memcpy(m->mem + dst + r * dpitch, tmp + (size_t)r * width, width);
+    count_writes(m, dst + r * dpitch, width);
     if (tu) memcpy(m->undef + dst + r * dpitch, tu + (size_t)r * width, width);
   }
   free(tmp);
@@ -434,6 +450,7 @@ static ex_result exec_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t l
     }
     memset(m->mem + p[1], 0, 8);
     memset(m->undef + p[1], 1, 8);
+    count_writes(m, p[1], 8);
     m->ts = grow(m->ts, &m->cts, m->nts, sizeof *m->ts);
     m->ts[m->nts++] = p[1];
     break;

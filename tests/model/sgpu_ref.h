@@ -109,6 +109,13 @@ void sgpu_ref_destroy(sgpu_ref *ref);
 uint8_t *sgpu_ref_memory(sgpu_ref *ref);
 /* Nonzero for bytes whose value is chip-defined (TIMESTAMP), NULL = none yet. */
 const uint8_t *sgpu_ref_chip_defined(const sgpu_ref *ref);
+/* Per memory word (index = address / 4): how many times a node wrote it
+ * (each packet write, FILL / COPY row, RPTR write-back and save area write
+ * counts once for every word it touches, up to 65535; backdoor copies do
+ * not count).  The
+ * chip's memory log must show as many writes: a packet that ran twice, or
+ * not at all, shows there even when the values written are the same. */
+const uint16_t *sgpu_ref_write_counts(const sgpu_ref *ref);
 /* Backdoor copies; -1 when the range leaves memory. */
 int sgpu_ref_mem_write(sgpu_ref *ref, uint32_t addr, const void *data, uint32_t size);
 int sgpu_ref_mem_read(const sgpu_ref *ref, uint32_t addr, void *data, uint32_t size);
