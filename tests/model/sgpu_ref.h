@@ -36,6 +36,10 @@
  *     when its buffer is entered (never for a faulting packet or at RESET);
  *   - a null context (id 0) has the whole memory as window; WINDOW_BASE and
  *     WINDOW_SIZE then read 0 and the memory size.
+ *   - preemption: a WAIT_MEM whose condition holds when reached ends at its
+ *     first poll, so it is no boundary inside the WAIT; an INDIRECT of length
+ *     0 enters no buffer (no level-1 boundary); the save words a level leaves
+ *     meaningless are chip-defined; RESET clears STATUS.PREEMPTED.
  *
  * Chip-defined values.  TIMESTAMP writes the cycle counter, which the model
  * cannot know: it marks those 8 bytes chip-defined (sgpu_ref_chip_defined) and
