@@ -44,7 +44,7 @@ static uint64_t g_busy_resets; /* RESETs of a node while the other one worked */
 static const char *g_argv0 = "build/tests/diff/sgpu_diff";
 /* preemption requests: made, ignored (the node faulted first), taken; taken
  * by level (0..2), inside a WAIT, on an idle node; memory scribbled after */
-static uint64_t g_pre_req, g_pre_faulted, g_pre_taken, g_pre_level[3], g_pre_wait, g_pre_idle, g_pre_scribbled;
+static uint64_t g_pre_again, g_pre_req, g_pre_faulted, g_pre_taken, g_pre_level[3], g_pre_wait, g_pre_idle, g_pre_scribbled;
 
 typedef struct outcome {
   int fail;
@@ -304,9 +304,11 @@ static void put_ring(both *b, const dg_work *w, uint32_t off, uint32_t v) {
  * must be one the model passes), compare everything up to there, then resume
  * both as the library does: RESET, and on the emptied ring the context again,
  * the level-2 rest through a trampoline buffer, the level-1 rest, then the
- * ring packets that had not run.  Returns the new WPTR. */
-static uint32_t preempt_segment(both *b, const dg_work *w, size_t si, const pre_seg *ps, uint64_t limit, uint32_t *rng,
-                                outcome *o) {
+ * ring packets that had not run.  *ps becomes the continuation (its end is
+ * the new WPTR).  With `again`, the continuation's doorbell goes to the chip
+ * only, for another request: returns 1 then (else 0, the model has run). */
+static int preempt_segment(both *b, const dg_work *w, size_t si, pre_seg *ps, int again, uint64_t limit, uint32_t *rng,
+                           outcome *o) {
   const uint32_t n = w->node, save = dg_save_area(w), mask = w->ring_size - 1;
   const uint32_t id = 0x50000000u | (chip_rand(rng) & 0xFFFFFu);
   const uint32_t node_bits = SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) | SGPU_INT_DMA_PREEMPTED(n);
@@ -322,7 +324,7 @@ static uint32_t preempt_segment(both *b, const dg_work *w, size_t si, const pre_
     if (sgpu_sim_cycle(b->sim) - t0 > limit) {
       mismatch(o, "preempt", "segment %zu node %u: neither preempted nor faulted %llu cycles after PREEMPT (STATUS 0x%x)",
                si, n, (unsigned long long)limit, st);
-      return ps->end;
+      return 0;
     }
     sgpu_sim_run(b->sim, 8, 0);
   }
@@ -334,7 +336,7 @@ static uint32_t preempt_segment(both *b, const dg_work *w, size_t si, const pre_
     /* ignored: the model runs the segment whole and must fault the same way */
     g_pre_faulted++;
     CHIP_CHECK(sgpu_ref_reg_write(b->ref, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), ps->end) == 0, "model doorbell");
-    return ps->end;
+    return 0;
   }
   uint32_t sv[SGPU_SAVE_BYTES / 4];
   CHIP_CHECK(sgpu_sim_backdoor_read(b->sim, save, sv, sizeof sv) == 0, "save area");
@@ -342,7 +344,7 @@ static uint32_t preempt_segment(both *b, const dg_work *w, size_t si, const pre_
   if (sv[SGPU_SAVE_PREEMPT_FENCE] != id || (sv[SGPU_SAVE_LEVEL] & ~0x103u) || level > SGPU_MAX_IB_DEPTH) {
     mismatch(o, "preempt", "segment %zu node %u: save area LEVEL 0x%x, PREEMPT_FENCE 0x%x (written 0x%x)", si, n,
              sv[SGPU_SAVE_LEVEL], sv[SGPU_SAVE_PREEMPT_FENCE], id);
-    return ps->end;
+    return 0;
   }
   /* the model: to the same boundary */
   CHIP_CHECK(sgpu_ref_preempt_at(b->ref, n, sv) == 0, "sgpu_ref_preempt_at");
@@ -352,7 +354,7 @@ static uint32_t preempt_segment(both *b, const dg_work *w, size_t si, const pre_
     mismatch(o, "preempt", "segment %zu node %u: the chip stopped at RING_NEXT 0x%x LEVEL 0x%x IB1 0x%08x..0x%08x IB2 0x%08x..0x%08x, "
              "not a boundary the model passes (the model %s)", si, n, sv[0], sv[1], sv[2], sv[3], sv[4], sv[5],
              (mst & SGPU_STATUS_FAULTED) ? "faults first" : "runs to the end");
-    return ps->end;
+    return 0;
   }
   g_pre_taken++;
   g_pre_level[level]++;
@@ -375,7 +377,7 @@ static uint32_t preempt_segment(both *b, const dg_work *w, size_t si, const pre_
     cmp_nreg(b, n, SGPU_NREG_WINDOW_SIZE, si, o, "preempt");
   }
   cmp_memory(b, w, o, "at the preemption: ");
-  if (o->fail) return ps->end;
+  if (o->fail) return 0;
   /* stopped means stopped: no write to the workload's memory while it waits */
   const sgpu_sim_mem_event *ev;
   const size_t ne0 = sgpu_sim_mem_log(b->sim, &ev);
@@ -385,7 +387,7 @@ static uint32_t preempt_segment(both *b, const dg_work *w, size_t si, const pre_
     if (ev[i].write && in_work(w, ev[i].address)) {
       mismatch(o, "preempt", "segment %zu node %u: chip wrote 0x%08x at 0x%08x while preempted", si, n, ev[i].data,
                ev[i].address);
-      return ps->end;
+      return 0;
     }
   wr2(b, SGPU_REG_INT_STATUS, node_bits);
   /* A packet that ran before the stop and runs again after the resume would
@@ -446,8 +448,17 @@ static uint32_t preempt_segment(both *b, const dg_work *w, size_t si, const pre_
   if (g_verbose)
     printf("segment %zu node %u: stopped at RING_NEXT 0x%x LEVEL 0x%x IB1 0x%08x..0x%08x IB2 0x%08x..0x%08x; resumed, "
            "doorbell WPTR 0x%x\n", si, n, sv[0], sv[1], sv[2], sv[3], sv[4], sv[5], end);
-  if (end) wr2(b, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end);
-  return end;
+  ps->end = end;
+  ps->cut_words = end ? cut : 0;
+  ps->words = end / 4 + ps->cut_words;
+  if (!end) return 0;
+  if (again) {
+    /* preempted once more while it runs the continuation: the model waits */
+    chip_wr(b->sim, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end);
+    return 1;
+  }
+  wr2(b, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end);
+  return 0;
 }
 
 /* Run the job on a fresh chip and the model, segment by segment (segment i
@@ -572,7 +583,16 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
       if (!pre[k]) continue;
       const uint32_t r = chip_rand(&split_rng);
       sgpu_sim_run(b.sim, r % 100 < 80 ? chip_rand(&split_rng) % (10 + 8 * ps[k].words) : chip_rand(&split_rng) % 3000, 0);
-      wptr[k] = preempt_segment(&b, &j->w[k], si, &ps[k], limit, &split_rng, o);
+      /* sometimes again, while the continuation runs (a stop inside the
+       * trampoline, or in what it resumed) */
+      for (int round = 0;; round++) {
+        const int again = round < 3 && ps[k].words + 12 <= j->w[k].ring_size / 4 - 1 && chip_rand(&split_rng) % 100 < 30;
+        const int deferred = preempt_segment(&b, &j->w[k], si, &ps[k], again, limit, &split_rng, o);
+        wptr[k] = ps[k].end;
+        if (!deferred || o->fail) break;
+        g_pre_again++;
+        sgpu_sim_run(b.sim, chip_rand(&split_rng) % (10 + 8 * ps[k].words), 0);
+      }
     }
 
     /* the chip: until every node is idle or faulted */
@@ -871,12 +891,12 @@ int main(int argc, char **argv) {
          (unsigned long long)acc.ib_entered, (unsigned long long)acc.ib_skipped, (unsigned long long)acc.max_depth,
          (unsigned long long)acc.indeterminate);
   printf("preemption requests %llu: taken %llu (level 0/1/2: %llu/%llu/%llu, inside a WAIT %llu, idle node %llu, memory "
-         "scribbled after %llu), ignored on a faulted node %llu\n",
+         "scribbled after %llu), ignored on a faulted node %llu; requests during a continuation %llu\n",
          (unsigned long long)g_pre_req, (unsigned long long)g_pre_taken, (unsigned long long)g_pre_level[0],
          (unsigned long long)g_pre_level[1], (unsigned long long)g_pre_level[2], (unsigned long long)g_pre_wait,
-         (unsigned long long)g_pre_idle, (unsigned long long)g_pre_scribbled, (unsigned long long)g_pre_faulted);
+         (unsigned long long)g_pre_idle, (unsigned long long)g_pre_scribbled, (unsigned long long)g_pre_faulted, (unsigned long long)g_pre_again);
   chip_figure("diff_preemptions_per_1000_seeds", (double)g_pre_taken * 1000.0 / seeds);
-  if (seeds >= 500 && (!g_pre_level[0] || !g_pre_level[1] || !g_pre_level[2] || !g_pre_wait || !g_pre_idle || !g_pre_faulted)) {
+  if (seeds >= 500 && (!g_pre_level[0] || !g_pre_level[1] || !g_pre_level[2] || !g_pre_wait || !g_pre_idle || !g_pre_faulted || !g_pre_again)) {
     printf("coverage: a kind of preemption stop never happened\n");
     missing++;
   }
