@@ -25,6 +25,7 @@
 #define DG_DATA_END 0x00152000u
 #define DG_FB_BASE 0x00152000u /* flip targets (the display reads them) */
 #define DG_SPAN_END 0x00160000u
+#define DG_SAVE_AREA 0x00028000u /* preemption (sgpu_diff): save area at +0, trampoline buffer at +0x40 */
 /* A second node's workload runs at the same time in memory of its own: its
  * span is DG_SECOND_OFF higher, its ring area and RPTR words elsewhere. */
 #define DG_SECOND_OFF 0x00100000u
@@ -75,6 +76,8 @@ void dg_generate_second(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_
 /* Where a workload's ring and RPTR write-back words live (64 KiB, 256 bytes). */
 static inline uint32_t dg_ring_area(const dg_work *w) { return DG_RING_AREA + (w->off ? 0x20000u : 0u); }
 static inline uint32_t dg_rptr_area(const dg_work *w) { return DG_RPTR_AREA + (w->off ? 0x100u : 0u); }
+/* Where a preemption of the workload's node saves its state (256 bytes). */
+static inline uint32_t dg_save_area(const dg_work *w) { return DG_SAVE_AREA + (w->off ? 0x100u : 0u); }
 /* One command buffer for validation: segment 0 holds CONTEXT (id 1 and a
  * window, or the null context) and an INDIRECT that owns the buffer.  No
  * waits that never end and no display packets that could wait (what

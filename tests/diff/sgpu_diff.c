@@ -8,10 +8,14 @@
  * RING_RPTR, LAST_FENCE and the context registers must agree; a faulted node
  * is RESET and the next segment runs.  At the end: memory (ring, RPTR
  * write-back, and the whole area the workload uses; chip-defined TIMESTAMP
- * words as a nondecreasing sequence), the order of FENCE writes (from the
- * chip's memory log), no chip write outside that area, and per display source
+ * words as a nondecreasing sequence), the order of FENCE writes and the
+ * number of writes to each word (from the chip's memory log), no chip write outside that area, and per display source
  * DISP_BASE and the flip count after the queued flips are taken, and at least
  * as many vblanks as the model's lower bound.
+ *
+ * Preemption (tests/diff/README.md): in some seeds, PREEMPT requests at
+ * random cycles; the model runs to the boundary the chip saved, both are
+ * compared there, then resumed as the library resumes a submission.
  *
  *   sgpu_diff [--seeds N] [--base S] [--random] [--seed S] [--verbose] [--no-shrink]
  *
@@ -38,6 +42,9 @@ static int g_verbose;
 static size_t g_max_log; /* most memory-log events a seed needed */
 static uint64_t g_busy_resets; /* RESETs of a node while the other one worked */
 static const char *g_argv0 = "build/tests/diff/sgpu_diff";
+/* preemption requests: made, ignored (the node faulted first), taken; taken
+ * by level (0..2), inside a WAIT, on an idle node; memory scribbled after */
+static uint64_t g_pre_again, g_pre_req, g_pre_faulted, g_pre_taken, g_pre_level[3], g_pre_wait, g_pre_idle, g_pre_scribbled;
 
 typedef struct outcome {
   int fail;
@@ -119,11 +126,13 @@ static uint32_t seg_cut(const dg_seg *s) {
 typedef struct job {
   dg_work w[2];
   int n;
+  int preempt; /* random PREEMPT requests while segments run */
 } job;
 
 static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes) {
   dg_generate(&j->w[0], seed, lim);
   j->n = 1;
+  j->preempt = (seed * 2246822519u >> 7) % 100 < 40;
   if (nodes >= 2 && (seed * 2654435761u) % 100 < 35) {
     dg_generate_second(&j->w[1], seed, lim, j->w[0].node ^ 1u);
     j->n = 2;
@@ -136,6 +145,7 @@ static void job_free(job *j) {
 
 static void job_clone(job *dst, const job *src) {
   dst->n = src->n;
+  dst->preempt = src->preempt;
   for (int i = 0; i < src->n; i++) {
     dg_work *c = dg_clone(&src->w[i]);
     dst->w[i] = *c;
@@ -182,7 +192,38 @@ static uint32_t seg_watchdog(const job *j, uint32_t wd) {
 /* Is a chip write at a inside the memory a workload may write? */
 static int in_work(const dg_work *w, uint32_t a) {
   return (a >= dg_ring_area(w) && a < dg_ring_area(w) + 0x10000) || (a >= dg_rptr_area(w) && a < dg_rptr_area(w) + 0x100) ||
+         (a >= dg_save_area(w) && a < dg_save_area(w) + 0x100) ||
          (a >= DG_SPAN_BASE + w->off && a < DG_SPAN_END + w->off);
+}
+
+/* Memory a workload may write: chip against model (chip-defined bytes
+ * excepted). */
+static void cmp_memory(both *b, const dg_work *w, outcome *o, const char *when) {
+  const uint8_t *mm = sgpu_ref_memory(b->ref), *und = sgpu_ref_chip_defined(b->ref);
+  const struct { uint32_t base, size; } regions[] = {{dg_ring_area(w), 0x10000},
+                                                     {dg_rptr_area(w), 0x100},
+                                                     {dg_save_area(w), 0x100},
+                                                     {DG_SPAN_BASE + w->off, DG_SPAN_END - DG_SPAN_BASE}};
+  for (size_t r = 0; r < sizeof regions / sizeof regions[0] && !o->fail; r++) {
+    uint8_t *img = malloc(regions[r].size);
+    CHIP_CHECK(img != NULL, "oom");
+    CHIP_CHECK(sgpu_sim_backdoor_read(b->sim, regions[r].base, img, regions[r].size) == 0, "read back");
+    for (uint32_t i = 0; i < regions[r].size; i++) {
+      uint32_t a = regions[r].base + i;
+      if ((i & 4095) == 0 && i + 4096 <= regions[r].size && !memcmp(img + i, mm + a, 4096)) {
+        i += 4095; /* equal page */
+        continue;
+      }
+      if (img[i] != mm[a] && !(und && und[a])) {
+        uint32_t wa = a & ~3u, cw, mw;
+        CHIP_CHECK(sgpu_sim_backdoor_read(b->sim, wa, &cw, 4) == 0, "read back");
+        memcpy(&mw, mm + wa, 4);
+        mismatch(o, "memory", "%smemory differs first at 0x%08x: chip word 0x%08x, model 0x%08x", when, a, cw, mw);
+        break;
+      }
+    }
+    free(img);
+  }
 }
 
 /* After segment si stopped on node w->node (state 1 idle, 2 faulted, 3
@@ -191,7 +232,7 @@ static int in_work(const dg_work *w, uint32_t a) {
 static int finish_node(both *bp, const dg_work *w, int state, size_t si, uint64_t start, uint64_t limit, outcome *o) {
   both b = *bp;
   const uint32_t n = w->node;
-  const uint32_t node_bits = SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n);
+  const uint32_t node_bits = SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) | SGPU_INT_DMA_PREEMPTED(n);
   sgpu_sim_run(b.sim, 16, 0);
   const uint32_t mst = mrd(&b, SGPU_NODE_REG(n, SGPU_NREG_STATUS));
   const int mfault = (mst & SGPU_STATUS_FAULTED) != 0;
@@ -235,6 +276,189 @@ static int finish_node(both *bp, const dg_work *w, int state, size_t si, uint64_
   wr2(&b, SGPU_REG_INT_STATUS, node_bits);
   if (state == 2) wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
   return !o->fail;
+}
+
+/* A segment of workload k that a preemption request may cut: where its
+ * words start in the ring, where its doorbell ends, the words laid beyond it
+ * (the cut of a ring OVERRUN). */
+typedef struct pre_seg {
+  uint32_t end, cut_words, words;
+} pre_seg;
+
+static uint32_t ring_word(both *b, const dg_work *w, uint32_t off) {
+  uint32_t v;
+  CHIP_CHECK(sgpu_ref_mem_read(b->ref, w->ring_base + (off & (w->ring_size - 1)), &v, 4) == 0, "ring");
+  return v;
+}
+
+/* Write a word to the ring of w at byte offset off, on both. */
+static void put_ring(both *b, const dg_work *w, uint32_t off, uint32_t v) {
+  const uint32_t a = w->ring_base + (off & (w->ring_size - 1));
+  chip_mem_write(b->sim, a, &v, 4);
+  CHIP_CHECK(sgpu_ref_mem_write(b->ref, a, &v, 4) == 0, "ring");
+}
+
+/* The chip runs segment si of workload w, rung up to ps->end on the chip
+ * only; the model has not run it.  Request a preemption of the node now; when
+ * the chip stopped, run the model to the boundary the save area names (it
+ * must be one the model passes), compare everything up to there, then resume
+ * both as the library does: RESET, and on the emptied ring the context again,
+ * the level-2 rest through a trampoline buffer, the level-1 rest, then the
+ * ring packets that had not run.  *ps becomes the continuation (its end is
+ * the new WPTR).  With `again`, the continuation's doorbell goes to the chip
+ * only, for another request: returns 1 then (else 0, the model has run). */
+static int preempt_segment(both *b, const dg_work *w, size_t si, pre_seg *ps, int again, uint64_t limit, uint32_t *rng,
+                           outcome *o) {
+  const uint32_t n = w->node, save = dg_save_area(w), mask = w->ring_size - 1;
+  const uint32_t id = 0x50000000u | (chip_rand(rng) & 0xFFFFFu);
+  const uint32_t node_bits = SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) | SGPU_INT_DMA_PREEMPTED(n);
+  g_pre_req++;
+  wr2(b, SGPU_NODE_REG(n, SGPU_NREG_SAVE_ADDR), save);
+  chip_wr(b->sim, SGPU_NODE_REG(n, SGPU_NREG_PREEMPT), id);
+  CHIP_CHECK(sgpu_ref_reg_write(b->ref, SGPU_NODE_REG(n, SGPU_NREG_PREEMPT), id) == 0, "model PREEMPT");
+  const uint64_t t0 = sgpu_sim_cycle(b->sim);
+  uint32_t st;
+  for (;;) {
+    st = chip_nrd(b->sim, n, SGPU_NREG_STATUS);
+    if (st & (SGPU_STATUS_PREEMPTED | SGPU_STATUS_FAULTED)) break;
+    if (sgpu_sim_cycle(b->sim) - t0 > limit) {
+      mismatch(o, "preempt", "segment %zu node %u: neither preempted nor faulted %llu cycles after PREEMPT (STATUS 0x%x)",
+               si, n, (unsigned long long)limit, st);
+      return 0;
+    }
+    sgpu_sim_run(b->sim, 8, 0);
+  }
+  sgpu_sim_run(b->sim, 32, 0); /* the last writes land */
+  if (g_verbose)
+    printf("segment %zu node %u: PREEMPT %u after %llu cycles: %s\n", si, n, id,
+           (unsigned long long)(sgpu_sim_cycle(b->sim) - t0), (st & SGPU_STATUS_FAULTED) ? "faulted first (ignored)" : "preempted");
+  if (st & SGPU_STATUS_FAULTED) {
+    /* ignored: the model runs the segment whole and must fault the same way */
+    g_pre_faulted++;
+    CHIP_CHECK(sgpu_ref_reg_write(b->ref, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), ps->end) == 0, "model doorbell");
+    return 0;
+  }
+  uint32_t sv[SGPU_SAVE_BYTES / 4];
+  CHIP_CHECK(sgpu_sim_backdoor_read(b->sim, save, sv, sizeof sv) == 0, "save area");
+  const uint32_t level = sv[SGPU_SAVE_LEVEL] & 3u;
+  if (sv[SGPU_SAVE_PREEMPT_FENCE] != id || (sv[SGPU_SAVE_LEVEL] & ~0x103u) || level > SGPU_MAX_IB_DEPTH) {
+    mismatch(o, "preempt", "segment %zu node %u: save area LEVEL 0x%x, PREEMPT_FENCE 0x%x (written 0x%x)", si, n,
+             sv[SGPU_SAVE_LEVEL], sv[SGPU_SAVE_PREEMPT_FENCE], id);
+    return 0;
+  }
+  /* the model: to the same boundary */
+  CHIP_CHECK(sgpu_ref_preempt_at(b->ref, n, sv) == 0, "sgpu_ref_preempt_at");
+  CHIP_CHECK(sgpu_ref_reg_write(b->ref, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), ps->end) == 0, "model doorbell");
+  const uint32_t mst = mrd(b, SGPU_NODE_REG(n, SGPU_NREG_STATUS));
+  if (!(mst & SGPU_STATUS_PREEMPTED)) {
+    mismatch(o, "preempt", "segment %zu node %u: the chip stopped at RING_NEXT 0x%x LEVEL 0x%x IB1 0x%08x..0x%08x IB2 0x%08x..0x%08x, "
+             "not a boundary the model passes (the model %s)", si, n, sv[0], sv[1], sv[2], sv[3], sv[4], sv[5],
+             (mst & SGPU_STATUS_FAULTED) ? "faults first" : "runs to the end");
+    return 0;
+  }
+  g_pre_taken++;
+  g_pre_level[level]++;
+  if (sv[SGPU_SAVE_LEVEL] & 0x100u) g_pre_wait++;
+  if (!level && sv[SGPU_SAVE_RING_NEXT] == ps->end) g_pre_idle++;
+  /* everything up to the stop */
+  const uint32_t cst = chip_nrd(b->sim, n, SGPU_NREG_STATUS) & (SGPU_STATUS_PREEMPTED | SGPU_STATUS_FAULTED | SGPU_STATUS_BUSY);
+  if (cst != SGPU_STATUS_PREEMPTED) mismatch(o, "preempt", "segment %zu node %u: STATUS 0x%x while preempted", si, n, cst);
+  const uint32_t cis = chip_rd(b->sim, SGPU_REG_INT_STATUS) & node_bits, mis = mrd(b, SGPU_REG_INT_STATUS) & node_bits;
+  if (cis != mis)
+    mismatch(o, "preempt", "segment %zu node %u: INT_STATUS node bits chip 0x%08x, model 0x%08x at the preemption", si, n, cis,
+             mis);
+  cmp_nreg(b, n, SGPU_NREG_RING_RPTR, si, o, "preempt");
+  cmp_nreg(b, n, SGPU_NREG_LAST_FENCE, si, o, "preempt");
+  const int same_ctx = cmp_nreg(b, n, SGPU_NREG_CONTEXT_ID, si, o, "preempt");
+  const uint32_t ctx = chip_nrd(b->sim, n, SGPU_NREG_CONTEXT_ID), wb = chip_nrd(b->sim, n, SGPU_NREG_WINDOW_BASE),
+                 ws = chip_nrd(b->sim, n, SGPU_NREG_WINDOW_SIZE);
+  if (same_ctx && ctx) {
+    cmp_nreg(b, n, SGPU_NREG_WINDOW_BASE, si, o, "preempt");
+    cmp_nreg(b, n, SGPU_NREG_WINDOW_SIZE, si, o, "preempt");
+  }
+  cmp_memory(b, w, o, "at the preemption: ");
+  if (o->fail) return 0;
+  /* stopped means stopped: no write to the workload's memory while it waits */
+  const sgpu_sim_mem_event *ev;
+  const size_t ne0 = sgpu_sim_mem_log(b->sim, &ev);
+  sgpu_sim_run(b->sim, chip_rand(rng) % 400, 0);
+  const size_t ne1 = sgpu_sim_mem_log(b->sim, &ev);
+  for (size_t i = ne0; i < ne1; i++)
+    if (ev[i].write && in_work(w, ev[i].address)) {
+      mismatch(o, "preempt", "segment %zu node %u: chip wrote 0x%08x at 0x%08x while preempted", si, n, ev[i].data,
+               ev[i].address);
+      return 0;
+    }
+  wr2(b, SGPU_REG_INT_STATUS, node_bits);
+  /* A packet that ran before the stop and runs again after the resume would
+   * write over this; one that never runs leaves it (the end compares memory,
+   * the FENCE log says each FENCE came once, in order). */
+  if (chip_rand(rng) % 100 < 75) {
+    static const uint32_t areas[][2] = {{DG_FENCE_BASE, DG_FENCE_END}, {DG_TS_BASE, DG_TS_END}, {DG_DATA_BASE, DG_DATA_END}};
+    for (size_t r = 0; r < 3; r++) {
+      const uint32_t lo = areas[r][0] + w->off, size = areas[r][1] - areas[r][0];
+      uint32_t *junk = malloc(size);
+      CHIP_CHECK(junk != NULL, "oom");
+      for (uint32_t i = 0; i < size / 4; i++) junk[i] = chip_rand(rng) ^ 0xA5000000u;
+      CHIP_CHECK(sgpu_sim_backdoor_write(b->sim, lo, junk, size) == 0, "scribble");
+      CHIP_CHECK(sgpu_ref_mem_write(b->ref, lo, junk, size) == 0, "scribble");
+      free(junk);
+    }
+    g_pre_scribbled++;
+  }
+  /* the rest of the ring: from RING_NEXT to the doorbell's end, and the cut
+   * words laid beyond it (read before the continuation overwrites them) */
+  const uint32_t next = sv[SGPU_SAVE_RING_NEXT];
+  const uint32_t rest = ((ps->end - next) & mask) / 4 + (next == ps->end ? 0 : ps->cut_words);
+  uint32_t *rw = malloc(4 * (rest + 1));
+  CHIP_CHECK(rw != NULL, "oom");
+  for (uint32_t i = 0; i < rest; i++) rw[i] = ring_word(b, w, next + 4 * i);
+  /* the fence of the ring INDIRECT the stop is inside */
+  uint32_t fence = 0;
+  if (level) {
+    const uint32_t h = ring_word(b, w, next - 16);
+    CHIP_CHECK(SGPU_PKT_GET(OPCODE, h) == SGPU_OP_INDIRECT && SGPU_PKT_GET(COUNT, h) == SGPU_OP_INDIRECT_COUNT,
+               "ring packet before RING_NEXT 0x%x: 0x%08x", next, h);
+    fence = ring_word(b, w, next - 4);
+  }
+  wr2(b, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
+  uint32_t off = 0;
+  if (ctx) {
+    const uint32_t c[4] = {SGPU_PKT_HEADER(SGPU_OP_CONTEXT, SGPU_OP_CONTEXT_COUNT, 0), ctx, wb, ws};
+    for (int i = 0; i < 4; i++, off += 4) put_ring(b, w, off, c[i]);
+  }
+  const uint32_t ind = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, SGPU_OP_INDIRECT_COUNT, 0);
+  if (level == 2 && sv[SGPU_SAVE_IB2_END] > sv[SGPU_SAVE_IB2_NEXT]) {
+    const uint32_t tramp = save + 0x40;
+    const uint32_t t[4] = {ind, sv[SGPU_SAVE_IB2_NEXT], sv[SGPU_SAVE_IB2_END] - sv[SGPU_SAVE_IB2_NEXT], fence};
+    CHIP_CHECK(sgpu_sim_backdoor_write(b->sim, tramp, t, sizeof t) == 0, "trampoline");
+    CHIP_CHECK(sgpu_ref_mem_write(b->ref, tramp, t, sizeof t) == 0, "trampoline");
+    const uint32_t c[4] = {ind, tramp, sizeof t, fence};
+    for (int i = 0; i < 4; i++, off += 4) put_ring(b, w, off, c[i]);
+  }
+  if (level >= 1 && sv[SGPU_SAVE_IB1_END] > sv[SGPU_SAVE_IB1_NEXT]) {
+    const uint32_t c[4] = {ind, sv[SGPU_SAVE_IB1_NEXT], sv[SGPU_SAVE_IB1_END] - sv[SGPU_SAVE_IB1_NEXT], fence};
+    for (int i = 0; i < 4; i++, off += 4) put_ring(b, w, off, c[i]);
+  }
+  const uint32_t cut = next == ps->end ? 0 : ps->cut_words;
+  for (uint32_t i = 0; i < rest; i++) put_ring(b, w, off + 4 * i, rw[i]);
+  free(rw);
+  const uint32_t end = off + 4 * (rest - cut);
+  CHIP_CHECK(end < w->ring_size, "continuation of %u bytes in a ring of %u", end, w->ring_size);
+  if (g_verbose)
+    printf("segment %zu node %u: stopped at RING_NEXT 0x%x LEVEL 0x%x IB1 0x%08x..0x%08x IB2 0x%08x..0x%08x; resumed, "
+           "doorbell WPTR 0x%x\n", si, n, sv[0], sv[1], sv[2], sv[3], sv[4], sv[5], end);
+  ps->end = end;
+  ps->cut_words = end ? cut : 0;
+  ps->words = end / 4 + ps->cut_words;
+  if (!end) return 0;
+  if (again) {
+    /* preempted once more while it runs the continuation: the model waits */
+    chip_wr(b->sim, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end);
+    return 1;
+  }
+  wr2(b, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end);
+  return 0;
 }
 
 /* Run the job on a fresh chip and the model, segment by segment (segment i
@@ -298,6 +522,8 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
   for (size_t si = 0; si < nseg && !o->fail; si++) {
     int active[2] = {0, 0};
     uint32_t second_wptr[2] = {0, 0};
+    int pre[2] = {0, 0};
+    pre_seg ps[2];
     uint64_t limit = 200000;
     /* put each workload's segment in its ring and ring its doorbell; now and
      * then in two steps, the second while the node works on the first */
@@ -325,7 +551,11 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
       }
       free(words);
       uint32_t end = (wptr[k] + 4 * ((uint32_t)nw - seg_cut(sg))) & mask;
-      if (!seg_cut(sg) && sg->ring.n >= 2 && chip_rand(&split_rng) % 100 < 30) {
+      /* a preemption request while it runs: room in the ring for the
+       * continuation (context, trampoline INDIRECT, level-1 INDIRECT) */
+      pre[k] = j->preempt && nw + 12 <= w->ring_size / 4 - 1 && chip_rand(&split_rng) % 100 < 50;
+      if (pre[k]) ps[k] = (pre_seg){end, seg_cut(sg), (uint32_t)nw};
+      else if (!seg_cut(sg) && sg->ring.n >= 2 && chip_rand(&split_rng) % 100 < 30) {
         uint32_t first = 0, np = 1 + chip_rand(&split_rng) % (uint32_t)(sg->ring.n - 1);
         for (uint32_t i = 0; i < np; i++) first += sg->ring.p[i].nw;
         second_wptr[k] = end;
@@ -333,7 +563,8 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
       }
       wptr[k] = end;
       if (g_verbose) printf("segment %zu node %u: doorbell WPTR 0x%x%s\n", si, n, end, second_wptr[k] ? " (and later more)" : "");
-      wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end);
+      if (pre[k]) chip_wr(b.sim, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end); /* the model runs it when the chip stopped */
+      else wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end);
       active[k] = 1;
       limit += (uint64_t)watchdog[k] * 4 + (w0->display ? 40u * TINY_FRAME : 0);
     }
@@ -344,6 +575,23 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
         wptr[k] = second_wptr[k];
         if (g_verbose) printf("segment %zu node %u: doorbell WPTR 0x%x\n", si, j->w[k].node, wptr[k]);
         wr2(&b, SGPU_NODE_REG(j->w[k].node, SGPU_NREG_RING_WPTR), wptr[k]);
+      }
+    }
+
+    /* preemption requests at a random time */
+    for (int k = 0; k < j->n && !o->fail; k++) {
+      if (!pre[k]) continue;
+      const uint32_t r = chip_rand(&split_rng);
+      sgpu_sim_run(b.sim, r % 100 < 80 ? chip_rand(&split_rng) % (10 + 8 * ps[k].words) : chip_rand(&split_rng) % 3000, 0);
+      /* sometimes again, while the continuation runs (a stop inside the
+       * trampoline, or in what it resumed) */
+      for (int round = 0;; round++) {
+        const int again = round < 3 && ps[k].words + 12 <= j->w[k].ring_size / 4 - 1 && chip_rand(&split_rng) % 100 < 30;
+        const int deferred = preempt_segment(&b, &j->w[k], si, &ps[k], again, limit, &split_rng, o);
+        wptr[k] = ps[k].end;
+        if (!deferred || o->fail) break;
+        g_pre_again++;
+        sgpu_sim_run(b.sim, chip_rand(&split_rng) % (10 + 8 * ps[k].words), 0);
       }
     }
 
@@ -412,32 +660,8 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
   }
 
   /* memory */
-  const uint8_t *mm = sgpu_ref_memory(b.ref), *und = sgpu_ref_chip_defined(b.ref);
-  for (int k = 0; k < j->n && !o->fail; k++) {
-    const dg_work *w = &j->w[k];
-    const struct { uint32_t base, size; } regions[] = {
-        {dg_ring_area(w), 0x10000}, {dg_rptr_area(w), 0x100}, {DG_SPAN_BASE + w->off, DG_SPAN_END - DG_SPAN_BASE}};
-    for (size_t r = 0; r < sizeof regions / sizeof regions[0] && !o->fail; r++) {
-      uint8_t *img = malloc(regions[r].size);
-      CHIP_CHECK(img != NULL, "oom");
-      CHIP_CHECK(sgpu_sim_backdoor_read(b.sim, regions[r].base, img, regions[r].size) == 0, "read back");
-      for (uint32_t i = 0; i < regions[r].size; i++) {
-        uint32_t a = regions[r].base + i;
-        if ((i & 4095) == 0 && i + 4096 <= regions[r].size && !memcmp(img + i, mm + a, 4096)) {
-          i += 4095; /* equal page */
-          continue;
-        }
-        if (img[i] != mm[a] && !(und && und[a])) {
-          uint32_t wa = a & ~3u, cw, mw;
-          CHIP_CHECK(sgpu_sim_backdoor_read(b.sim, wa, &cw, 4) == 0, "read back");
-          memcpy(&mw, mm + wa, 4);
-          mismatch(o, "memory", "memory differs first at 0x%08x: chip word 0x%08x, model 0x%08x", a, cw, mw);
-          break;
-        }
-      }
-      free(img);
-    }
-  }
+  const uint8_t *und = sgpu_ref_chip_defined(b.ref);
+  for (int k = 0; k < j->n && !o->fail; k++) cmp_memory(&b, &j->w[k], o, "");
   /* timestamps: per node nondecreasing in program order, not in the future */
   for (int k = 0; k < j->n && !o->fail; k++) {
     const uint32_t lo = DG_TS_BASE + j->w[k].off, hi = DG_TS_END + j->w[k].off;
@@ -473,6 +697,29 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
       if (!ok)
         mismatch(o, "stray", "chip wrote 0x%08x (strobe 0x%x) at 0x%08x, outside the workloads' memory", ev[i].data,
                  ev[i].strobe, ev[i].address);
+    }
+    /* exactly once: per word, as many chip writes as the model made (the
+     * test writes the ring through the host port, the rest by backdoor) */
+    const uint16_t *mc = sgpu_ref_write_counts(b.ref);
+    for (int k = 0; k < j->n && !o->fail; k++) {
+      const dg_work *w = &j->w[k];
+      const uint32_t regions[][2] = {{dg_rptr_area(w), 0x100},
+                                     {dg_save_area(w), 0x100},
+                                     {DG_SPAN_BASE + w->off, DG_SPAN_END - DG_SPAN_BASE}};
+      for (size_t r = 0; r < 3 && !o->fail; r++) {
+        const uint32_t lo = regions[r][0], nwords = regions[r][1] / 4;
+        uint32_t *cnt = calloc(nwords, sizeof *cnt);
+        CHIP_CHECK(cnt != NULL, "oom");
+        for (size_t i = 0; i < ne; i++)
+          if (ev[i].write && ev[i].address >= lo && ev[i].address - lo < regions[r][1]) cnt[(ev[i].address - lo) >> 2]++;
+        for (uint32_t q = 0; q < nwords; q++)
+          if (cnt[q] != mc[(lo >> 2) + q]) {
+            mismatch(o, "writes", "node %u: chip wrote the word at 0x%08x %u times, the model %u times", w->node,
+                     lo + 4 * q, cnt[q], mc[(lo >> 2) + q]);
+            break;
+          }
+        free(cnt);
+      }
     }
     const sgpu_ref_fence *mf;
     size_t nmf = sgpu_ref_fences(b.ref, &mf);
@@ -643,6 +890,16 @@ int main(int argc, char **argv) {
   printf("IBs entered %llu, skipped %llu, deepest level %llu, indeterminate waits %llu\n",
          (unsigned long long)acc.ib_entered, (unsigned long long)acc.ib_skipped, (unsigned long long)acc.max_depth,
          (unsigned long long)acc.indeterminate);
+  printf("preemption requests %llu: taken %llu (level 0/1/2: %llu/%llu/%llu, inside a WAIT %llu, idle node %llu, memory "
+         "scribbled after %llu), ignored on a faulted node %llu; requests during a continuation %llu\n",
+         (unsigned long long)g_pre_req, (unsigned long long)g_pre_taken, (unsigned long long)g_pre_level[0],
+         (unsigned long long)g_pre_level[1], (unsigned long long)g_pre_level[2], (unsigned long long)g_pre_wait,
+         (unsigned long long)g_pre_idle, (unsigned long long)g_pre_scribbled, (unsigned long long)g_pre_faulted, (unsigned long long)g_pre_again);
+  chip_figure("diff_preemptions_per_1000_seeds", (double)g_pre_taken * 1000.0 / seeds);
+  if (seeds >= 500 && (!g_pre_level[0] || !g_pre_level[1] || !g_pre_level[2] || !g_pre_wait || !g_pre_idle || !g_pre_faulted || !g_pre_again)) {
+    printf("coverage: a kind of preemption stop never happened\n");
+    missing++;
+  }
   if (acc.indeterminate) {
     printf("FAIL: the generator made WAIT_MEM read chip-defined words\n");
     failures++;

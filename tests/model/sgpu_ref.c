@@ -15,6 +15,11 @@ typedef struct ref_node {
   uint32_t fence_in_flight, last_fence;
   uint32_t ctx_id, win_base, win_size;
   uint32_t depth;            /* IB depth while executing (STATUS[7:4]) */
+  /* preemption: SAVE_ADDR, PREEMPT (the preemption fence id), STATUS.PREEMPTED */
+  uint32_t save_addr, preempt_id, preempted;
+  uint32_t ib_next[SGPU_MAX_IB_DEPTH + 1], ib_end[SGPU_MAX_IB_DEPTH + 1]; /* per IB level while executing */
+  int stop_armed;                       /* sgpu_ref_preempt_at: where the request is taken */
+  uint32_t stop[SGPU_SAVE_PREEMPT_FENCE]; /* that boundary, as save words */
 } ref_node;
 
 typedef struct ref_source {
@@ -29,6 +34,7 @@ struct sgpu_ref {
   sgpu_ref_config cfg;
   uint8_t *mem;
   uint8_t *undef; /* chip-defined bytes, allocated on the first TIMESTAMP */
+  uint16_t *wcount; /* per memory word: writes the nodes made to it (saturating) */
   uint32_t int_status, int_enable, cfg_error, cfg_error_addr;
   ref_node node[SGPU_MAX_NODES];
   ref_source src[SGPU_MAX_SOURCES];
@@ -82,9 +88,17 @@ static void set_defined(sgpu_ref *m, uint32_t a, uint32_t n) {
   if (m->undef) memset(m->undef + a, 0, n);
 }
 
+/* A node writes bytes [a, a+n): one write to each word they touch. */
+static void count_writes(sgpu_ref *m, uint32_t a, uint32_t n) {
+  if (!n) return;
+  for (uint32_t w = a >> 2; w <= (a + n - 1) >> 2; w++)
+    if (m->wcount[w] != UINT16_MAX) m->wcount[w]++;
+}
+
 static void wr32(sgpu_ref *m, uint32_t a, uint32_t v) {
   memcpy(m->mem + a, &v, 4);
   set_defined(m, a, 4);
+  count_writes(m, a, 4);
 }
 
 /* ------------------------------------------------------------ lifetime */
@@ -96,7 +110,10 @@ sgpu_ref *sgpu_ref_create(const sgpu_ref_config *cfg) {
   if (!m) return NULL;
   m->cfg = *cfg;
   m->mem = calloc(cfg->mem_bytes, 1);
-  if (!m->mem) {
+  m->wcount = calloc(cfg->mem_bytes / 4, sizeof *m->wcount);
+  if (!m->mem || !m->wcount) {
+    free(m->mem);
+    free(m->wcount);
     free(m);
     return NULL;
   }
@@ -114,6 +131,7 @@ void sgpu_ref_destroy(sgpu_ref *m) {
   if (!m) return;
   free(m->mem);
   free(m->undef);
+  free(m->wcount);
   free(m->faults);
   free(m->fences);
   free(m->ts);
@@ -123,6 +141,7 @@ void sgpu_ref_destroy(sgpu_ref *m) {
 
 uint8_t *sgpu_ref_memory(sgpu_ref *m) { return m->mem; }
 const uint8_t *sgpu_ref_chip_defined(const sgpu_ref *m) { return m->undef; }
+const uint16_t *sgpu_ref_write_counts(const sgpu_ref *m) { return m->wcount; }
 
 int sgpu_ref_mem_write(sgpu_ref *m, uint32_t addr, const void *data, uint32_t size) {
   if (!sgpu__range_ok(m->cfg.mem_bytes, addr, size)) return -1;
@@ -262,6 +281,7 @@ static void do_fill(sgpu_ref *m, const uint32_t *p) {
       m->mem[a] = (uint8_t)(pat >> (8 * (a & 3)));
     }
     set_defined(m, row, width);
+    count_writes(m, row, width);
   }
 }
 
@@ -280,6 +300,7 @@ static void do_copy(sgpu_ref *m, const uint32_t *p) {
   }
   for (uint32_t r = 0; r < height; r++) {
     memcpy(m->mem + dst + r * dpitch, tmp + (size_t)r * width, width);
+    count_writes(m, dst + r * dpitch, width);
     if (tu) memcpy(m->undef + dst + r * dpitch, tu + (size_t)r * width, width);
   }
   free(tmp);
@@ -287,6 +308,66 @@ static void do_copy(sgpu_ref *m, const uint32_t *p) {
 }
 
 static ex_result exec_buffer(sgpu_ref *m, uint32_t n, uint32_t addr, uint32_t len, uint32_t level);
+
+/* The resume state of node n at a boundary at IB level `level` (the next
+ * header at each level in nd->ib_next[], the ring's in RPTR), as the save area
+ * holds it (docs/interface.md, "Preemption save area"); *meaningful gets a
+ * bit per word that the state defines at this level. */
+static void save_state(const sgpu_ref *m, uint32_t n, uint32_t level, int in_wait, uint32_t *w, uint32_t *meaningful) {
+  const ref_node *nd = &m->node[n];
+  memset(w, 0, SGPU_SAVE_PREEMPT_FENCE * sizeof *w);
+  w[SGPU_SAVE_RING_NEXT] = nd->rptr;
+  w[SGPU_SAVE_LEVEL] = level | (in_wait ? 1u << 8 : 0u);
+  *meaningful = 1u << SGPU_SAVE_RING_NEXT | 1u << SGPU_SAVE_LEVEL;
+  if (level >= 1) {
+    w[SGPU_SAVE_IB1_NEXT] = nd->ib_next[1];
+    w[SGPU_SAVE_IB1_END] = nd->ib_end[1];
+    *meaningful |= 1u << SGPU_SAVE_IB1_NEXT | 1u << SGPU_SAVE_IB1_END;
+  }
+  if (level >= 2) {
+    w[SGPU_SAVE_IB2_NEXT] = nd->ib_next[2];
+    w[SGPU_SAVE_IB2_END] = nd->ib_end[2];
+    *meaningful |= 1u << SGPU_SAVE_IB2_NEXT | 1u << SGPU_SAVE_IB2_END;
+  }
+}
+
+/* A boundary of node n: before a packet header at IB level `level` (also the
+ * end of a buffer, and the empty ring), or inside a WAIT that waits (in_wait:
+ * the WAIT's header is the next packet).  When it is where the armed
+ * preemption is taken, the node writes its resume state, the preemption fence
+ * id last, and stops: returns 1. */
+static int preempt_here(sgpu_ref *m, uint32_t n, uint32_t level, int in_wait) {
+  ref_node *nd = &m->node[n];
+  if (!nd->stop_armed) return 0;
+  uint32_t w[SGPU_SAVE_PREEMPT_FENCE], mean;
+  save_state(m, n, level, in_wait, w, &mean);
+  for (uint32_t i = 0; i < SGPU_SAVE_PREEMPT_FENCE; i++)
+    if (((mean >> i) & 1u) && w[i] != nd->stop[i]) return 0;
+  /* the words a level does not use hold whatever the chip had: chip-defined */
+  for (uint32_t i = 0; i < SGPU_SAVE_PREEMPT_FENCE; i++) {
+    const uint32_t a = nd->save_addr + 4 * i;
+    wr32(m, a, w[i]);
+    if (!((mean >> i) & 1u)) {
+      if (!m->undef) {
+        m->undef = calloc(m->cfg.mem_bytes, 1);
+        if (!m->undef) {
+          fprintf(stderr, "sgpu_ref: out of memory\n");
+          abort();
+        }
+      }
+      memset(m->undef + a, 1, 4);
+    }
+  }
+  wr32(m, nd->save_addr + 4 * SGPU_SAVE_PREEMPT_FENCE, nd->preempt_id);
+  nd->stop_armed = 0;
+  nd->preempted = 1;
+  m->int_status |= SGPU_INT_DMA_PREEMPTED(n);
+  m->stats.preempted++;
+  if (m->trace)
+    fprintf(m->trace, "  node %u PREEMPTED at ring 0x%x level 0x%x IB1 0x%08x..0x%08x IB2 0x%08x..0x%08x\n", n,
+            w[0], w[1], w[2], w[3], w[4], w[5]);
+  return 1;
+}
 
 /* Execute the checked packet m->pkt (header at haddr, at IB level `level`). */
 static ex_result exec_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t level) {
@@ -323,15 +404,26 @@ static ex_result exec_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t l
         break;
       }
     }
-    if (!wait_true(rd32(m, p[1]) & p[2], p[3], func)) return wait_forever(m, n, haddr, h);
+    if (!wait_true(rd32(m, p[1]) & p[2], p[3], func)) {
+      /* between two polls a preemption may cut the wait: it runs again */
+      nd->ib_next[level] = haddr;
+      if (preempt_here(m, n, level, 1)) return EX_STOP;
+      return wait_forever(m, n, haddr, h);
+    }
     break;
   }
   case SGPU_OP_WAIT_VSYNC:
+    /* it waits for the next vblank: a preemption may cut it */
+    nd->ib_next[level] = haddr;
+    if (preempt_here(m, n, level, 1)) return EX_STOP;
     vsync_wait(m, p[1]);
     break;
   case SGPU_OP_WAIT_SCANLINE:
     /* the beam is on a line (0 = first active line) only outside vertical
-     * blanking, so every WAIT_SCANLINE ends by the next vblank */
+     * blanking, so every WAIT_SCANLINE ends by the next vblank; while it
+     * waits, a preemption may cut it */
+    nd->ib_next[level] = haddr;
+    if (preempt_here(m, n, level, 1)) return EX_STOP;
     break;
   case SGPU_OP_FILL: do_fill(m, p); break;
   case SGPU_OP_COPY: do_copy(m, p); break;
@@ -358,6 +450,7 @@ static ex_result exec_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t l
     }
     memset(m->mem + p[1], 0, 8);
     memset(m->undef + p[1], 1, 8);
+    count_writes(m, p[1], 8);
     m->ts = grow(m->ts, &m->cts, m->nts, sizeof *m->ts);
     m->ts[m->nts++] = p[1];
     break;
@@ -393,10 +486,18 @@ static void count_packet(sgpu_ref *m, uint32_t h) {
 /* Execute the INDIRECT buffer [addr, addr+len) at IB level `level`. */
 static ex_result exec_buffer(sgpu_ref *m, uint32_t n, uint32_t addr, uint32_t len, uint32_t level) {
   ref_node *nd = &m->node[n];
+  if (len == 0) return EX_OK; /* nothing entered */
   uint32_t saved_depth = nd->depth;
   nd->depth = level;
   uint32_t off = 0;
-  while (off < len) {
+  if (level <= SGPU_MAX_IB_DEPTH) nd->ib_end[level] = addr + len;
+  for (;;) {
+    /* a boundary: before each header, and at the end of the buffer */
+    if (level <= SGPU_MAX_IB_DEPTH) {
+      nd->ib_next[level] = addr + off;
+      if (preempt_here(m, n, level, 0)) return EX_STOP;
+    }
+    if (off >= len) break;
     const uint32_t haddr = addr + off;
     const uint64_t avail = (len - off) / 4;
     m->pkt[0] = rd32(m, haddr);
@@ -416,6 +517,7 @@ static ex_result exec_buffer(sgpu_ref *m, uint32_t n, uint32_t addr, uint32_t le
       return EX_STOP;
     }
     off += 4 * nw;
+    if (level <= SGPU_MAX_IB_DEPTH) nd->ib_next[level] = addr + off;
     if (exec_packet(m, n, haddr, level) != EX_OK) return EX_STOP;
   }
   nd->depth = saved_depth;
@@ -431,7 +533,10 @@ static void rptr_writeback(sgpu_ref *m, uint32_t n) {
 static void run_ring(sgpu_ref *m, uint32_t n) {
   ref_node *nd = &m->node[n];
   const uint32_t mask = nd->ring_size - 1;
-  while (!nd->faulted && !nd->waiting && (nd->control & SGPU_CONTROL_ENABLE) && nd->rptr != nd->wptr) {
+  for (;;) {
+    if (nd->faulted || nd->waiting || nd->preempted || !(nd->control & SGPU_CONTROL_ENABLE)) break;
+    /* a boundary before each ring header, and the empty ring */
+    if (preempt_here(m, n, 0, 0) || nd->rptr == nd->wptr) break;
     const uint32_t haddr = nd->ring_base + nd->rptr;
     const uint64_t avail = ((nd->wptr - nd->rptr) & mask) / 4;
     m->pkt[0] = rd32(m, haddr);
@@ -481,6 +586,21 @@ static void node_reset(sgpu_ref *m, uint32_t n) {
   nd->win_size = m->cfg.mem_bytes;
   nd->depth = 0;
   nd->rptr = nd->wptr = 0;
+  nd->preempted = 0; /* a preempted node stays stopped until RESET */
+  nd->stop_armed = 0;
+}
+
+int sgpu_ref_preempt_at(sgpu_ref *m, uint32_t n, const uint32_t *save) {
+  if (n >= m->cfg.nodes) return -1;
+  ref_node *nd = &m->node[n];
+  if (nd->faulted || nd->preempted) return -1; /* a request is ignored */
+  /* a node stuck in a wait that never ends (watchdog 0) would stop inside it:
+   * not modelled (the differential test keeps the watchdog on) */
+  if (nd->waiting) return -1;
+  memcpy(nd->stop, save, sizeof nd->stop);
+  nd->stop_armed = 1;
+  run_ring(m, n); /* an idle node stops at once */
+  return 0;
 }
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
@@ -564,6 +684,16 @@ int sgpu_ref_reg_write(sgpu_ref *m, uint32_t offset, uint32_t v) {
       if (v > 0xFFFFFFu) cfg_err(m, offset, SGPU_CFG_ERROR_VALUE_RANGE);
       else nd->watchdog = v;
       return 0;
+    case SGPU_NREG_SAVE_ADDR:
+      if (v & 3u) cfg_err(m, offset, SGPU_CFG_ERROR_MISALIGNED);
+      else if (v >= m->cfg.mem_bytes) cfg_err(m, offset, SGPU_CFG_ERROR_VALUE_RANGE);
+      else nd->save_addr = v;
+      return 0;
+    case SGPU_NREG_PREEMPT:
+      /* the model has no clock: where the request is taken comes from
+       * sgpu_ref_preempt_at; the write only sets the preemption fence id */
+      nd->preempt_id = v;
+      return 0;
     default: return -1;
     }
   }
@@ -601,6 +731,7 @@ int sgpu_ref_reg_read(sgpu_ref *m, uint32_t offset, uint32_t *value) {
     case SGPU_NREG_CONTROL: v = nd->control; break;
     case SGPU_NREG_STATUS:
       v = (nd->faulted ? SGPU_STATUS_FAULTED : 0) | (nd->waiting ? SGPU_STATUS_WAITING | SGPU_STATUS_BUSY : 0) |
+          (nd->preempted ? SGPU_STATUS_PREEMPTED : 0) |
           ((nd->control & SGPU_CONTROL_ENABLE) ? SGPU_STATUS_ENABLED : 0);
       break;
     case SGPU_NREG_FAULT_REASON: v = nd->faulted ? nd->fault_reason : 0; break;
@@ -612,6 +743,8 @@ int sgpu_ref_reg_read(sgpu_ref *m, uint32_t offset, uint32_t *value) {
     case SGPU_NREG_CONTEXT_ID: v = nd->ctx_id; break;
     case SGPU_NREG_WINDOW_BASE: v = nd->win_base; break;
     case SGPU_NREG_WINDOW_SIZE: v = nd->win_size; break;
+    case SGPU_NREG_SAVE_ADDR: v = nd->save_addr; break;
+    case SGPU_NREG_PREEMPT: v = nd->preempt_id; break;
     default: return -1;
     }
     *value = v;

@@ -36,6 +36,10 @@
  *     when its buffer is entered (never for a faulting packet or at RESET);
  *   - a null context (id 0) has the whole memory as window; WINDOW_BASE and
  *     WINDOW_SIZE then read 0 and the memory size.
+ *   - preemption: a WAIT_MEM whose condition holds when reached ends at its
+ *     first poll, so it is no boundary inside the WAIT; an INDIRECT of length
+ *     0 enters no buffer (no level-1 boundary); the save words a level leaves
+ *     meaningless are chip-defined; RESET clears STATUS.PREEMPTED.
  *
  * Chip-defined values.  TIMESTAMP writes the cycle counter, which the model
  * cannot know: it marks those 8 bytes chip-defined (sgpu_ref_chip_defined) and
@@ -99,6 +103,7 @@ typedef struct sgpu_ref_stats {
   uint64_t ib_entered;                            /* INDIRECT buffers executed */
   uint64_t ib_skipped;                            /* INDIRECT with SKIP */
   uint64_t max_depth;                             /* deepest IB level executed */
+  uint64_t preempted;                             /* preemptions taken */
 } sgpu_ref_stats;
 
 sgpu_ref *sgpu_ref_create(const sgpu_ref_config *config);
@@ -108,6 +113,13 @@ void sgpu_ref_destroy(sgpu_ref *ref);
 uint8_t *sgpu_ref_memory(sgpu_ref *ref);
 /* Nonzero for bytes whose value is chip-defined (TIMESTAMP), NULL = none yet. */
 const uint8_t *sgpu_ref_chip_defined(const sgpu_ref *ref);
+/* Per memory word (index = address / 4): how many times a node wrote it
+ * (each packet write, FILL / COPY row, RPTR write-back and save area write
+ * counts once for every word it touches, up to 65535; backdoor copies do
+ * not count).  The
+ * chip's memory log must show as many writes: a packet that ran twice, or
+ * not at all, shows there even when the values written are the same. */
+const uint16_t *sgpu_ref_write_counts(const sgpu_ref *ref);
 /* Backdoor copies; -1 when the range leaves memory. */
 int sgpu_ref_mem_write(sgpu_ref *ref, uint32_t addr, const void *data, uint32_t size);
 int sgpu_ref_mem_read(const sgpu_ref *ref, uint32_t addr, void *data, uint32_t size);
@@ -116,12 +128,33 @@ int sgpu_ref_mem_read(const sgpu_ref *ref, uint32_t addr, void *data, uint32_t s
  * Modelled: INT_STATUS (w1c), INT_ENABLE, MEM_SIZE, CFG_ERROR (w1c) for the
  * node registers' rules; per node RING_BASE, RING_SIZE, RING_WPTR, RING_RPTR,
  * RPTR_ADDR, CONTROL, STATUS, FAULT_*, WATCHDOG, LAST_FENCE, CONTEXT_ID,
- * WINDOW_BASE, WINDOW_SIZE; per source DISP_BASE, DISP_PENDING and
+ * WINDOW_BASE, WINDOW_SIZE, SAVE_ADDR, PREEMPT; per source DISP_BASE, DISP_PENDING and
  * DISP_FLIP_COUNT.  A host write of DISP_BASE takes effect at once in the model.
  * Return 0, or -1 for an offset the model does not define (nothing changes).
  * A RING_WPTR write (doorbell) to an enabled, unfaulted node runs it. */
 int sgpu_ref_reg_write(sgpu_ref *ref, uint32_t offset, uint32_t value);
 int sgpu_ref_reg_read(sgpu_ref *ref, uint32_t offset, uint32_t *value);
+
+/* Preemption.  SAVE_ADDR and PREEMPT are registers of the model (PREEMPT
+ * only keeps the preemption fence id it is given).  The model has no clock,
+ * so it cannot tell at which boundary a request arrives: the caller says it.
+ * sgpu_ref_preempt_at arms node n to stop at the boundary that `save` (the
+ * first SGPU_SAVE_PREEMPT_FENCE words of a save area, as the chip wrote them)
+ * describes.  Boundaries (docs/interface.md, PREEMPT): before each packet
+ * header at any level, the end of an INDIRECT buffer that was entered (its
+ * NEXT = END), the empty ring, and inside a WAIT that waits (WAIT_VSYNC,
+ * WAIT_SCANLINE, a WAIT_MEM whose condition is false: LEVEL[8], the WAIT's
+ * own header is NEXT).  Only the words LEVEL makes meaningful are compared:
+ * RING_NEXT and LEVEL; IB1_* from level 1 on; IB2_* at level 2.  When the
+ * node, running (now if it is idle, else from the next doorbell), reaches
+ * that boundary, it writes the save area (the words the level does not use
+ * are marked chip-defined, the preemption fence id last), sets
+ * STATUS.PREEMPTED and INT_STATUS.DMA_PREEMPTED and stops until RESET.  If it
+ * faults or goes idle before, the request is still armed (the caller sees
+ * STATUS.PREEMPTED = 0: the chip stopped where the model never passes).
+ * Returns -1 for a faulted or preempted node (the request is ignored) and for
+ * a node stuck in a wait with WATCHDOG 0 (not modelled). */
+int sgpu_ref_preempt_at(sgpu_ref *ref, uint32_t node, const uint32_t *save);
 
 /* Take every queued flip (as after enough vblanks). */
 void sgpu_ref_display_settle(sgpu_ref *ref);
