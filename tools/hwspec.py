@@ -547,8 +547,9 @@ NODE_REGS = [
                                "inside a FILL or COPY after a chunk: see RECT in the save area), "
                                "writes its resume state to SAVE_ADDR with the id last, sets "
                                "STATUS.PREEMPTED and raises DMA_PREEMPTED; an idle node does so at once. "
-                               "It stays stopped until CONTROL.RESET. A write to a faulted or already "
-                               "preempted node is ignored; a board without CAPS.PREEMPTION ignores it. "
+                               "It stays stopped until CONTROL.RESET. A write to a faulted node, or while "
+                               "a preemption is pending or taken, is ignored; a board without "
+                               "CAPS.PREEMPTION ignores it. "
                                "Reads back the last value written", readback="written"),
 ]
 

@@ -146,7 +146,6 @@ module sgpu_cp #(
   wire          rptr_wb, enable, ring_cfg_we, eng_reset;
   wire          wdog_we, wdog_on, wdog_new;
   wire          preempt_req, preempted;
-  wire [31:0]   preempt_fence;
   wire [IW-1:2] save_addr;
   wire          busy, faulted, waiting, ctx_null, stall, ring_word, ib_word, pkt_done;
   wire [1:0]    level;
@@ -186,7 +185,7 @@ module sgpu_cp #(
     .ring_base_o(ring_base), .ring_mask_o(ring_mask), .wptr_o(wptr), .rptr_addr_o(rptr_addr),
     .rptr_wb_o(rptr_wb), .enable_o(enable), .ring_cfg_we_o(ring_cfg_we), .reset_o(eng_reset),
     .wdog_we_o(wdog_we), .wdog_on_o(wdog_on), .wdog_new_o(wdog_new),
-    .preempt_req_o(preempt_req), .preempt_fence_o(preempt_fence), .save_addr_o(save_addr),
+    .preempt_req_o(preempt_req), .save_addr_o(save_addr),
     .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(hdr_addr), .fault_reason_i(fault_reason), .ctx_null_i(ctx_null),
     .stall_i(stall), .ring_word_i(ring_word), .ib_word_i(ib_word), .pkt_done_i(pkt_done),
@@ -209,7 +208,7 @@ module sgpu_cp #(
     .ring_base_i(ring_base), .ring_mask_i(ring_mask), .wptr_i(wptr), .rptr_wb_i(rptr_wb),
     .enable_i(enable), .ring_cfg_we_i(ring_cfg_we), .reset_i(eng_reset),
     .wdog_we_i(wdog_we), .wdog_limit_i(reg_wdata_i[`SGPU_NREG_WATCHDOG_W-1:0]), .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
-    .preempt_req_i(preempt_req), .preempt_fence_i(preempt_fence), .save_addr_i(save_addr),
+    .preempt_req_i(preempt_req), .preempt_fence_i(reg_wdata_i), .save_addr_i(save_addr),
     .busy_o(busy), .faulted_o(faulted), .preempted_o(preempted), .preempt_irq_o(preempt_irq_o), .waiting_o(waiting), .level_o(level), .rptr_o(rptr),
     .hdr_addr_o(hdr_addr), .fault_reason_o(fault_reason), .ctx_null_o(ctx_null),
     .stall_o(stall), .ring_word_o(ring_word), .ib_word_o(ib_word), .pkt_done_o(pkt_done),

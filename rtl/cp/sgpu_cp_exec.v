@@ -42,7 +42,7 @@ module sgpu_cp_exec #(
   input  wire          wdog_on_i,        // WATCHDOG != 0
   input  wire          wdog_new_i,       // WATCHDOG written in the last cycle
   input  wire          preempt_req_i,    // PREEMPT written
-  input  wire [31:0]   preempt_fence_i,  // its preemption fence id
+  input  wire [31:0]   preempt_fence_i,  // its preemption fence id (with the strobe)
   input  wire [IW-1:2] save_addr_i,      // SAVE_ADDR
   // ---- state, to the register block
   output wire          busy_o,
@@ -207,6 +207,7 @@ module sgpu_cp_exec #(
   // (the window's base and end are held in the compare blocks, u_win_*)
   reg          ctx_null_q;
   reg          preempt_pend_q;   // a preemption was requested and waits for a boundary
+  reg  [31:0]  preempt_fence_q;  // its preemption fence id (kept: a later PREEMPT write is ignored)
   reg          save_in_wait_q;   // the preemption cut a WAIT, FILL or COPY (resume at its header)
   reg          save_cut_q;       // ... a FILL or COPY: the 2D engine's rows left are saved
 
@@ -285,14 +286,16 @@ module sgpu_cp_exec #(
   reg           pop;
 
   wire rst_wait = (state_q == S_RSTW1) || (state_q == S_RSTW);
-  // Preemption's states; constant 0 in a build without it.
+  // Preemption's states; constant 0 in a build without it.  The fetchers
+  // stay enabled in them: a read they present is held until accepted
+  // (valid/ready), and they stop by themselves with their FIFOs full.
   wire saving    = (PREEMPTION != 0) && (state_q == S_SAVE);
   wire preempted = (PREEMPTION != 0) && (state_q == S_PREEMPTED);
   wire stopped   = saving || preempted;
   sgpu_fetch #(.AW(IW), .DEPTH(4), .START_ACTIVE(1), .BYPASS(0)) u_ring (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .start_i(ring_start), .start_off_i({IW{1'b0}}), .flush_i(1'b0),
-    .en_i(enable_i && state_q != S_FAULT && !rst_wait && !stopped),
+    .en_i(enable_i && state_q != S_FAULT && !rst_wait),
     .base_i(ring_base_i), .mask_i(ring_mask), .end_i(wptr_i),
     .out_valid_o(ring_valid), .out_ready_i(pop && !in_ib), .out_data_o(ring_data),
     .mem_req_valid_o(ring_req_valid_o), .mem_req_ready_i(ring_req_ready_i),
@@ -304,7 +307,7 @@ module sgpu_cp_exec #(
   sgpu_fetch #(.AW(IW), .DEPTH(4), .START_ACTIVE(0), .BYPASS(0)) u_ib (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .start_i(ib_start), .start_off_i(ib_start_off), .flush_i(ib_flush),
-    .en_i(state_q != S_FAULT && !stopped),
+    .en_i(state_q != S_FAULT),
     .base_i({IW{1'b0}}), .mask_i({IW{1'b1}}), .end_i(ibend),
     .out_valid_o(ib_valid), .out_ready_i(pop && in_ib), .out_data_o(ib_data),
     .mem_req_valid_o(ib_req_valid_o), .mem_req_ready_i(ib_req_ready_i),
@@ -605,11 +608,17 @@ module sgpu_cp_exec #(
       src_phase_q <= 1'b0;
       blit_own_q <= 1'b0;
       progress_q <= 1'b0; chk_oor_q <= 1'b0; chk_win_q <= 1'b0;
-      preempt_pend_q <= 1'b0; save_in_wait_q <= 1'b0; save_cut_q <= 1'b0;
+      preempt_pend_q <= 1'b0; save_in_wait_q <= 1'b0; save_cut_q <= 1'b0; preempt_fence_q <= 32'd0;
     end else begin
       // Preemption: requested, taken at a boundary (S_SAVE), dropped by a
       // fault or a reset.  A node already stopped ignores a request.
-      if (PREEMPTION != 0 && preempt_req_i && state_q != S_FAULT && !stopped) preempt_pend_q <= 1'b1;
+      // One request at a time: a PREEMPT write while one is pending, being
+      // saved or taken changes nothing (the save's id stays put while the
+      // writer presents it).
+      if (PREEMPTION != 0 && preempt_req_i && state_q != S_FAULT && !stopped && !preempt_pend_q) begin
+        preempt_pend_q <= 1'b1;
+        preempt_fence_q <= preempt_fence_i;
+      end
       if (state_d == S_SAVE && state_q != S_SAVE) begin
         preempt_pend_q <= 1'b0;
         save_in_wait_q <= (state_q != S_HDR);   // a WAIT, or a cut FILL / COPY: resume at its header
@@ -747,12 +756,12 @@ module sgpu_cp_exec #(
         `SGPU_SAVE_LEVEL:     save_word = {22'd0, save_cut_q, save_in_wait_q && !save_cut_q, 6'd0, level_q};
         `SGPU_SAVE_RECT:      save_word = save_cut_q ? {blit_cut_count_i, blit_cut_first_i} : 32'd0;
         `SGPU_SAVE_RECT_PART: save_word = save_cut_q ? {blit_cut_hi_i, blit_cut_lo_i} : 32'd0;
-        `SGPU_SAVE_RECT_ROW:  save_word = {15'd0, save_cut_q && blit_cut_part_i, blit_cut_prow_i};
+        `SGPU_SAVE_RECT_ROW:  save_word = save_cut_q ? {15'd0, blit_cut_part_i, blit_cut_prow_i} : 32'd0;
         `SGPU_SAVE_IB1_NEXT:  save_word = {{(32-IW){1'b0}}, in_ib2 ? ib1_save_q : save_next};
         `SGPU_SAVE_IB1_END:   save_word = {{(32-IW){1'b0}}, ibend1_q};
         `SGPU_SAVE_IB2_NEXT:  save_word = {{(32-IW){1'b0}}, save_next};
         `SGPU_SAVE_IB2_END:   save_word = {{(32-IW){1'b0}}, ibend2_q};
-        default:              save_word = preempt_fence_i;   // SAVE_PREEMPT_FENCE, last
+        default:              save_word = preempt_fence_q;   // SAVE_PREEMPT_FENCE, last
       endcase
   end
 

@@ -40,8 +40,7 @@ module sgpu_cp_regs #(
   output wire          wdog_we_o,       // WATCHDOG written (reg_wdata_i[23:0])
   output wire          wdog_on_o,       // WATCHDOG != 0
   output wire          wdog_new_o,      // WATCHDOG written in the last cycle
-  output wire          preempt_req_o,   // PREEMPT written: preemption requested ...
-  output wire [31:0]   preempt_fence_o, // ... with this preemption fence id
+  output wire          preempt_req_o,   // PREEMPT written: preemption requested (the id: reg_wdata_i)
   output wire [IW-1:2] save_addr_o,     // SAVE_ADDR, word address
   // the executor's state, for reads and the write lock
   input  wire          busy_i,
@@ -86,7 +85,7 @@ module sgpu_cp_regs #(
   reg          wdog_on_q, wdog_new_q;
   reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
   reg [IW-1:2] save_addr_q;       // SAVE_ADDR, word address (4-byte aligned; bits at or above IW are rejected)
-  reg [31:0]   preempt_fence_q;   // PREEMPT: the last preemption fence id written
+  reg [31:0]   preempt_fence_q;   // PREEMPT: the last id written (read here only without the mirror)
 
   // Thermometer mask and one-hot size: no adder.  (A shift of a constant:
   // each bit is a function of ring_lg_q alone for synthesis, and one shift
@@ -163,7 +162,6 @@ module sgpu_cp_regs #(
   assign wdog_on_o     = wdog_on_q;
   assign wdog_new_o    = wdog_new_q;
   assign preempt_req_o   = (PREEMPTION != 0) && nreg_w_preempt;
-  assign preempt_fence_o = preempt_fence_q;
   assign save_addr_o     = save_addr_q;
 
   always @(posedge clk_i or negedge rst_ni) begin

@@ -34,7 +34,6 @@ module tb_sgpu_cp_regs;
   wire [5:0]  cbits0, cbits1;
   wire [IW-1:0] base_o, mask_o, wptr_o, base_o1, mask_o1, wptr_o1;
   wire [IW-1:2] rpa_o, rpa_o1, save_o, save_o1;
-  wire [31:0]   pfence_o, pfence_o1;
   wire          preq_o, preq_o1;
   wire        wb_o, en_o, cfgwe_o, rst_o, wdwe_o, wdon_o, wdnew_o;
   wire        wb_o1, en_o1, cfgwe_o1, rst_o1, wdwe_o1, wdon_o1, wdnew_o1;
@@ -46,7 +45,7 @@ module tb_sgpu_cp_regs;
     .ring_base_o(base_o), .ring_mask_o(mask_o), .wptr_o(wptr_o), .rptr_addr_o(rpa_o), .rptr_wb_o(wb_o),
     .enable_o(en_o), .ring_cfg_we_o(cfgwe_o), .reset_o(rst_o), .wdog_we_o(wdwe_o), .wdog_on_o(wdon_o),
     .wdog_new_o(wdnew_o),
-    .preempt_req_o(preq_o), .preempt_fence_o(pfence_o), .save_addr_o(save_o),
+    .preempt_req_o(preq_o), .save_addr_o(save_o),
     .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(haddr), .fault_reason_i(freason), .ctx_null_i(ctx_null),
     .stall_i(stall), .ring_word_i(rword), .ib_word_i(iword), .pkt_done_i(pdone),
@@ -60,7 +59,7 @@ module tb_sgpu_cp_regs;
     .ring_base_o(base_o1), .ring_mask_o(mask_o1), .wptr_o(wptr_o1), .rptr_addr_o(rpa_o1), .rptr_wb_o(wb_o1),
     .enable_o(en_o1), .ring_cfg_we_o(cfgwe_o1), .reset_o(rst_o1), .wdog_we_o(wdwe_o1), .wdog_on_o(wdon_o1),
     .wdog_new_o(wdnew_o1),
-    .preempt_req_o(preq_o1), .preempt_fence_o(pfence_o1), .save_addr_o(save_o1),
+    .preempt_req_o(preq_o1), .save_addr_o(save_o1),
     .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(haddr), .fault_reason_i(freason), .ctx_null_i(ctx_null),
     .stall_i(stall), .ring_word_i(rword), .ib_word_i(iword), .pkt_done_i(pdone),
@@ -176,7 +175,7 @@ module tb_sgpu_cp_regs;
       end
       if (base_o !== m_base[IW-1:0] || mask_o !== (m_size[IW-1:0] - 1'b1) || wptr_o !== m_wptr[IW-1:0] ||
           {rpa_o, 1'b0, wb_o} !== m_rpa[IW-1:0] || en_o !== m_en[0] ||
-          {save_o, 2'b00} !== m_save[IW-1:0] || pfence_o !== m_pre || save_o1 !== save_o)
+          {save_o, 2'b00} !== m_save[IW-1:0] || save_o1 !== save_o)
         $fatal(1, "configuration outputs: base %h mask %h wptr %h rpa %h en %b", base_o, mask_o, wptr_o, rpa_o, en_o);
     end
   endtask
