@@ -44,7 +44,8 @@ static uint64_t g_busy_resets; /* RESETs of a node while the other one worked */
 static const char *g_argv0 = "build/tests/diff/sgpu_diff";
 /* preemption requests: made, ignored (the node faulted first), taken; taken
  * by level (0..2), inside a WAIT, on an idle node; memory scribbled after */
-static uint64_t g_pre_again, g_pre_req, g_pre_faulted, g_pre_taken, g_pre_level[3], g_pre_wait, g_pre_idle, g_pre_scribbled;
+static uint64_t g_pre_again, g_pre_req, g_pre_faulted, g_pre_taken, g_pre_level[3], g_pre_wait, g_pre_idle, g_pre_scribbled,
+    g_pre_rect;
 
 typedef struct outcome {
   int fail;
@@ -341,7 +342,8 @@ static int preempt_segment(both *b, const dg_work *w, size_t si, pre_seg *ps, in
   uint32_t sv[SGPU_SAVE_BYTES / 4];
   CHIP_CHECK(sgpu_sim_backdoor_read(b->sim, save, sv, sizeof sv) == 0, "save area");
   const uint32_t level = sv[SGPU_SAVE_LEVEL] & 3u;
-  if (sv[SGPU_SAVE_PREEMPT_FENCE] != id || (sv[SGPU_SAVE_LEVEL] & ~0x103u) || level > SGPU_MAX_IB_DEPTH) {
+  if (sv[SGPU_SAVE_PREEMPT_FENCE] != id ||
+      (sv[SGPU_SAVE_LEVEL] & ~(3u | SGPU_SAVE_LEVEL_IN_WAIT | SGPU_SAVE_LEVEL_IN_RECT)) || level > SGPU_MAX_IB_DEPTH) {
     mismatch(o, "preempt", "segment %zu node %u: save area LEVEL 0x%x, PREEMPT_FENCE 0x%x (written 0x%x)", si, n,
              sv[SGPU_SAVE_LEVEL], sv[SGPU_SAVE_PREEMPT_FENCE], id);
     return 0;
@@ -358,7 +360,9 @@ static int preempt_segment(both *b, const dg_work *w, size_t si, pre_seg *ps, in
   }
   g_pre_taken++;
   g_pre_level[level]++;
-  if (sv[SGPU_SAVE_LEVEL] & 0x100u) g_pre_wait++;
+  if (sv[SGPU_SAVE_LEVEL] & SGPU_SAVE_LEVEL_IN_WAIT) g_pre_wait++;
+  const int cut = (sv[SGPU_SAVE_LEVEL] & SGPU_SAVE_LEVEL_IN_RECT) != 0;
+  if (cut) g_pre_rect++;
   if (!level && sv[SGPU_SAVE_RING_NEXT] == ps->end) g_pre_idle++;
   /* everything up to the stop */
   const uint32_t cst = chip_nrd(b->sim, n, SGPU_NREG_STATUS) & (SGPU_STATUS_PREEMPTED | SGPU_STATUS_FAULTED | SGPU_STATUS_BUSY);
@@ -406,9 +410,43 @@ static int preempt_segment(both *b, const dg_work *w, size_t si, pre_seg *ps, in
     }
     g_pre_scribbled++;
   }
-  /* the rest of the ring: from RING_NEXT to the doorbell's end, and the cut
-   * words laid beyond it (read before the continuation overwrites them) */
-  const uint32_t next = sv[SGPU_SAVE_RING_NEXT];
+  /* A cut FILL or COPY: the packets for what it left, as the library makes
+   * them (part of a row, then whole rows), and the size of the cut packet
+   * (its level resumes after it). */
+  uint32_t rem[14], nrem = 0, cut_bytes = 0;
+  if (cut) {
+    const uint32_t at = level == 2 ? sv[SGPU_SAVE_IB2_NEXT] : sv[SGPU_SAVE_IB1_NEXT];
+    uint32_t pk[7];
+    for (uint32_t i = 0; i < 7; i++) {
+      if (level) CHIP_CHECK(sgpu_ref_mem_read(b->ref, at + 4 * i, &pk[i], 4) == 0, "cut packet");
+      else pk[i] = ring_word(b, w, sv[SGPU_SAVE_RING_NEXT] + 4 * i);
+    }
+    const int copy = SGPU_PKT_GET(OPCODE, pk[0]) == SGPU_OP_COPY;
+    const uint32_t words = copy ? 7 : 6, wi = copy ? 5 : 3, hi = copy ? 6 : 4;
+    const uint32_t first = sv[SGPU_SAVE_RECT] & 0xFFFFu, count = sv[SGPU_SAVE_RECT] >> 16;
+    const uint32_t prow = sv[SGPU_SAVE_RECT_ROW] & 0xFFFFu, lo = sv[SGPU_SAVE_RECT_PART] & 0xFFFFu,
+                   end = sv[SGPU_SAVE_RECT_PART] >> 16;
+    cut_bytes = 4 * words;
+    if (sv[SGPU_SAVE_RECT_ROW] & 0x10000u) {
+      memcpy(rem + nrem, pk, 4 * words);
+      rem[nrem + 1] = pk[1] + prow * (pk[2] & 0xFFFFu) + lo;
+      if (copy) rem[nrem + 3] = pk[3] + prow * (pk[4] & 0xFFFFu) + lo;
+      rem[nrem + wi] = end - lo;
+      rem[nrem + hi] = 1;
+      nrem += words;
+    }
+    if (count) {
+      memcpy(rem + nrem, pk, 4 * words);
+      rem[nrem + 1] = pk[1] + first * (pk[2] & 0xFFFFu);
+      if (copy) rem[nrem + 3] = pk[3] + first * (pk[4] & 0xFFFFu);
+      rem[nrem + hi] = count;
+      nrem += words;
+    }
+  }
+  /* the rest of the ring: from RING_NEXT (past a cut ring packet) to the
+   * doorbell's end, and the cut words laid beyond it (read before the
+   * continuation overwrites them) */
+  const uint32_t next = sv[SGPU_SAVE_RING_NEXT] + (level ? 0 : cut_bytes);
   const uint32_t rest = ((ps->end - next) & mask) / 4 + (next == ps->end ? 0 : ps->cut_words);
   uint32_t *rw = malloc(4 * (rest + 1));
   CHIP_CHECK(rw != NULL, "oom");
@@ -428,28 +466,43 @@ static int preempt_segment(both *b, const dg_work *w, size_t si, pre_seg *ps, in
     for (int i = 0; i < 4; i++, off += 4) put_ring(b, w, off, c[i]);
   }
   const uint32_t ind = SGPU_PKT_HEADER(SGPU_OP_INDIRECT, SGPU_OP_INDIRECT_COUNT, 0);
-  if (level == 2 && sv[SGPU_SAVE_IB2_END] > sv[SGPU_SAVE_IB2_NEXT]) {
+  /* the trampoline (a level-1 buffer): what a cut packet left, then level
+   * 2's rest; a cut ring packet's rest goes on the ring itself */
+  uint32_t t[18], nt = 0;
+  if (level) {
+    memcpy(t, rem, 4 * nrem);
+    nt = nrem;
+  } else {
+    for (uint32_t i = 0; i < nrem; i++, off += 4) put_ring(b, w, off, rem[i]);
+  }
+  const uint32_t next2 = sv[SGPU_SAVE_IB2_NEXT] + (level == 2 ? cut_bytes : 0);
+  if (level == 2 && sv[SGPU_SAVE_IB2_END] > next2) {
+    const uint32_t c[4] = {ind, next2, sv[SGPU_SAVE_IB2_END] - next2, fence};
+    memcpy(t + nt, c, sizeof c);
+    nt += 4;
+  }
+  if (nt) {
     const uint32_t tramp = save + 0x40;
-    const uint32_t t[4] = {ind, sv[SGPU_SAVE_IB2_NEXT], sv[SGPU_SAVE_IB2_END] - sv[SGPU_SAVE_IB2_NEXT], fence};
-    CHIP_CHECK(sgpu_sim_backdoor_write(b->sim, tramp, t, sizeof t) == 0, "trampoline");
-    CHIP_CHECK(sgpu_ref_mem_write(b->ref, tramp, t, sizeof t) == 0, "trampoline");
-    const uint32_t c[4] = {ind, tramp, sizeof t, fence};
+    CHIP_CHECK(sgpu_sim_backdoor_write(b->sim, tramp, t, 4 * nt) == 0, "trampoline");
+    CHIP_CHECK(sgpu_ref_mem_write(b->ref, tramp, t, 4 * nt) == 0, "trampoline");
+    const uint32_t c[4] = {ind, tramp, 4 * nt, fence};
     for (int i = 0; i < 4; i++, off += 4) put_ring(b, w, off, c[i]);
   }
-  if (level >= 1 && sv[SGPU_SAVE_IB1_END] > sv[SGPU_SAVE_IB1_NEXT]) {
-    const uint32_t c[4] = {ind, sv[SGPU_SAVE_IB1_NEXT], sv[SGPU_SAVE_IB1_END] - sv[SGPU_SAVE_IB1_NEXT], fence};
+  const uint32_t next1 = sv[SGPU_SAVE_IB1_NEXT] + (level == 1 ? cut_bytes : 0);
+  if (level >= 1 && sv[SGPU_SAVE_IB1_END] > next1) {
+    const uint32_t c[4] = {ind, next1, sv[SGPU_SAVE_IB1_END] - next1, fence};
     for (int i = 0; i < 4; i++, off += 4) put_ring(b, w, off, c[i]);
   }
-  const uint32_t cut = next == ps->end ? 0 : ps->cut_words;
+  const uint32_t laid = next == ps->end ? 0 : ps->cut_words; /* words beyond the doorbell */
   for (uint32_t i = 0; i < rest; i++) put_ring(b, w, off + 4 * i, rw[i]);
   free(rw);
-  const uint32_t end = off + 4 * (rest - cut);
+  const uint32_t end = off + 4 * (rest - laid);
   CHIP_CHECK(end < w->ring_size, "continuation of %u bytes in a ring of %u", end, w->ring_size);
   if (g_verbose)
     printf("segment %zu node %u: stopped at RING_NEXT 0x%x LEVEL 0x%x IB1 0x%08x..0x%08x IB2 0x%08x..0x%08x; resumed, "
            "doorbell WPTR 0x%x\n", si, n, sv[0], sv[1], sv[2], sv[3], sv[4], sv[5], end);
   ps->end = end;
-  ps->cut_words = end ? cut : 0;
+  ps->cut_words = end ? laid : 0;
   ps->words = end / 4 + ps->cut_words;
   if (!end) return 0;
   if (again) {
@@ -890,13 +943,15 @@ int main(int argc, char **argv) {
   printf("IBs entered %llu, skipped %llu, deepest level %llu, indeterminate waits %llu\n",
          (unsigned long long)acc.ib_entered, (unsigned long long)acc.ib_skipped, (unsigned long long)acc.max_depth,
          (unsigned long long)acc.indeterminate);
-  printf("preemption requests %llu: taken %llu (level 0/1/2: %llu/%llu/%llu, inside a WAIT %llu, idle node %llu, memory "
+  printf("preemption requests %llu: taken %llu (level 0/1/2: %llu/%llu/%llu, inside a WAIT %llu, inside a FILL or "
+         "COPY %llu, idle node %llu, memory "
          "scribbled after %llu), ignored on a faulted node %llu; requests during a continuation %llu\n",
          (unsigned long long)g_pre_req, (unsigned long long)g_pre_taken, (unsigned long long)g_pre_level[0],
          (unsigned long long)g_pre_level[1], (unsigned long long)g_pre_level[2], (unsigned long long)g_pre_wait,
-         (unsigned long long)g_pre_idle, (unsigned long long)g_pre_scribbled, (unsigned long long)g_pre_faulted, (unsigned long long)g_pre_again);
+         (unsigned long long)g_pre_rect, (unsigned long long)g_pre_idle, (unsigned long long)g_pre_scribbled, (unsigned long long)g_pre_faulted, (unsigned long long)g_pre_again);
   chip_figure("diff_preemptions_per_1000_seeds", (double)g_pre_taken * 1000.0 / seeds);
-  if (seeds >= 500 && (!g_pre_level[0] || !g_pre_level[1] || !g_pre_level[2] || !g_pre_wait || !g_pre_idle || !g_pre_faulted || !g_pre_again)) {
+  if (seeds >= 500 && (!g_pre_level[0] || !g_pre_level[1] || !g_pre_level[2] || !g_pre_wait || !g_pre_rect || !g_pre_idle ||
+                       !g_pre_faulted || !g_pre_again)) {
     printf("coverage: a kind of preemption stop never happened\n");
     missing++;
   }

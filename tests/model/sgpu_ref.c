@@ -317,8 +317,10 @@ static void save_state(const sgpu_ref *m, uint32_t n, uint32_t level, int in_wai
   const ref_node *nd = &m->node[n];
   memset(w, 0, SGPU_SAVE_PREEMPT_FENCE * sizeof *w);
   w[SGPU_SAVE_RING_NEXT] = nd->rptr;
-  w[SGPU_SAVE_LEVEL] = level | (in_wait ? 1u << 8 : 0u);
-  *meaningful = 1u << SGPU_SAVE_RING_NEXT | 1u << SGPU_SAVE_LEVEL;
+  w[SGPU_SAVE_LEVEL] = level | (in_wait ? SGPU_SAVE_LEVEL_IN_WAIT : 0u);
+  /* RECT, RECT_PART and RECT_ROW are 0 unless a FILL or COPY was cut (cut_here) */
+  *meaningful = 1u << SGPU_SAVE_RING_NEXT | 1u << SGPU_SAVE_LEVEL | 1u << SGPU_SAVE_RECT |
+                1u << SGPU_SAVE_RECT_PART | 1u << SGPU_SAVE_RECT_ROW;
   if (level >= 1) {
     w[SGPU_SAVE_IB1_NEXT] = nd->ib_next[1];
     w[SGPU_SAVE_IB1_END] = nd->ib_end[1];
@@ -336,13 +338,29 @@ static void save_state(const sgpu_ref *m, uint32_t n, uint32_t level, int in_wai
  * the WAIT's header is the next packet).  When it is where the armed
  * preemption is taken, the node writes its resume state, the preemption fence
  * id last, and stops: returns 1. */
+static int stop_matches(const ref_node *nd, const uint32_t *w, uint32_t mean) {
+  for (uint32_t i = 0; i < SGPU_SAVE_PREEMPT_FENCE; i++)
+    if (((mean >> i) & 1u) && w[i] != nd->stop[i]) return 0;
+  return 1;
+}
+
+static void take_stop(sgpu_ref *m, uint32_t n, const uint32_t *w, uint32_t mean);
+
 static int preempt_here(sgpu_ref *m, uint32_t n, uint32_t level, int in_wait) {
   ref_node *nd = &m->node[n];
   if (!nd->stop_armed) return 0;
   uint32_t w[SGPU_SAVE_PREEMPT_FENCE], mean;
   save_state(m, n, level, in_wait, w, &mean);
-  for (uint32_t i = 0; i < SGPU_SAVE_PREEMPT_FENCE; i++)
-    if (((mean >> i) & 1u) && w[i] != nd->stop[i]) return 0;
+  if (!stop_matches(nd, w, mean)) return 0;
+  take_stop(m, n, w, mean);
+  return 1;
+}
+
+/* The node stops at the armed boundary: the save area (the words a level
+ * does not use hold whatever the chip had: chip-defined), the preemption
+ * fence id last, STATUS.PREEMPTED, DMA_PREEMPTED. */
+static void take_stop(sgpu_ref *m, uint32_t n, const uint32_t *w, uint32_t mean) {
+  ref_node *nd = &m->node[n];
   /* the words a level does not use hold whatever the chip had: chip-defined */
   for (uint32_t i = 0; i < SGPU_SAVE_PREEMPT_FENCE; i++) {
     const uint32_t a = nd->save_addr + 4 * i;
@@ -366,6 +384,97 @@ static int preempt_here(sgpu_ref *m, uint32_t n, uint32_t level, int in_wait) {
   if (m->trace)
     fprintf(m->trace, "  node %u PREEMPTED at ring 0x%x level 0x%x IB1 0x%08x..0x%08x IB2 0x%08x..0x%08x\n", n,
             w[0], w[1], w[2], w[3], w[4], w[5]);
+}
+
+/* The FILL or COPY p (header at haddr, at IB level `level`) when the armed
+ * stop names it cut (LEVEL[9], its header the level's next packet): what it
+ * left, RECT_PART (part of a row, run first) and RECT (whole rows after),
+ * must be a cut docs/preemption.md allows — in a top-down order the rest of
+ * a row from a chunk boundary (chunks of 64 words) and the rows below, or a
+ * row's end and the rows below; in a bottom-up run to the last row (a COPY)
+ * a row's left part up to a chunk boundary and the rows above from the
+ * run's first — and for a COPY, what was done must not have written a
+ * source byte of what is left (else the rest, run later, would read it).
+ * Then the model writes what was done (a COPY through a temporary, as the
+ * whole command) and stops: returns 1.  0: not this stop. */
+static int cut_here(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t level, const uint32_t *p) {
+  ref_node *nd = &m->node[n];
+  if (!nd->stop_armed || !(nd->stop[SGPU_SAVE_LEVEL] & SGPU_SAVE_LEVEL_IN_RECT)) return 0;
+  const int copy = SGPU_PKT_GET(OPCODE, p[0]) == SGPU_OP_COPY;
+  const uint32_t dst = p[1], dp = p[2], src = copy ? p[3] : 0, sp = copy ? p[4] : 0;
+  const uint32_t wid = copy ? p[5] : p[3], hgt = copy ? p[6] : p[4];
+  uint32_t w[SGPU_SAVE_PREEMPT_FENCE], mean;
+  if (level) nd->ib_next[level] = haddr;
+  save_state(m, n, level, 0, w, &mean);
+  w[SGPU_SAVE_LEVEL] |= SGPU_SAVE_LEVEL_IN_RECT;
+  w[SGPU_SAVE_RECT] = nd->stop[SGPU_SAVE_RECT];
+  w[SGPU_SAVE_RECT_PART] = nd->stop[SGPU_SAVE_RECT_PART];
+  w[SGPU_SAVE_RECT_ROW] = nd->stop[SGPU_SAVE_RECT_ROW];
+  if (!stop_matches(nd, w, mean)) return 0;
+  const uint32_t first = w[SGPU_SAVE_RECT] & 0xFFFFu, count = w[SGPU_SAVE_RECT] >> 16;
+  const uint32_t part = (w[SGPU_SAVE_RECT_ROW] >> 16) & 1u, prow = w[SGPU_SAVE_RECT_ROW] & 0xFFFFu;
+  const uint32_t lo = w[SGPU_SAVE_RECT_PART] & 0xFFFFu, hi = w[SGPU_SAVE_RECT_PART] >> 16;
+  if (w[SGPU_SAVE_RECT_ROW] >> 17) return 0;
+  /* a chunk boundary: the chunks of a row are 64 words (256 bytes) from
+   * the row's first word, so its offset plus the row's first byte's lane */
+  #define AT_CHUNK(row, off) ((((off) + ((dst + (row) * dp) & 3u)) % 256u) == 0)
+  int ok;
+  if (part) {
+    const int down_part = lo == 0 && hi > 0 && hi < wid && AT_CHUNK(prow, hi) && first + count == prow;
+    const int up_part = hi == wid && lo > 0 && lo < wid && AT_CHUNK(prow, lo) &&
+                        (count ? first == prow + 1 && first + count == hgt : prow + 1 == hgt);
+    ok = prow < hgt && (up_part || (copy && down_part));
+  } else {
+    const int up_rows = count && first >= 1 && first + count == hgt;
+    const int down_rows = copy && count && first + count < hgt;
+    ok = up_rows || down_rows;
+  }
+  #undef AT_CHUNK
+  if (!ok) return 0;
+  /* left: bytes [lo, hi) of row prow, and rows [first, first + count) */
+  #define LEFT(r, i) ((part && (r) == prow && (i) >= lo && (i) < hi) || ((r) >= first && (r) < first + count))
+  uint8_t *tmp = malloc((size_t)wid * hgt + 1), *tu = copy && m->undef ? malloc((size_t)wid * hgt + 1) : NULL;
+  if (!tmp || (copy && m->undef && !tu)) {
+    fprintf(stderr, "sgpu_ref: out of memory\n");
+    abort();
+  }
+  for (uint32_t r = 0; r < hgt; r++)
+    for (uint32_t i = 0; i < wid; i++) {
+      const size_t k = (size_t)r * wid + i;
+      tmp[k] = copy ? m->mem[src + r * sp + i] : (uint8_t)(p[5] >> (8 * ((dst + r * dp + i) & 3)));
+      if (tu) tu[k] = m->undef[src + r * sp + i];
+    }
+  for (uint32_t r = 0; r < hgt; r++) {
+    uint32_t run = 0; /* bytes done, written, before byte i */
+    for (uint32_t i = 0; i <= wid; i++) {
+      const uint32_t a = dst + r * dp + i;
+      if (i < wid && !LEFT(r, i)) {
+        m->mem[a] = tmp[(size_t)r * wid + i];
+        if (tu) m->undef[a] = tu[(size_t)r * wid + i];
+        else set_defined(m, a, 1);
+        run++;
+        continue;
+      }
+      if (run) count_writes(m, a - run, run);
+      run = 0;
+    }
+  }
+  free(tu);
+  /* what is left reads its sources later: they must be as they were */
+  int clean = 1;
+  for (uint32_t r = 0; copy && r < hgt && clean; r++)
+    for (uint32_t i = 0; i < wid; i++)
+      if (LEFT(r, i) && m->mem[src + r * sp + i] != tmp[(size_t)r * wid + i]) {
+        clean = 0;
+        break;
+      }
+  #undef LEFT
+  free(tmp);
+  if (!clean) {
+    if (m->trace) fprintf(m->trace, "  node %u: the cut COPY at 0x%08x wrote over a source byte it left\n", n, haddr);
+    return 0;
+  }
+  take_stop(m, n, w, mean);
   return 1;
 }
 
@@ -425,8 +534,13 @@ static ex_result exec_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t l
     nd->ib_next[level] = haddr;
     if (preempt_here(m, n, level, 1)) return EX_STOP;
     break;
-  case SGPU_OP_FILL: do_fill(m, p); break;
-  case SGPU_OP_COPY: do_copy(m, p); break;
+  case SGPU_OP_FILL:
+  case SGPU_OP_COPY:
+    /* a preemption may cut it after a chunk: its header is the next packet */
+    if (cut_here(m, n, haddr, level, p)) return EX_STOP;
+    if (op == SGPU_OP_FILL) do_fill(m, p);
+    else do_copy(m, p);
+    break;
   case SGPU_OP_FLIP:
     flip(m, n, p[1], p[2], p[3], fl & SGPU_FLIP_FLAG_NO_WAIT);
     break;
