@@ -212,8 +212,9 @@ $(SIM_2C_LIB): $(SIM_2C_DIR)/sgpu_sim.o $(SIM_2C_DIR)/fst.stamp
 # traced models are the plain ones (a traced run checks nothing).  The
 # assertion code samples rst_ni synchronously (-Wno-SYNCASYNCNET; lint of
 # this configuration: tests/lint_rtl.sh).  tests/diff runs seeds on it
-# (diff_assert_seeds.sh) and tests/rtl/assert_on.sh shows a failing
-# assertion aborts under these flags.
+# (diff_assert_seeds.sh); $(SIM_ASSERT_DIR)/assert_on.sh shows a failing
+# assertion aborts under these flags and that the library carries the
+# chip's assertions.
 SIM_ASSERT_DIR    := $(BUILD)/sim-assert
 SIM_ASSERT_LIB    := $(SIM_ASSERT_DIR)/libsgpu_sim_assert.a
 SIM_ASSERT_VFLAGS := --assert +define+FORMAL -Wno-SYNCASYNCNET
@@ -240,9 +241,12 @@ $(SIM_ASSERT_LIB): $(SIM_ASSERT_DIR)/sgpu_sim.o $(SIM_ASSERT_DIR)/fast.stamp $(S
 	rm -rf $$t; mv $@.tmp $@
 	@echo "AR $@"
 
-# The self-test of these flags: tests/rtl/assert_on.v verilated with them
-# (the chip's parameters aside) must abort with its assertion's message.
-SIM_ASSERT_ON := $(SIM_ASSERT_DIR)/assert_on
+# The self-test: tests/rtl/assert_on.v verilated with these flags (the
+# chip's parameters aside) must abort with its assertion's message, and the
+# library must hold the assertions of each module of the chip that has them
+# (SIM_ASSERT_MODS; the library's messages name file and line).
+SIM_ASSERT_ON   := $(SIM_ASSERT_DIR)/assert_on
+SIM_ASSERT_MODS := sgpu_cp_exec sgpu_cp_regs sgpu_cp_wait sgpu_cp_writer sgpu_fetch sgpu_fifo sgpu_fifo_ram
 $(SIM_ASSERT_ON): tests/rtl/assert_on.v tests/rtl/assert_on.cpp sim/sim.mk
 	+@set -e; t=$@.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
 	echo "VERILATE assert_on (assertion flags) -> $@"; \
@@ -250,13 +254,19 @@ $(SIM_ASSERT_ON): tests/rtl/assert_on.v tests/rtl/assert_on.cpp sim/sim.mk
 	  --Mdir $$t tests/rtl/assert_on.v $(abspath tests/rtl/assert_on.cpp); \
 	$(MAKE) --no-print-directory -s -C $$t -f Vassert_on.mk $(SIM_VMAKE) Vassert_on; \
 	mv $$t/Vassert_on $@; rm -rf $$t
-$(SIM_ASSERT_ON).sh: $(SIM_ASSERT_ON)
-	@{ echo '#!/bin/sh'; echo '# assertions are on: the model must abort in cycle 5 with the message'; \
+$(SIM_ASSERT_ON).sh: $(SIM_ASSERT_ON) $(SIM_ASSERT_LIB)
+	@{ echo '#!/bin/sh'; echo '# assertions are on: the model must abort in its fifth cycle with the message'; \
 	  echo 'out=$$($(abspath $(SIM_ASSERT_ON)) 2>&1); rc=$$?; echo "$$out"'; \
 	  echo '[ $$rc -ne 0 ] && echo "$$out" | grep -q "assert_on.v:.*Assertion failed" && \'; \
 	  echo '  echo "$$out" | grep -q "^cycle 3$$" && ! echo "$$out" | grep -q "^cycle 4$$" || \'; \
-	  echo '  { echo "FAIL: the assertion did not abort the model in cycle 5"; exit 1; }'; \
-	  echo 'echo "ok: a failing assertion aborts (exit status $$rc)"'; } >$@
+	  echo '  { echo "FAIL: the assertion did not abort the model in its fifth cycle"; exit 1; }'; \
+	  echo 'echo "ok: a failing assertion aborts (exit status $$rc)"'; \
+	  echo 'lib=$(abspath $(SIM_ASSERT_LIB))'; \
+	  echo 'for m in $(SIM_ASSERT_MODS); do'; \
+	  echo '  grep -aq "$$m\.v:[0-9]*: Assertion failed" "$$lib" || { echo "FAIL: no assertion of $$m.v in $$lib"; exit 1; }'; \
+	  echo 'done'; \
+	  echo 'n=$$(grep -ao "sgpu_[a-z0-9_]*\.v:[0-9]*: Assertion failed" "$$lib" | sort -u | wc -l)'; \
+	  echo 'echo "ok: $$lib checks $$n assertions of $(SIM_ASSERT_MODS)"'; } >$@
 	@chmod +x $@
 
 TESTS += $(SIM_ASSERT_ON).sh
