@@ -164,8 +164,11 @@ struct HasTrigPrev<R, std::void_t<decltype(std::declval<R &>().__Vtrigrprev__TOP
 // ClockEdge calls those two functions of the generated model directly
 // (eval() costs ~170 host instructions a cycle in its loop, trigger scans
 // and end-of-eval bookkeeping, ~3.5 % of the cycle); with any other
-// Verilator, or a model without them, it is the eval().
-#if defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000
+// Verilator, or a model without them, it is the eval().  Not in the
+// assertion variant (SGPU_SIM_ASSERT=1, sim/sim.mk): eval() first samples
+// the values that $past and the clocked assertions read, which those two
+// functions would skip.
+#if defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000 && !SGPU_SIM_ASSERT
 #define SGPU_SIM_DIRECT_EDGE 1
 #else
 #define SGPU_SIM_DIRECT_EDGE 0

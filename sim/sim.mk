@@ -198,6 +198,79 @@ $(SIM_2C_LIB): $(SIM_2C_DIR)/sgpu_sim.o $(SIM_2C_DIR)/fst.stamp
 	@rm -f $@.tmp.$$$$ && ar rcs $@.tmp.$$$$ $(SIM_2C_DIR)/sgpu_sim.o $(SIM_2C_OBJS) && mv $@.tmp.$$$$ $@
 	@echo "AR $@"
 
+# ---------------------------------------------------------------- assertion variant
+# $(SIM_ASSERT_LIB): the fast model (sgpu_sim_top, registered inputs)
+# verilated with --assert and FORMAL defined, so the assertions that stand
+# next to the handshakes in rtl/ (the `ifdef FORMAL blocks the proofs of
+# tests/formal check) are checked in every cycle of a simulation too.  A
+# failing one prints "Assertion failed in <instance>" with its file and line
+# and aborts the process.  Verilator runs immediate assertions (assume as
+# assert, cover ignored; $past and initialised f_past registers work), and
+# the FIFOs' tracked word (anyseq in a proof) is the next one pushed.
+# sgpu_sim.cpp (SGPU_SIM_ASSERT=1) evaluates each clock edge with eval(),
+# which samples the values $past reads, not its direct shortcut.  The
+# traced models are the plain ones (a traced run checks nothing).  The
+# assertion code samples rst_ni synchronously (-Wno-SYNCASYNCNET; lint of
+# this configuration: tests/lint_rtl.sh).  tests/diff runs seeds on it
+# (diff_assert_seeds.sh); $(SIM_ASSERT_DIR)/assert_on.sh shows a failing
+# assertion aborts under these flags and that the library carries the
+# chip's assertions.
+SIM_ASSERT_DIR    := $(BUILD)/sim-assert
+SIM_ASSERT_LIB    := $(SIM_ASSERT_DIR)/libsgpu_sim_assert.a
+SIM_ASSERT_VFLAGS := --assert +define+FORMAL -Wno-SYNCASYNCNET
+SIM_ASSERT_OBJS   := $(SIM_ASSERT_DIR)/fast/Vsgpu_top__ALL.a $(SIM_ASSERT_DIR)/fast/verilated.o \
+                     $(SIM_ASSERT_DIR)/fast/verilated_threads.o
+
+$(SIM_ASSERT_DIR)/fast.stamp: $(RTL_SRCS) $(SIM_TOP_V) $(HW_VH) sim/sim.mk
+	+@set -e; t=$(SIM_ASSERT_DIR)/fast.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
+	echo "VERILATE sgpu_sim_top (assertions) -> $(SIM_ASSERT_DIR)/fast"; \
+	$(VERILATOR) $(SIM_VCOMMON) --top-module sgpu_sim_top $(SIM_ASSERT_VFLAGS) --Mdir $$t --prefix Vsgpu_top \
+	  $(RTL_SRCS) $(SIM_TOP_V); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_VMAKE) $(notdir $(SIM_ASSERT_OBJS)); \
+	$(call SIM_STAMP_CHECK,$$t); \
+	rm -rf $(SIM_ASSERT_DIR)/fast; mv $$t $(SIM_ASSERT_DIR)/fast; touch $@
+
+$(SIM_ASSERT_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_ASSERT_DIR)/fast.stamp $(SIM_STAMPS)
+	$(CXX) -I$(SIM_ASSERT_DIR)/fast $(SIM_CXXFLAGS) -DSGPU_SIM_ASSERT=1 -c -o $@ $<
+
+$(SIM_ASSERT_LIB): $(SIM_ASSERT_DIR)/sgpu_sim.o $(SIM_ASSERT_DIR)/fast.stamp $(SIM_STAMPS)
+	@set -e; t=$(SIM_ASSERT_DIR)/ar.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
+	cd $$t && ar x $(abspath $(SIM_ASSERT_DIR)/fast/Vsgpu_top__ALL.a) && cd - >/dev/null; \
+	rm -f $@.tmp; ar rcs $@.tmp $(SIM_ASSERT_DIR)/sgpu_sim.o $$t/*.o $(filter %.o,$(SIM_ASSERT_OBJS)) \
+	  $(SIM_FST_OBJS) $(SIM_VCD_OBJS); \
+	rm -rf $$t; mv $@.tmp $@
+	@echo "AR $@"
+
+# The self-test: tests/rtl/assert_on.v verilated with these flags (the
+# chip's parameters aside) must abort with its assertion's message, and the
+# library must hold the assertions of each module of the chip that has them
+# (SIM_ASSERT_MODS; the library's messages name file and line).
+SIM_ASSERT_ON   := $(SIM_ASSERT_DIR)/assert_on
+SIM_ASSERT_MODS := sgpu_cp_exec sgpu_cp_regs sgpu_cp_wait sgpu_cp_writer sgpu_fetch sgpu_fifo sgpu_fifo_ram
+$(SIM_ASSERT_ON): tests/rtl/assert_on.v tests/rtl/assert_on.cpp sim/sim.mk
+	+@set -e; t=$@.tmp.$$$$; rm -rf $$t; mkdir -p $$t; \
+	echo "VERILATE assert_on (assertion flags) -> $@"; \
+	$(VERILATOR) $(filter-out -G%,$(SIM_VCOMMON)) $(SIM_ASSERT_VFLAGS) --top-module assert_on --exe \
+	  --Mdir $$t tests/rtl/assert_on.v $(abspath tests/rtl/assert_on.cpp); \
+	$(MAKE) --no-print-directory -s -C $$t -f Vassert_on.mk $(SIM_VMAKE) Vassert_on; \
+	mv $$t/Vassert_on $@; rm -rf $$t
+$(SIM_ASSERT_ON).sh: $(SIM_ASSERT_ON) $(SIM_ASSERT_LIB)
+	@{ echo '#!/bin/sh'; echo '# assertions are on: the model must abort in its fifth cycle with the message'; \
+	  echo 'out=$$($(abspath $(SIM_ASSERT_ON)) 2>&1); rc=$$?; echo "$$out"'; \
+	  echo '[ $$rc -ne 0 ] && echo "$$out" | grep -q "assert_on.v:.*Assertion failed" && \'; \
+	  echo '  echo "$$out" | grep -q "^cycle 3$$" && ! echo "$$out" | grep -q "^cycle 4$$" || \'; \
+	  echo '  { echo "FAIL: the assertion did not abort the model in its fifth cycle"; exit 1; }'; \
+	  echo 'echo "ok: a failing assertion aborts (exit status $$rc)"'; \
+	  echo 'lib=$(abspath $(SIM_ASSERT_LIB))'; \
+	  echo 'for m in $(SIM_ASSERT_MODS); do'; \
+	  echo '  grep -aq "$$m\.v:[0-9]*: Assertion failed" "$$lib" || { echo "FAIL: no assertion of $$m.v in $$lib"; exit 1; }'; \
+	  echo 'done'; \
+	  echo 'n=$$(grep -ao "sgpu_[a-z0-9_]*\.v:[0-9]*: Assertion failed" "$$lib" | sort -u | wc -l)'; \
+	  echo 'echo "ok: $$lib checks $$n assertions of $(SIM_ASSERT_MODS)"'; } >$@
+	@chmod +x $@
+
+TESTS += $(SIM_ASSERT_ON).sh
+
 # sgpu-sim: the chip standalone (window, PNG frames; later the TCP server).
 SIM_SDL_CFLAGS := $(shell pkg-config --cflags sdl2 2>/dev/null)
 SIM_SDL_LIBS   := $(shell pkg-config --libs sdl2 2>/dev/null)

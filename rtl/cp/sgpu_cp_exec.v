@@ -854,7 +854,9 @@ module sgpu_cp_exec #(
   // (the watchdog).  The payload (addr_q, arg_q, arg2_q, src_pitch_q,
   // width_q, height_q) does not change in these states.
   reg f_past = 1'b0;
+  /* verilator lint_off UNUSEDSIGNAL */
   reg [4:0] f_state_q;
+  /* verilator lint_on UNUSEDSIGNAL */
   reg f_blit_wait_q = 1'b0, f_flip_wait_q = 1'b0;
   always @(posedge clk_i) begin
     f_past <= 1'b1;

@@ -82,7 +82,9 @@ module sgpu_cp_writer #(
   // Valid/ready: a request that waits is still there in the next cycle,
   // unchanged (TIMESTAMP's live low word aside), unless stop_i cuts it.
   reg        f_past = 1'b0, f_wait_q = 1'b0, f_live_q = 1'b0;
+  /* verilator lint_off UNUSEDSIGNAL */
   reg [68:0] f_req_q;
+  /* verilator lint_on UNUSEDSIGNAL */
   always @(posedge clk_i) begin
     f_past   <= 1'b1;
     f_wait_q <= rst_ni && wr_valid && !wr_req_ready_i;

@@ -67,11 +67,19 @@ module sgpu_fifo #(
   reg f_past_valid = 1'b0;
   always @(posedge clk_i) f_past_valid <= 1'b1;
 
+`ifdef VERILATOR
+  // In simulation (the assertion build, sim/sim.mk) the tracked word is
+  // the next one pushed once the last one has left.
+  wire f_pick = 1'b1;
+`else
   (* anyseq *) wire f_pick;
+`endif
   reg             f_in_q = 1'b0;       // the tracked word is inside
   reg [PW:0]      f_ahead_q;
   reg [WIDTH-1:0] f_word_q;
+  /* verilator lint_off UNUSEDSIGNAL */
   wire [PW:0]     f_pos = rptr_q + f_ahead_q;
+  /* verilator lint_on UNUSEDSIGNAL */
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) f_in_q <= 1'b0;

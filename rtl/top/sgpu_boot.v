@@ -117,7 +117,7 @@ module sgpu_boot #(
       if (boot_q) assert (!utx_valid_o && tx_ready_o);
       // no byte while a frame waits for its answer, and bytes GAP cycles apart
       if (boot_q && wait_q) assert (!rx_valid_o);
-      if (boot_q && rx_valid_o && $past(boot_q)) assert (f_since >= GAP - 1);
+      if (boot_q && rx_valid_o && $past(boot_q)) assert ({27'd0, f_since} >= GAP - 1);
     end
   end
 `endif

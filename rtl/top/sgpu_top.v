@@ -230,6 +230,11 @@ module sgpu_top #(
         .flip_addr_o(f_addr[g*32 +: 32]), .flip_interval_o(f_int[g*3 +: 3]),
         .flip_pending_i(s_pend), .vblank_i(s_vblank), .in_vblank_i(s_invbl),
         .scanline_i(s_scan)
+`ifdef FORMAL
+        /* verilator lint_off PINCONNECTEMPTY */
+        , .f_wdata_live_o()
+        /* verilator lint_on PINCONNECTEMPTY */
+`endif
       );
       assign a_write[R] = 1'b0;     assign a_write[R+1] = 1'b0;
       assign a_wdata[R*32 +: 32] = 32'd0; assign a_wdata[(R+1)*32 +: 32] = 32'd0;

@@ -40,6 +40,33 @@ $(DIFF_DIR)/diff_seeds.sh: $(DIFF_BIN) tests/diff/diff.mk
 	printf '#!/bin/sh\nexec %s --seeds %s --base 1 "$$@"\n' '$(abspath $(DIFF_BIN))' '$(DIFF_SEEDS)' >$@
 	chmod +x $@
 
+# The same runner on the model with assertions on (sim/sim.mk,
+# SIM_ASSERT_LIB), seeds after the fixed ones: traffic of every packet kind,
+# both nodes at once, memory stalls, resets and faults through every
+# assertion that stands next to a handshake in rtl/.  A failing assertion
+# aborts the run; the script names the seed it was running (--announce).
+# Its figures are not the suite's (the plain run prints them).
+DIFF_ASSERT_BIN   := $(DIFF_DIR)/sgpu_diff_assert
+DIFF_ASSERT_SEEDS ?= 1000
+DIFF_ASSERT_BASE  := $(shell echo $$(($(DIFF_SEEDS) + 1)))
+$(DIFF_ASSERT_BIN): $(DIFF_DIR)/sgpu_diff.o $(DIFF_GEN_OBJ) $(DIFF_MODEL_OBJ) $(CHIP_UTIL_OBJ) $(HOST_ASAN_OBJS) \
+    $(SIM_ASSERT_LIB)
+	$(CC) $(SAN) -o $@ $(filter %.o %.a,$^) $(HOST_LDLIBS)
+$(DIFF_DIR)/diff_assert_seeds.sh: $(DIFF_ASSERT_BIN) tests/diff/diff.mk
+	@mkdir -p $(dir $@)
+	@{ echo '#!/bin/sh'; \
+	  echo '# $(DIFF_ASSERT_SEEDS) seeds from $(DIFF_ASSERT_BASE) on the model with assertions on'; \
+	  echo 'log=$$(mktemp) || exit 1; trap '"'"'rm -f "$$log"'"'"' EXIT'; \
+	  echo '$(abspath $(DIFF_ASSERT_BIN)) --seeds $(DIFF_ASSERT_SEEDS) --base $(DIFF_ASSERT_BASE) --announce >"$$log" 2>&1'; \
+	  echo 'rc=$$?'; \
+	  echo 'grep -v -e "^FIGURE" -e "^seed " "$$log" | tail -n 40'; \
+	  echo 'if [ $$rc -ne 0 ]; then'; \
+	  echo '  s=$$(grep "^seed " "$$log" | tail -n 1 | cut -d" " -f2)'; \
+	  echo '  echo "FAIL (exit status $$rc) in seed $$s: $(abspath $(DIFF_ASSERT_BIN)) --seed $$s --verbose"'; \
+	  echo 'fi'; \
+	  echo 'exit $$rc'; } >$@
+	@chmod +x $@
+
 # Seeds that once failed, each named after what it was.
 #   soak_watchdog_under_heavy_stall: with two nodes and memory refusing 87-88%
 #   of requests, a valid packet TIMEOUT on the 30000-cycle watchdog while the
@@ -54,7 +81,8 @@ $(DIFF_DIR)/diff_regression_seeds.sh: $(DIFF_BIN) tests/diff/diff.mk
 	chmod +x $@
 
 DIFF_TESTS := $(DIFF_DIR)/diff_seeds.sh $(DIFF_DIR)/test_validate_exact $(DIFF_DIR)/test_regs_diff \
-              $(DIFF_DIR)/test_diff_regressions $(DIFF_DIR)/diff_regression_seeds.sh
+              $(DIFF_DIR)/test_diff_regressions $(DIFF_DIR)/diff_regression_seeds.sh \
+              $(DIFF_DIR)/diff_assert_seeds.sh
 TESTS += $(DIFF_TESTS)
 
 .PHONY: soak diff

@@ -858,7 +858,7 @@ static double now_s(void) {
 
 int main(int argc, char **argv) {
   uint32_t seeds = 2000, base = 1, single = 0;
-  int have_single = 0, shrink_on = 1, random_base = 0;
+  int have_single = 0, shrink_on = 1, random_base = 0, announce = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seeds") && i + 1 < argc) seeds = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--base") && i + 1 < argc) base = (uint32_t)strtoul(argv[++i], NULL, 0);
@@ -868,8 +868,10 @@ int main(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--verbose")) g_verbose = 1;
     else if (!strcmp(argv[i], "--no-shrink")) shrink_on = 0;
     else if (!strcmp(argv[i], "--random")) random_base = 1;
+    else if (!strcmp(argv[i], "--announce")) announce = 1;
     else {
-      fprintf(stderr, "usage: %s [--seeds N] [--base S | --random] [--seed S] [--verbose] [--no-shrink]\n", argv[0]);
+      fprintf(stderr, "usage: %s [--seeds N] [--base S | --random] [--seed S] [--verbose] [--no-shrink] [--announce]\n",
+              argv[0]);
       return 2;
     }
   }
@@ -895,6 +897,12 @@ int main(int argc, char **argv) {
   for (uint32_t i = 0; i < seeds; i++) {
     const uint32_t seed = base + i;
     job j;
+    /* --announce: the seed before it runs, so a run that a failing
+       assertion aborts (the model with assertions on) names its seed */
+    if (announce) {
+      printf("seed %u\n", seed);
+      fflush(stdout);
+    }
     job_generate(&j, seed, &lim, nodes);
     two += j.n > 1;
     if (g_verbose) job_print(&j, stdout);
