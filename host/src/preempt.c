@@ -68,9 +68,14 @@ static int stop_node(sgpu_device *dev, uint32_t n, uint32_t fence, uint32_t *sav
                         save[SGPU_SAVE_PREEMPT_FENCE], fence);
     return 0;
   }
-  /* No preemption in this build: drain to the end of the running buffer. */
+  /* No preemption in this build: drain to the end of the running buffer
+   * (ENABLE cleared: no further ring packet is taken).  A buffer that does
+   * not end leaves the node enabled again, its work where it was. */
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), 0))) return r;
-  if ((r = wait_status(dev, n, SGPU_STATUS_BUSY, 0, "drain its running buffer", latency))) return r;
+  if ((r = wait_status(dev, n, SGPU_STATUS_BUSY, 0, "drain its running buffer", latency))) {
+    sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE);
+    return r;
+  }
   r = sgpu__reg_read(dev, SGPU_NODE_REG(n, SGPU_NREG_RING_RPTR), &save[SGPU_SAVE_RING_NEXT]);
   save[SGPU_SAVE_PREEMPT_FENCE] = fence;
   return r;
