@@ -14,12 +14,14 @@
 // from level 2 restarts it at level 1's position.
 //
 // Preemption (PREEMPTION = 1): a PREEMPT request stops the engine at its
-// next boundary: at a header (between packets, in any buffer) or while a
-// WAIT_MEM is between polls, or WAIT_VSYNC / WAIT_SCANLINE waits.  It then
-// writes the resume state (SAVE_WORDS) through the writer's WRITE_DATA path
-// to SAVE_ADDR, the preemption fence id last, and stops (S_PREEMPTED)
-// until an engine reset.  A cut WAIT is saved as its header's address, so
-// a resumed buffer runs it again (only polling repeats).
+// next boundary: at a header (between packets, in any buffer), while a
+// WAIT_MEM is between polls or WAIT_VSYNC / WAIT_SCANLINE waits, or when
+// the 2D engine ends a FILL or COPY early (blit_stop_o, after a chunk).  It
+// then writes the resume state (SAVE_WORDS) through the writer's
+// WRITE_DATA path to SAVE_ADDR, the preemption fence id last, and stops
+// (S_PREEMPTED) until an engine reset.  A cut WAIT, FILL or COPY is saved
+// as its header's address (a FILL or COPY with what it left), so a resumed
+// buffer runs it again (a WAIT only polls again).
 `include "sgpu_hw.vh"
 module sgpu_cp_exec #(
   parameter IW        = 23,        // internal address width (sgpu_cp)
@@ -150,7 +152,7 @@ module sgpu_cp_exec #(
   input  wire          blit_busy_i,
   input  wire          blit_progress_i,
   output wire          blit_abort_o,
-  output wire          blit_stop_o,      // preemption: end the command at a row boundary
+  output wire          blit_stop_o,      // preemption: end the command after a chunk
   input  wire          blit_cut_i,       // it ended early, leaving rows ...
   input  wire [15:0]   blit_cut_first_i, // ... from this one (counted from the top row) ...
   input  wire [15:0]   blit_cut_count_i, // ... this many, after ...
