@@ -714,6 +714,7 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
         json_u64(j, "preempted_count", ev->preempted_count);
         json_u64(j, "latency_cycles", ev->latency_cycles);
       }
+      if (ev->type == SGPU_EVENT_DMA_DROPPED) json_u64(j, "context", ev->context_id);
       if (ev->type == SGPU_EVENT_ENGINE_RESET) {
         json_u64(j, "last_aborted_fence", ev->fence_id);
         json_u64(j, "guilty_context", ev->context_id);
@@ -749,8 +750,8 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
             ev->resubmitted);
     break;
   case SGPU_EVENT_DMA_DROPPED:
-    fprintf(f, " node=%u fence=%u last_completed=%u flags=0x%x (the guilty context's: not run)\n",
-            ev->node_ordinal, ev->fence_id, ev->last_completed_fence_id, ev->flags);
+    fprintf(f, " node=%u fence=%u context=%u last_completed=%u flags=0x%x (the guilty context's: not run)\n",
+            ev->node_ordinal, ev->fence_id, ev->context_id, ev->last_completed_fence_id, ev->flags);
     break;
   default:
     fprintf(f, " node=%u fence=%u flags=0x%x\n", ev->node_ordinal, ev->fence_id, ev->flags);

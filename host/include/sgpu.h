@@ -409,7 +409,8 @@ typedef struct sgpu_event {
   uint32_t private_data_size;
   /* ENGINE_RESET (fence_id: the last aborted fence; 0 context_id: nothing was
    * running, or the running submission had no context) */
-  uint32_t context_id;      /* sgpu_context_id() of the guilty context */
+  uint32_t context_id;      /* sgpu_context_id() of the guilty context (DMA_DROPPED: whose
+                               submission it was) */
   uint32_t guilty_count;    /* times that context has now been found guilty */
   uint32_t banned;          /* 1: it reached the ban threshold with this reset */
   uint32_t resubmitted;     /* innocent submissions put back on the ring */

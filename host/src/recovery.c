@@ -44,6 +44,7 @@ static int reset_node(sgpu_device *dev, uint32_t n, uint32_t *last_aborted, int 
       p->dropped = 1;
       sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_DROPPED, n, now, p);
       ev.last_completed_fence_id = (uint32_t)nd->completed64;
+      ev.context_id = p->owner;
       sgpu__push_event(dev, &ev);
       dev->stats.dropped++;
       aborted = p->fence32;

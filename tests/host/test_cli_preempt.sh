@@ -211,7 +211,7 @@ S
 "$SGPU" --device "sgpud:$T/s.sock" submit "$T/hang.s" "$T/hang.s" "$T/hang.s" >"$T/out" 2>"$T/err"; rc=$?
 resets=$(grep -c '^event ENGINE_RESET' "$T/out")
 [ "$rc" -eq 4 ] && [ "$resets" -eq 3 ] \
-  && grep -q '^event DMA_DROPPED .* node=0 fence=1 last_completed=0 flags=0x0 (the guilty context' "$T/out" \
+  && grep -q '^event DMA_DROPPED .* node=0 fence=1 context=[1-9][0-9]* last_completed=0 flags=0x0 (the guilty context' "$T/out" \
   && grep -q '^event ENGINE_RESET .* node=0 last_aborted=1 guilty_context=[1-9][0-9]* guilty_count=1 banned=no resubmitted=0$' "$T/out" \
   && grep -q '^event ENGINE_RESET .* node=0 last_aborted=2 guilty_context=[1-9][0-9]* guilty_count=2 banned=no resubmitted=0$' "$T/out" \
   && grep -q '^event ENGINE_RESET .* node=0 last_aborted=3 guilty_context=[1-9][0-9]* guilty_count=3 banned=yes resubmitted=0$' "$T/out" \

@@ -324,6 +324,7 @@ static void test_fault_then_reset(void **state) {
   CHECK(sgpu_next_event(f->dev, &ev, 0));
   assert_int_equal(ev.type, SGPU_EVENT_DMA_DROPPED);
   assert_int_equal(ev.fence_id, 1);
+  assert_int_equal(ev.context_id, sgpu_context_id(f->ctx0)); /* whose submission it was */
   CHECK(sgpu_next_event(f->dev, &ev, 0));
   assert_int_equal(ev.type, SGPU_EVENT_DMA_DROPPED);
   assert_int_equal(ev.fence_id, 2);
