@@ -218,10 +218,10 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
 
   /* Every submission not retired is preempted; the oldest resumes from the
    * saved state, the others from their start.  They go in front of those
-   * still waiting from an earlier preemption (they were resubmitted first). */
-  /* A submission an engine reset dropped (a guilty context's) is not
-   * preempted: it was never to run, and its fence passes once nothing
-   * before it is left (sgpu__retire). */
+   * still waiting from an earlier preemption (they were resubmitted first).
+   * One an engine reset dropped (a guilty context's) is not: it was never
+   * to run, and its fence passes once nothing before it is left
+   * (sgpu__retire). */
   size_t k = 0;
   for (size_t i = 0; i < nd->q_count; i++) k += !sgpu__ring_at(nd, i)->dropped;
   if ((r = pre_reserve(dev, nd, k))) goto out;

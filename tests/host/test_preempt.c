@@ -260,11 +260,11 @@ static void test_preempt_between_packets(void **state) {
 }
 
 /* A 640x480 FILL (16-bit pixels) and an overlapping COPY, in a level-2
- * buffer between markers, preempted again and again at row boundaries and
- * sent again each time: the result is exactly what they write alone (the
- * oracle: the fill pattern, and a memmove of the rows), every marker once,
- * and the node stops within a row's time of the request (the latency of
- * the worst stop is printed as a figure). */
+ * buffer between markers, preempted again and again (after a chunk of the
+ * 2D engine) and sent again each time: the result is exactly what they
+ * write alone (the oracle: the fill pattern, and a memmove of the rows),
+ * every marker once, and the node stops soon after the request (the
+ * latency of the worst stop is printed as a figure). */
 static void test_preempt_inside_fill_and_copy(void **state) {
   (void)state;
   TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
@@ -327,8 +327,8 @@ static void test_preempt_inside_fill_and_copy(void **state) {
   assert_true(stops_in_rect > 5);
   if (!test_link_uri()) {
     /* On the model the library sees the stop within the cycle (a link's
-     * register reads take far longer).  A row of the FILL is 320 words; a
-     * COPY row reads and writes 176. */
+     * register reads take far longer).  A chunk is 64 words: a COPY's is
+     * read, then written, before it can stop. */
     printf("FIGURE preempt_latency_max_cycles %u\n", max_latency);
     assert_true(max_latency < 2000);
   }
