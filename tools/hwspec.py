@@ -589,7 +589,9 @@ REG_FIELDS = {
              ("PREEMPTION", 10, 1, "ro", "preemption supported"),
              ("PERF", 11, 1, "ro", "PERF_* counters present (else they read 0)"),
              ("IB_DEPTH", 12, 4, "ro", "1..MAX_IB_DEPTH: INDIRECT levels the command processor nests below "
-                                       "the ring; an INDIRECT deeper faults NESTING and the library refuses it")],
+                                       "the ring; an INDIRECT deeper faults NESTING and the library refuses it"),
+             ("PRIORITY", 16, 1, "ro", "1: each node n also has a high-priority ring, the node register block "
+                                       "NODES + n, which the node runs before its normal ring")],
     "CONTROL": [("ENABLE", 0, 1, "rw", "0/1"), ("RESET", 1, 1, "strobe", "write 1: reset the node (self-clearing)")],
     "STATUS": [("BUSY", 0, 1, "ro", "0/1"), ("FAULTED", 1, 1, "ro", "0/1"), ("WAITING", 2, 1, "ro", "0/1"),
                ("ENABLED", 3, 1, "ro", "0/1"), ("IB_DEPTH", 4, 4, "ro", f"0..{LIMIT_VALUES['MAX_IB_DEPTH']}"),
@@ -791,12 +793,14 @@ BOARD_PARAMS = [
     ("IB_DEPTH", "IB_DEPTH", "INDIRECT levels below the ring (deeper: fault NESTING, refused by the library)"),
     ("PREEMPTION", "PREEMPTION", "preemption inside a buffer (PREEMPT, SAVE_ADDR); 0: PREEMPT is ignored "
                                  "and the library drains to the end of the running buffer instead"),
+    ("PRIORITY", "PRIORITY", "a high-priority ring per node (node block NODES + n): while it has work the "
+                             "normal ring holds at its next boundary; 0: high-priority contexts share the normal ring"),
     ("RX_FIFO_BYTES", None, "host bridge receive FIFO in bytes (0: none, link version "
                             "LINK_VERSION_SINGLE; the PING info word says it)"),
 ]
 # board (a BOARDS name) -> {parameter: value}; every BOARD_PARAMS entry set
 BOARD_FEATURES = {
-    "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "PREEMPTION": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+    "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "PREEMPTION": 0, "PRIORITY": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
     "ULX3S": {"NODES": 2, "SOURCES": 1, "PERF": 1, "IB_DEPTH": LIMIT_VALUES["MAX_IB_DEPTH"],
-              "PREEMPTION": 1, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+              "PREEMPTION": 1, "PRIORITY": 1, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
 }
