@@ -64,6 +64,7 @@ typedef struct cli {
   uint64_t start_cycles;
   FILE *out;           /* command output: stdout, or a buffer with --json */
   bool last_faulted;   /* the last submission stopped on a GPU fault */
+  int priority_rings;  /* CAPS.PRIORITY, read when the first event is printed (-1: not yet) */
   /* The submissions this run made, in order (`sgpu preempt --resubmit`
    * sends the preempted ones again with the same arguments). */
   sgpu_submit_command_args subs[CLI_MAX_SUBS];
@@ -128,6 +129,7 @@ typedef struct submit_opts {
   uint32_t interval;
   uint32_t segment;
   uint32_t timeout_ms;
+  uint32_t priority;   /* SGPU_PRIORITY_*: the context's (sgpu_set_context_priority) */
   cli_format format;
   bool wait;
 } submit_opts;

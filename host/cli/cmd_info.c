@@ -78,6 +78,7 @@ int cmd_info(cli *c, int argc, char **argv) {
     json_bool(&j, "has_2d", in.has_2d);
     json_bool(&j, "has_display", in.has_display);
     json_bool(&j, "has_preemption", in.has_preemption);
+    json_bool(&j, "has_priority", in.has_priority);
     json_obj(&j, "preemption");
     json_u64(&j, "granularity_code", in.preemption_granularity);
     json_str(&j, "granularity", cli_granularity_name(in.preemption_granularity));
@@ -166,6 +167,8 @@ int cmd_info(cli *c, int argc, char **argv) {
   fprintf(f, "engines:     2D %s, display %s, preemption %s\n", in.has_2d ? "yes" : "no",
           in.has_display ? "yes" : "no", in.has_preemption ? "yes" : "no");
   fprintf(f, "preemption:  %s\n", cli_granularity_text(in.preemption_granularity));
+  fprintf(f, "priority rings: %s\n",
+          in.has_priority ? "yes" : "no — high-priority contexts share the normal ring");
   fprintf(f, "memory:      %u bytes\n", in.mem_size);
   for (unsigned s = 0; s < SGPU_SEGMENT_COUNT; s++)
     fprintf(f, "segment %u:   %-8s base 0x%llx size %llu free %llu\n", s, seg_names[s],

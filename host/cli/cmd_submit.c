@@ -67,6 +67,11 @@ int cmd_submit(cli *c, int argc, char **argv) {
     } else if ((m = cli_opt(c, argc, argv, &i, "--flags", &v))) {
       if (m < 0) return EXIT_USAGE;
       if ((rc = parse_flags(c, v, &o.flags))) return rc;
+    } else if ((m = cli_opt(c, argc, argv, &i, "--priority", &v))) {
+      if (m < 0) return EXIT_USAGE;
+      if (strcmp(v, "normal") == 0) o.priority = SGPU_PRIORITY_NORMAL;
+      else if (strcmp(v, "high") == 0) o.priority = SGPU_PRIORITY_HIGH;
+      else return cli_fail(c, EXIT_USAGE, "bad --priority '%s' (normal or high)", v);
     } else if ((m = cli_opt(c, argc, argv, &i, "--interval", &v))) {
       if (m < 0) return EXIT_USAGE;
       if (!cli_parse_u32(v, &o.interval)) return cli_bad_number(c, "--interval", v);
@@ -119,12 +124,14 @@ int cmd_submit(cli *c, int argc, char **argv) {
       json_obj(&j, NULL);
       json_str(&j, "file", name);
       json_u64(&j, "node", o.node);
+      json_str(&j, "priority", o.priority == SGPU_PRIORITY_HIGH ? "high" : "normal");
       json_u64(&j, "fence", fence);
       json_str(&j, "status", status);
       json_u64(&j, "cycles", cycles);
       json_end_obj(&j);
     } else {
-      fprintf(c->out, "%s: fence %u on node %u %s after %llu cycles\n", name, fence, o.node, status,
+      fprintf(c->out, "%s: fence %u on node %u%s %s after %llu cycles\n", name, fence, o.node,
+              o.priority == SGPU_PRIORITY_HIGH ? " (high priority)" : "", status,
               (unsigned long long)cycles);
     }
     if (rc == EXIT_GPU) {

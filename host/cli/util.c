@@ -326,6 +326,7 @@ int cli_open(cli *c) {
                     rc);
   }
   for (unsigned n = 0; n < SGPU_MAX_NODES; n++) c->next_fence[n] = 1;
+  c->priority_rings = -1;
   sgpu_get_cycles(c->dev, &c->start_cycles);
   return 0;
 }
@@ -557,6 +558,8 @@ int cli_submit_words(cli *c, const char *name, const uint32_t *words, size_t cou
   sgpu_context *ctx = NULL;
   int rc = get_context(c, o->node, &ctx);
   if (rc) return rc;
+  if (sgpu_context_priority(ctx) != o->priority && (rc = sgpu_set_context_priority(ctx, o->priority)))
+    return cli_lib_fail(c, rc, "setting the context's priority");
   uint32_t size = (uint32_t)(count * 4);
   uint64_t addr;
   rc = sgpu_alloc(c->dev, o->segment, size ? size : 4, 4096, &addr);
@@ -684,8 +687,20 @@ const char *cli_granularity_name(uint32_t granularity) {
   }
 }
 
+/* " priority=high" for a DMA event of a device with priority rings, else "". */
+static const char *event_priority(cli *c, const sgpu_event *ev) {
+  if (ev->type == SGPU_EVENT_CRTC_VSYNC) return "";
+  if (c->priority_rings < 0) {
+    uint32_t caps = 0;
+    c->priority_rings = sgpu_reg_read(c->dev, SGPU_REG_CAPS, &caps) == 0 && SGPU_FIELD_GET(CAPS_PRIORITY, caps);
+  }
+  if (!c->priority_rings) return "";
+  return ev->priority == SGPU_PRIORITY_HIGH ? " priority=high" : " priority=normal";
+}
+
 void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
   char packet[256] = "";
+  const char *prio = event_priority(c, ev);
   if (ev->type == SGPU_EVENT_DMA_FAULTED) fault_packet_text(c, ev->fault_address, packet, sizeof packet);
   if (j) {
     json_obj(j, NULL);
@@ -697,6 +712,7 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
       json_u64(j, "vblank_count", ev->vblank_count);
     } else {
       json_u64(j, "node", ev->node_ordinal);
+      if (*prio) json_str(j, "priority", ev->priority == SGPU_PRIORITY_HIGH ? "high" : "normal");
       json_u64(j, "fence", ev->fence_id);
       json_u64(j, "fence64", ev->fence_id64);
       json_u64(j, "flags", ev->flags);
@@ -734,27 +750,27 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
             (unsigned long long)ev->vblank_count);
     break;
   case SGPU_EVENT_DMA_FAULTED:
-    fprintf(f, " node=%u fence=%u reason=%s address=0x%08x header=0x%08x last_completed=%u\n"
+    fprintf(f, " node=%u fence=%u reason=%s address=0x%08x header=0x%08x last_completed=%u%s\n"
                "  faulting packet: %s\n",
             ev->node_ordinal, ev->fence_id, sgpu_fault_name(ev->fault_reason), ev->fault_address,
-            ev->fault_opcode, ev->last_completed_fence_id, packet);
+            ev->fault_opcode, ev->last_completed_fence_id, prio, packet);
     break;
   case SGPU_EVENT_DMA_PREEMPTED:
-    fprintf(f, " node=%u preemption_fence=%u last_completed=%u preempted=%u latency=%u cycles\n",
+    fprintf(f, " node=%u preemption_fence=%u last_completed=%u preempted=%u latency=%u cycles%s\n",
             ev->node_ordinal, ev->fence_id, ev->last_completed_fence_id, ev->preempted_count,
-            ev->latency_cycles);
+            ev->latency_cycles, prio);
     break;
   case SGPU_EVENT_ENGINE_RESET:
-    fprintf(f, " node=%u last_aborted=%u guilty_context=%u guilty_count=%u banned=%s resubmitted=%u\n",
+    fprintf(f, " node=%u last_aborted=%u guilty_context=%u guilty_count=%u banned=%s resubmitted=%u%s\n",
             ev->node_ordinal, ev->fence_id, ev->context_id, ev->guilty_count, ev->banned ? "yes" : "no",
-            ev->resubmitted);
+            ev->resubmitted, prio);
     break;
   case SGPU_EVENT_DMA_DROPPED:
-    fprintf(f, " node=%u fence=%u context=%u last_completed=%u flags=0x%x (the guilty context's: not run)\n",
-            ev->node_ordinal, ev->fence_id, ev->context_id, ev->last_completed_fence_id, ev->flags);
+    fprintf(f, " node=%u fence=%u context=%u last_completed=%u flags=0x%x (the guilty context's: not run)%s\n",
+            ev->node_ordinal, ev->fence_id, ev->context_id, ev->last_completed_fence_id, ev->flags, prio);
     break;
   default:
-    fprintf(f, " node=%u fence=%u flags=0x%x\n", ev->node_ordinal, ev->fence_id, ev->flags);
+    fprintf(f, " node=%u fence=%u flags=0x%x%s\n", ev->node_ordinal, ev->fence_id, ev->flags, prio);
   }
 }
 

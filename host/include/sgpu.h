@@ -141,6 +141,9 @@ typedef struct sgpu_info {
   uint32_t clock_hz;                 /* the system clock the CYCLE counter counts: the board's
                                         (SGPU_BOARD_*_CLOCK_HZ) when the boot identity block
                                         names one, else SGPU_NOMINAL_CLOCK_HZ (simulation) */
+  uint32_t has_priority;             /* CAPS.PRIORITY: each node has a high-priority ring
+                                        (sgpu_set_context_priority); 0: high-priority contexts
+                                        share the normal ring */
 } sgpu_info;
 
 int sgpu_query_info(sgpu_device *dev, sgpu_info *info);
@@ -245,6 +248,33 @@ int sgpu_create_context_windowed(sgpu_device *dev, uint32_t node_ordinal, uint32
 void sgpu_destroy_context(sgpu_context *ctx);
 uint32_t sgpu_context_id(const sgpu_context *ctx);   /* hardware id (>= 1) */
 uint32_t sgpu_context_node(const sgpu_context *ctx);
+
+/* Context priority.  On a device with CAPS.PRIORITY (sgpu_info.has_priority)
+ * each node has two rings: a HIGH context's submissions go to the node's
+ * high-priority ring, which the node runs before its normal ring (the
+ * normal ring holds at its next packet or poll boundary, inside a FILL or
+ * COPY too, and goes on where it held once the high ring is dry; no host
+ * work).  Without CAPS.PRIORITY HIGH is accepted and the context shares the
+ * normal ring: its work runs in order with everyone else's.
+ *
+ * Fences: submission_fence_id stays one increasing sequence per node across
+ * both rings (the usual order checks apply to the node); each ring writes
+ * its own fence word.  So a high submission's fence may complete before a
+ * lower normal one: sgpu_wait_fence(dev, node, id) returns when the
+ * submission that carried id is done, whichever ring it went to, without
+ * waiting for the other ring; an id no submission carried is done once a
+ * ring of the node has passed it or the node is idle.  Events carry their
+ * ring (sgpu_event.priority) and that ring's last completed fence id.
+ *
+ * NORMAL is the default.  Any value other than SGPU_PRIORITY_NORMAL and
+ * SGPU_PRIORITY_HIGH is refused (SGPU_ERROR_INVALID_PARAM), and so is a
+ * change of ring while the context has submissions not yet completed or
+ * preempted ones not sent again (SGPU_ERROR_BUSY: its work would no longer
+ * run in order); wait for its fences first. */
+#define SGPU_PRIORITY_NORMAL 0u
+#define SGPU_PRIORITY_HIGH 1u
+int sgpu_set_context_priority(sgpu_context *ctx, uint32_t priority);
+uint32_t sgpu_context_priority(const sgpu_context *ctx);
 
 /* ------------------------------------------------------------ submission */
 /* D3DDDI_FLIPINTERVAL_TYPE */
@@ -417,6 +447,9 @@ typedef struct sgpu_event {
   /* DMA_PREEMPTED */
   uint32_t preempted_count; /* submissions preempted, to be sent again with flags.resubmission */
   uint32_t latency_cycles;  /* device cycles from the request to the node stopped, its state saved */
+  /* DMA events: the ring they came from, SGPU_PRIORITY_NORMAL or _HIGH
+   * (last_completed_fence_id is that ring's) */
+  uint32_t priority;
 } sgpu_event;
 
 /* Next event, waiting up to timeout_ms (0 = poll).  SGPU_ERROR_TIMEOUT when none. */

@@ -336,6 +336,7 @@ static sgpud_event wire_event(const sgpu_event *e) {
   w.guilty_count = e->guilty_count;
   w.banned = e->banned;
   w.resubmitted = e->resubmitted;
+  w.priority = e->priority;
   return w;
 }
 

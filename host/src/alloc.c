@@ -99,18 +99,19 @@ const sgpu_block *sgpu__reserved_block(const sgpu_device *dev, uint64_t addr, ui
 }
 
 void sgpu__block_name(const sgpu_device *dev, const sgpu_block *b, char *buf, size_t size) {
-  for (uint32_t n = 0; n < dev->nodes; n++) {
+  for (uint32_t n = 0; n < dev->rings; n++) {
     const sgpu_node *nd = &dev->node[n];
+    const char *high = nd->priority == SGPU_PRIORITY_HIGH ? " high-priority" : "";
     if (b->addr == nd->ring_base) {
-      snprintf(buf, size, "node %u's ring", n);
+      snprintf(buf, size, "node %u's%s ring", nd->node, high);
       return;
     }
     if (b->addr == nd->ctrl_addr) {
-      snprintf(buf, size, "node %u's rptr and fence words", n);
+      snprintf(buf, size, "node %u's%s rptr and fence words", nd->node, high);
       return;
     }
     if (b->addr == nd->stage_base) {
-      snprintf(buf, size, "node %u's staging area", n);
+      snprintf(buf, size, "node %u's%s staging area", nd->node, high);
       return;
     }
   }

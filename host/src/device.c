@@ -83,11 +83,21 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   dev->clock_hz = sgpu__board_clock_hz(r ? SGPU_BOARD_NONE : boot_id.board);
   sgpu__clear_error(dev); /* no firmware is not an error of the open */
 
+  /* Ring blocks: node n's normal ring is block n; with CAPS.PRIORITY its
+   * high-priority ring is block nodes + n. */
+  dev->rings = dev->nodes * (SGPU_FIELD_GET(CAPS_PRIORITY, dev->caps) ? 2u : 1u);
+  if (dev->rings > SGPU_MAX_NODES)
+    return sgpu__fail(dev, SGPU_ERROR_NO_DEVICE,
+                      "CAPS 0x%08x: %u nodes with high-priority rings make %u ring blocks (at most %u)",
+                      dev->caps, dev->nodes, dev->rings, SGPU_MAX_NODES);
   uint32_t stage = SGPU_STAGE_BYTES;
-  while (stage * dev->nodes > s2 / 4 && stage > 256) stage /= 2;
+  while (stage * dev->rings > s2 / 4 && stage > 256) stage /= 2;
   uint64_t a;
-  for (uint32_t n = 0; n < dev->nodes; n++) {
+  for (uint32_t n = 0; n < dev->rings; n++) {
     sgpu_node *nd = &dev->node[n];
+    nd->node = n % dev->nodes;
+    nd->priority = n < dev->nodes ? SGPU_PRIORITY_NORMAL : SGPU_PRIORITY_HIGH;
+    nd->fence_seq = &dev->node[nd->node].node_submitted64;
     if ((r = sgpu__seg_alloc(dev, SGPU_SEGMENT_LOCAL, SGPU_RING_BYTES, SGPU_RING_BYTES, 1, &a)))
       return r;
     nd->ring_base = (uint32_t)a;
@@ -114,7 +124,7 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
     }
   }
   dev->int_enable = SGPU_INT_CFG_ERROR;
-  for (uint32_t n = 0; n < dev->nodes; n++)
+  for (uint32_t n = 0; n < dev->rings; n++)
     dev->int_enable |= SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) | SGPU_INT_DMA_PREEMPTED(n);
   if ((r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS, 0xFFFFFFFFu))) return r;
   if ((r = sgpu__reg_write(dev, SGPU_REG_INT_ENABLE, dev->int_enable))) return r;
@@ -176,7 +186,7 @@ void sgpu_close(sgpu_device *dev) {
   }
   /* Quiesce the chip: interrupts off, rings stopped. */
   dev->tr->ops->reg_write(dev->tr, SGPU_REG_INT_ENABLE, 0);
-  for (uint32_t n = 0; n < dev->nodes; n++)
+  for (uint32_t n = 0; n < dev->rings; n++)
     dev->tr->ops->reg_write(dev->tr, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), 0);
   /* Contexts outlive their device only to be destroyed. */
   for (sgpu_context *c = dev->contexts; c; c = c->next) c->dev = NULL;
@@ -208,6 +218,7 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   info->ib_depth = sgpu__ib_depth(SGPU_FIELD_GET(CAPS_IB_DEPTH, dev->caps));
   info->mem_size = dev->mem_size;
   info->clock_hz = dev->clock_hz;
+  info->has_priority = SGPU_FIELD_GET(CAPS_PRIORITY, dev->caps);
   sgpu__lock(dev);
   for (uint32_t s = 0; s < SGPU_SEGMENT_COUNT; s++) {
     info->segment[s].base = dev->seg[s].base;
@@ -246,6 +257,8 @@ int sgpu_create_context_windowed(sgpu_device *dev, uint32_t node_ordinal, uint32
   if (dev->next_ctx_id == 0) dev->next_ctx_id = 1;
   c->win_base = window_base;
   c->win_size = window_size;
+  c->priority = SGPU_PRIORITY_NORMAL;
+  c->ring = node_ordinal;
   c->next = dev->contexts;
   if (c->next) c->next->prev = c;
   dev->contexts = c;
@@ -281,6 +294,50 @@ void sgpu__context_set_access(sgpu_context *ctx, sgpu_access_fn fn, void *user) 
   if (!ctx || ctx->magic != SGPU_CONTEXT_MAGIC) return;
   ctx->access = fn;
   ctx->access_user = user;
+}
+
+/* A submission of the context on its current ring not yet completed, or
+ * preempted and not yet sent again. */
+static int context_has_work(sgpu_device *dev, const sgpu_context *ctx) {
+  sgpu_node *nd = &dev->node[ctx->ring];
+  for (size_t i = 0; i < nd->q_count; i++) {
+    const sgpu_pending *p = sgpu__ring_at(nd, i);
+    if (p->owner == ctx->id && !p->dropped) return 1;
+  }
+  for (size_t i = 0; i < nd->pre_count; i++)
+    if (nd->pre[i].owner == ctx->id) return 1;
+  return 0;
+}
+
+int sgpu_set_context_priority(sgpu_context *ctx, uint32_t priority) {
+  if (!ctx || ctx->magic != SGPU_CONTEXT_MAGIC || !ctx->dev) return SGPU_ERROR_INVALID_PARAM;
+  sgpu_device *dev = ctx->dev;
+  if (priority != SGPU_PRIORITY_NORMAL && priority != SGPU_PRIORITY_HIGH)
+    return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM,
+                      "context priority %u is not SGPU_PRIORITY_NORMAL (0) or SGPU_PRIORITY_HIGH (1)",
+                      priority);
+  SGPU__NOT_CARRIED(dev, "sgpu_set_context_priority");
+  sgpu__lock(dev);
+  int r = 0;
+  uint32_t ring = sgpu__ring_of(dev->nodes, dev->rings, ctx->node, priority);
+  if (ring != ctx->ring) {
+    r = sgpu__retire(dev, ctx->ring);
+    if (!r && context_has_work(dev, ctx))
+      r = sgpu__fail(dev, SGPU_ERROR_BUSY,
+                     "context %u still has work on node %u's %s ring: its priority changes once "
+                     "its fences have completed (its work must stay in order)",
+                     ctx->id, ctx->node, ctx->priority == SGPU_PRIORITY_HIGH ? "high-priority" : "normal");
+  }
+  if (!r) {
+    ctx->priority = priority;
+    ctx->ring = ring; /* sgpu_submit_command takes it as it is */
+  }
+  sgpu__unlock(dev);
+  return r;
+}
+
+uint32_t sgpu_context_priority(const sgpu_context *ctx) {
+  return ctx && ctx->magic == SGPU_CONTEXT_MAGIC ? ctx->priority : 0;
 }
 
 uint32_t sgpu_context_id(const sgpu_context *ctx) { return ctx ? ctx->id : 0; }

@@ -18,7 +18,7 @@ int sgpu__service_irq(sgpu_device *dev) {
   if ((r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS, st))) return r;
   st &= dev->int_enable; /* latched but masked sources make no events */
   uint64_t now = dev->tr->ops->now(dev->tr);
-  for (uint32_t n = 0; n < dev->nodes; n++) {
+  for (uint32_t n = 0; n < dev->rings; n++) { /* each ring block has its interrupt bits */
     sgpu_node *nd = &dev->node[n];
     if (st & (SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) | SGPU_INT_DMA_PREEMPTED(n)))
       if ((r = sgpu__retire(dev, n))) return r;
@@ -32,7 +32,7 @@ int sgpu__service_irq(sgpu_device *dev) {
        * else the oldest pending one. */
       const sgpu_pending *hit = sgpu__ring_find(nd, fence);
       if (!hit) hit = sgpu__ring_oldest(nd);
-      sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_FAULTED, n, now, hit);
+      sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_FAULTED, nd, now, hit);
       ev.fault_reason = reason;
       ev.fault_address = addr;
       ev.fault_opcode = hdr;
@@ -51,7 +51,7 @@ int sgpu__service_irq(sgpu_device *dev) {
     uint32_t base = 0, cnt = 0;
     sgpu__reg_read(dev, SGPU_SOURCE_REG(s, SGPU_SREG_DISP_BASE), &base);
     sgpu__reg_read(dev, SGPU_SOURCE_REG(s, SGPU_SREG_DISP_VBLANK_COUNT), &cnt);
-    sgpu_event ev = sgpu__event_of(SGPU_EVENT_CRTC_VSYNC, 0, now, NULL);
+    sgpu_event ev = sgpu__event_of(SGPU_EVENT_CRTC_VSYNC, NULL, now, NULL);
     ev.source_id = s;
     ev.scanout_address = base;
     ev.vblank_count = cnt;
@@ -101,18 +101,55 @@ int sgpu__wait_until(sgpu_device *dev, uint64_t cycles, sgpu_wait_pred pred, con
 static uint64_t ms_to_cycles(uint32_t ms) { return (uint64_t)ms * SGPU_CYCLES_PER_MS; }
 
 /* ------------------------------------------------------------ fences */
+/* A node's fence ids are one sequence over both of its rings, and each ring
+ * completes in order but independently of the other.  So an id is done when
+ * the submission that carried it is done (its ring's fence word reached it);
+ * an id that no unfinished submission carries was carried by one already
+ * retired, or by none (ids may skip values): it is done once a ring of the
+ * node has passed it, or nothing is left on the node. */
 typedef struct fence_arg {
-  uint32_t n;
+  uint32_t node;
   uint64_t target;
 } fence_arg;
 
+/* The ring holding the unfinished submission (queued or preempted) that
+ * carries fence id target on node n, else NULL; *preempted: a preempted one. */
+static sgpu_node *ring_carrying(sgpu_device *dev, uint32_t n, uint64_t target, int *preempted) {
+  uint32_t ring[2], k = sgpu__node_rings(dev, n, ring);
+  *preempted = 0;
+  for (uint32_t i = 0; i < k; i++) {
+    sgpu_node *nd = &dev->node[ring[i]];
+    for (size_t j = 0; j < nd->q_count; j++)
+      if (sgpu__ring_at(nd, j)->fence64 == target) return nd;
+    for (size_t j = 0; j < nd->pre_count; j++)
+      if (nd->pre[j].fence64 == target) return *preempted = 1, nd;
+  }
+  return NULL;
+}
+
 static int fence_pred(sgpu_device *dev, const void *v) {
   const fence_arg *a = v;
-  sgpu_node *nd = &dev->node[a->n];
-  if (nd->completed64 >= a->target) return 1;
-  if (nd->faulted)
-    return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED, "node %u faulted before fence %llu completed",
-                      a->n, (unsigned long long)a->target);
+  int preempted;
+  const sgpu_node *own = ring_carrying(dev, a->node, a->target, &preempted);
+  uint32_t ring[2], k = sgpu__node_rings(dev, a->node, ring);
+  if (own) {
+    if (own->completed64 >= a->target) return 1;
+    if (own->faulted)
+      return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED, "node %u faulted before fence %llu completed",
+                        a->node, (unsigned long long)a->target);
+    return 0;
+  }
+  int idle = 1;
+  for (uint32_t i = 0; i < k; i++) {
+    const sgpu_node *nd = &dev->node[ring[i]];
+    if (nd->completed64 >= a->target) return 1;
+    idle &= sgpu__ring_idle(nd);
+  }
+  if (idle) return 1;
+  for (uint32_t i = 0; i < k; i++)
+    if (dev->node[ring[i]].faulted)
+      return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED, "node %u faulted before fence %llu completed",
+                        a->node, (unsigned long long)a->target);
   return 0;
 }
 
@@ -123,20 +160,30 @@ int sgpu_wait_fence(sgpu_device *dev, uint32_t node_ordinal, uint32_t fence_id, 
     return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
                       dev->nodes);
   sgpu__lock(dev);
-  sgpu_node *nd = &dev->node[node_ordinal];
-  int r;
-  if ((int32_t)(fence_id - (uint32_t)nd->submitted64) > 0) {
+  uint64_t seq = dev->node[node_ordinal].node_submitted64;
+  uint32_t ring[2], k = sgpu__node_rings(dev, node_ordinal, ring);
+  int r = 0;
+  if ((int32_t)(fence_id - (uint32_t)seq) > 0) {
     r = sgpu__fail(dev, SGPU_ERROR_FENCE_NOT_SUBMITTED,
                    "fence %u is ahead of the last one submitted on node %u (%u)", fence_id,
-                   node_ordinal, (uint32_t)nd->submitted64);
+                   node_ordinal, (uint32_t)seq);
     goto out;
   }
-  fence_arg a = {node_ordinal, nd->submitted64 - (uint32_t)((uint32_t)nd->submitted64 - fence_id)};
-  if ((r = sgpu__retire(dev, node_ordinal))) goto out;
-  if (nd->pre_count && a.target > nd->completed64 && nd->pre[0].fence64 <= a.target) {
+  fence_arg a = {node_ordinal, seq - (uint32_t)((uint32_t)seq - fence_id)};
+  for (uint32_t i = 0; i < k && !r; i++) r = sgpu__retire(dev, ring[i]);
+  if (r) goto out;
+  int preempted;
+  const sgpu_node *own = ring_carrying(dev, node_ordinal, a.target, &preempted);
+  /* Preempted work on the ring it went to (or, for an id no submission
+   * carries, on a ring that has not passed it) runs no further until sent again. */
+  for (uint32_t i = 0; i < k && !own; i++) {
+    const sgpu_node *nd = &dev->node[ring[i]];
+    if (nd->pre_count && a.target > nd->completed64 && nd->pre[0].fence64 <= a.target) own = nd, preempted = 1;
+  }
+  if (own && preempted) {
     r = sgpu__fail(dev, SGPU_ERROR_PREEMPTED,
                    "fence %u on node %u belongs to preempted work: send fence %u again with "
-                   "flags.resubmission first", fence_id, node_ordinal, nd->pre[0].fence32);
+                   "flags.resubmission first", fence_id, node_ordinal, own->pre[0].fence32);
     goto out;
   }
   r = sgpu__wait_until(dev, ms_to_cycles(timeout_ms), fence_pred, &a, 1);
@@ -150,7 +197,7 @@ out:
 
 static int idle_pred(sgpu_device *dev, const void *v) {
   (void)v;
-  for (uint32_t n = 0; n < dev->nodes; n++)
+  for (uint32_t n = 0; n < dev->rings; n++)
     if (dev->node[n].q_count && !dev->node[n].faulted) return 0;
   return 1;
 }
@@ -160,7 +207,7 @@ int sgpu_wait_idle(sgpu_device *dev, uint32_t timeout_ms) {
   if (dev->remote) return sgpu__remote_wait_idle(dev, timeout_ms);
   sgpu__lock(dev);
   int r = 0;
-  for (uint32_t n = 0; n < dev->nodes && !r; n++) r = sgpu__retire(dev, n);
+  for (uint32_t n = 0; n < dev->rings && !r; n++) r = sgpu__retire(dev, n);
   if (!r) r = sgpu__wait_until(dev, ms_to_cycles(timeout_ms), idle_pred, NULL, 1);
   if (r == SGPU_ERROR_TIMEOUT) sgpu__fail(dev, r, "work still pending after %u ms", timeout_ms);
   sgpu__unlock(dev);
@@ -174,12 +221,18 @@ int sgpu_get_fence(sgpu_device *dev, uint32_t node_ordinal, sgpu_fence_info *inf
     return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
                       dev->nodes);
   sgpu__lock(dev);
-  int r = sgpu__retire(dev, node_ordinal);
-  sgpu_node *nd = &dev->node[node_ordinal];
-  info->submitted = nd->submitted64;
-  info->completed = nd->completed64;
-  info->pending = (uint32_t)nd->q_count;
-  info->faulted = (uint32_t)nd->faulted;
+  /* the node's, over both of its rings */
+  uint32_t ring[2], k = sgpu__node_rings(dev, node_ordinal, ring);
+  int r = 0;
+  for (uint32_t i = 0; i < k && !r; i++) r = sgpu__retire(dev, ring[i]);
+  info->submitted = dev->node[node_ordinal].node_submitted64;
+  info->completed = sgpu__node_completed(dev, node_ordinal);
+  info->pending = 0;
+  info->faulted = 0;
+  for (uint32_t i = 0; i < k; i++) {
+    info->pending += (uint32_t)dev->node[ring[i]].q_count;
+    info->faulted |= (uint32_t)dev->node[ring[i]].faulted;
+  }
   sgpu__unlock(dev);
   return r;
 }
@@ -196,7 +249,7 @@ int sgpu_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms) {
   sgpu__lock(dev);
   int r = 0;
   if (!dev->ev_count) {
-    for (uint32_t n = 0; n < dev->nodes && !r; n++) r = sgpu__retire(dev, n);
+    for (uint32_t n = 0; n < dev->rings && !r; n++) r = sgpu__retire(dev, n);
     if (!r) r = sgpu__wait_until(dev, ms_to_cycles(timeout_ms), event_pred, NULL, 1);
   }
   if (r == 0) {

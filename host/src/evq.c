@@ -35,11 +35,15 @@ void sgpu__push_event(sgpu_device *dev, const sgpu_event *ev) {
   dev->ev_count++;
 }
 
-sgpu_event sgpu__event_of(sgpu_event_type type, uint32_t node, uint64_t cycle, const sgpu_pending *p) {
+sgpu_event sgpu__event_of(sgpu_event_type type, const sgpu_node *ring, uint64_t cycle,
+                          const sgpu_pending *p) {
   sgpu_event ev;
   memset(&ev, 0, sizeof ev);
   ev.type = type;
-  ev.node_ordinal = node;
+  if (ring) {
+    ev.node_ordinal = ring->node;
+    ev.priority = ring->priority;
+  }
   ev.cycle = cycle;
   if (p) {
     ev.fence_id = p->fence32;

@@ -12,9 +12,11 @@
 void *sgpu__queue_grow(void *items, size_t size, size_t *head, size_t count, size_t *cap);
 /* Queue an event (the oldest is dropped, and counted lost, when full). */
 void sgpu__push_event(sgpu_device *dev, const sgpu_event *ev);
-/* A cleared event of one kind, stamped with the node and the cycle, and with
- * the fence, flags and private data of submission p when there is one. */
-sgpu_event sgpu__event_of(sgpu_event_type type, uint32_t node, uint64_t cycle, const sgpu_pending *p);
+/* A cleared event of one kind, stamped with the ring's node and priority
+ * (ring NULL: no node, a vsync) and the cycle, and with the fence, flags and
+ * private data of submission p when there is one. */
+sgpu_event sgpu__event_of(sgpu_event_type type, const sgpu_node *ring, uint64_t cycle,
+                          const sgpu_pending *p);
 /* Take the oldest event: 1, or 0 when there is none. */
 int sgpu__pop_event(sgpu_device *dev, sgpu_event *ev);
 void sgpu__evq_free(sgpu_device *dev);

@@ -77,12 +77,22 @@ typedef struct sgpu_preempted {
   uint32_t tramp[SGPU__TRAMP_WORDS];
 } sgpu_preempted;
 
+/* One ring block: a node's normal ring (block n) or, with CAPS.PRIORITY, its
+ * high-priority ring (block nodes + n).  Each has its own ring buffer,
+ * staging area, control words, save area and queues, so everything below
+ * is per ring; only the fence id sequence is the node's (fence_seq). */
 typedef struct sgpu_node {
   uint32_t ring_base, ring_size, wptr, rptr_cache;
+  uint32_t node;       /* the engine (node ordinal) this ring belongs to */
+  uint32_t priority;   /* SGPU_PRIORITY_NORMAL or SGPU_PRIORITY_HIGH */
+  /* the node's last submission_fence_id, extended to 64 bits, over both of
+   * its rings: node_submitted64 of the node's normal ring block */
+  uint64_t *fence_seq;
+  uint64_t node_submitted64; /* (normal ring block only) what fence_seq points at */
   uint32_t ctrl_addr;  /* rptr writeback word; fence word at +4 */
   uint32_t rptr_addr, fence_addr;
   uint32_t stage_base, stage_size, stage_head, stage_tail, stage_live;
-  uint64_t submitted64, completed64;
+  uint64_t submitted64, completed64; /* this ring's: last put on it, last its fence word reached */
   uint32_t cur_ctx_id, ctx_known;
   sgpu_pending *q;
   size_t q_head, q_count, q_cap;
@@ -92,12 +102,20 @@ typedef struct sgpu_node {
   size_t pre_count, pre_cap;
 } sgpu_node;
 
+/* Ring block b's node is dev->node[b].node; node n's high ring (CAPS.PRIORITY)
+ * is block nodes + n, else none: high-priority contexts share the normal one. */
+static inline uint32_t sgpu__ring_of(uint32_t nodes, uint32_t rings, uint32_t n, uint32_t priority) {
+  return priority == SGPU_PRIORITY_HIGH && rings > nodes ? nodes + n : n;
+}
+
 #define SGPU_CONTEXT_MAGIC 0x43545854u /* "CTXT" */
 
 struct sgpu_context {
   uint32_t magic;
   sgpu_device *dev;   /* NULL once the device is closed */
   uint32_t node, id, win_base, win_size;
+  uint32_t priority;  /* SGPU_PRIORITY_* (sgpu_set_context_priority) */
+  uint32_t ring;      /* the ring block its submissions go to: dev->node[ring] */
   uint32_t guilty;    /* engine resets it was found guilty of */
   int banned;         /* guilty ban_threshold times: its submissions are refused */
   /* access.h: the ranges its packets may reach (NULL: any the window allows) */
@@ -134,13 +152,14 @@ struct sgpu_device {
   sgpu_transport *tr;
   sgpu_errors errors;  /* each thread's error text (error.c) */
   uint32_t nodes, sources, mem_size, caps, version;
+  uint32_t rings;      /* ring blocks: nodes, twice that with CAPS.PRIORITY */
   uint32_t fw_version; /* the boot identity block's, read at open (0: none) */
   uint32_t clock_hz;   /* what the CYCLE counter counts: the board's system clock
                           named by the boot identity block, else SGPU_NOMINAL_CLOCK_HZ */
   uint32_t watchdog;
   int video_tiny;
   sgpu_segment seg[SGPU_SEGMENT_COUNT];
-  sgpu_node node[SGPU_MAX_NODES];
+  sgpu_node node[SGPU_MAX_NODES]; /* per ring block (sgpu_node), rings of them */
   sgpu_event *evq;
   size_t ev_head, ev_count, ev_cap;
   uint32_t int_enable;

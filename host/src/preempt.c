@@ -196,35 +196,19 @@ static int pre_reserve(sgpu_device *dev, sgpu_node *nd, size_t k) {
   return 0;
 }
 
-int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fence_id) {
-  if (!dev) return SGPU_ERROR_INVALID_PARAM;
-  SGPU__NOT_CARRIED(dev, "sgpu_preempt");
-  if (node_ordinal >= dev->nodes)
-    return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
-                      dev->nodes);
-  sgpu__lock(dev);
-  uint32_t n = node_ordinal;
-  sgpu_node *nd = &dev->node[n];
-  uint32_t save[SGPU_SAVE_BYTES / 4];
-  int r = 0;
-  if (dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
-  if (!r && nd->faulted)
-    r = sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
-                   "node %u is stopped on a fault; call sgpu_reset_from_timeout first", n);
-  uint64_t latency = 0;
-  if (!r) r = stop_node(dev, n, preemption_fence_id, save, &latency);
-  if (!r) r = sgpu__retire(dev, n);
-  if (r) goto out;
-
-  /* Every submission not retired is preempted; the oldest resumes from the
-   * saved state, the others from their start.  They go in front of those
-   * still waiting from an earlier preemption (they were resubmitted first).
-   * One an engine reset dropped (a guilty context's) is not: it was never
-   * to run, and its fence passes once nothing before it is left
-   * (sgpu__retire). */
+/* Ring block b is stopped, its state in save[]: every submission not
+ * retired is preempted; the oldest resumes from the saved state, the others
+ * from their start.  They go in front of those still waiting from an earlier
+ * preemption (they were resubmitted first).  One an engine reset dropped (a
+ * guilty context's) is not: it was never to run, and its fence passes once
+ * nothing before it is left (sgpu__retire).  The ring is then reset;
+ * *kept: how many were preempted. */
+static int preempt_ring(sgpu_device *dev, uint32_t b, const uint32_t *save, size_t *kept) {
+  sgpu_node *nd = &dev->node[b];
+  int r;
   size_t k = 0;
   for (size_t i = 0; i < nd->q_count; i++) k += !sgpu__ring_at(nd, i)->dropped;
-  if ((r = pre_reserve(dev, nd, k))) goto out;
+  if ((r = pre_reserve(dev, nd, k))) return r;
   if (k && nd->pre_count) memmove(nd->pre + k, nd->pre, nd->pre_count * sizeof *nd->pre);
   for (size_t i = 0, j = 0; i < nd->q_count; i++) {
     const sgpu_pending *p = sgpu__ring_at(nd, i);
@@ -241,27 +225,62 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
     e->rest_off = p->rest_off;
     e->tramp_words = p->pre_len / 4;
     if (p->pre_len) memcpy(e->tramp, p->tramp, p->pre_len);
-    if (i == 0 && !p->skip && (r = resume_point(dev, n, p, save, e))) {
+    if (i == 0 && !p->skip && (r = resume_point(dev, b, p, save, e))) {
       if (nd->pre_count) memmove(nd->pre, nd->pre + k, nd->pre_count * sizeof *nd->pre);
-      goto out;
+      return r;
     }
   }
   nd->pre_count += k;
   while (nd->q_count) sgpu__ring_pop(nd);
   if (!nd->pre_count) nd->completed64 = nd->submitted64; /* only dropped ones were left */
-  if ((r = sgpu__program_node(dev, n))) goto out;
-  r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS,
-                      SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) | SGPU_INT_DMA_PREEMPTED(n));
+  if ((r = sgpu__program_node(dev, b))) return r;
+  *kept = k;
+  return sgpu__reg_write(dev, SGPU_REG_INT_STATUS,
+                         SGPU_INT_DMA_COMPLETED(b) | SGPU_INT_DMA_FAULTED(b) | SGPU_INT_DMA_PREEMPTED(b));
+}
+
+int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fence_id) {
+  if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_preempt");
+  if (node_ordinal >= dev->nodes)
+    return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
+                      dev->nodes);
+  sgpu__lock(dev);
+  uint32_t n = node_ordinal;
+  /* Every ring of the node: its high-priority ring (CAPS.PRIORITY) too. */
+  uint32_t ring[2], rings = sgpu__node_rings(dev, n, ring);
+  uint32_t save[2][SGPU_SAVE_BYTES / 4];
+  uint64_t latency[2] = {0, 0};
+  size_t kept[2] = {0, 0};
+  int r = 0;
+  if (dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
+  for (uint32_t i = 0; i < rings && !r; i++)
+    if (dev->node[ring[i]].faulted)
+      r = sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
+                     "node %u is stopped on a fault; call sgpu_reset_from_timeout first", n);
+  /* The high ring first: it is the one running while it has work (the
+   * normal one holds behind it at a boundary). */
+  for (uint32_t i = rings; i-- > 0 && !r;)
+    r = stop_node(dev, ring[i], preemption_fence_id, save[i], &latency[i]);
+  for (uint32_t i = 0; i < rings && !r; i++) r = sgpu__retire(dev, ring[i]);
+  for (uint32_t i = 0; i < rings && !r; i++) r = preempt_ring(dev, ring[i], save[i], &kept[i]);
   if (r) goto out;
   dev->stats.preempted++;
   uint64_t now = dev->tr->ops->now(dev->tr);
-  sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_PREEMPTED, n, now, NULL);
-  ev.fence_id = preemption_fence_id;
-  ev.fence_id64 = preemption_fence_id;
-  ev.last_completed_fence_id = (uint32_t)nd->completed64;
-  ev.preempted_count = (uint32_t)k;
-  ev.latency_cycles = latency > UINT32_MAX ? UINT32_MAX : (uint32_t)latency;
-  sgpu__push_event(dev, &ev);
+  /* One DMA_PREEMPTED for the node's normal ring, and one for its high
+   * ring when that had work: each with its ring's count and last fence. */
+  for (uint32_t i = 0; i < rings; i++) {
+    const sgpu_node *nd = &dev->node[ring[i]];
+    if (i && !kept[i]) continue;
+    uint64_t cycles = i ? latency[i] : latency[0] + latency[1]; /* the node's: both stops */
+    sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_PREEMPTED, nd, now, NULL);
+    ev.fence_id = preemption_fence_id;
+    ev.fence_id64 = preemption_fence_id;
+    ev.last_completed_fence_id = (uint32_t)nd->completed64;
+    ev.preempted_count = (uint32_t)kept[i];
+    ev.latency_cycles = cycles > UINT32_MAX ? UINT32_MAX : (uint32_t)cycles;
+    sgpu__push_event(dev, &ev);
+  }
 out:
   sgpu__unlock(dev);
   return r;
@@ -272,8 +291,9 @@ int sgpu__preempted_match(sgpu_device *dev, uint32_t n, const sgpu_submit_comman
   sgpu_node *nd = &dev->node[n];
   if (!nd->pre_count)
     return sgpu__fail(dev, SGPU_ERROR_NOT_PREEMPTED,
-                      "flags.resubmission with fence %u: node %u has no preempted submission",
-                      a->submission_fence_id, n);
+                      "flags.resubmission with fence %u: node %u has no preempted submission%s",
+                      a->submission_fence_id, nd->node,
+                      nd->priority == SGPU_PRIORITY_HIGH ? " on its high-priority ring" : "");
   const sgpu_preempted *e = &nd->pre[0];
   uint32_t len = a->dma_buffer_submission_end_offset - a->dma_buffer_submission_start_offset;
   uint32_t addr = (uint32_t)a->dma_buffer_physical_address + a->dma_buffer_submission_start_offset;
@@ -286,7 +306,7 @@ int sgpu__preempted_match(sgpu_device *dev, uint32_t n, const sgpu_submit_comman
     return sgpu__fail(dev, SGPU_ERROR_NOT_PREEMPTED,
                       "resubmission (fence %u, %u bytes) does not match node %u's next preempted "
                       "submission (fence %u, %u bytes): its %s differs",
-                      a->submission_fence_id, len, n, e->fence32, e->len, what);
+                      a->submission_fence_id, len, nd->node, e->fence32, e->len, what);
   *out = e;
   return 0;
 }

@@ -18,53 +18,83 @@ static sgpu_context *find_context(sgpu_device *dev, uint32_t id) {
   return NULL;
 }
 
-/* Reset node n; the innocent submissions put back are counted in *resubmitted. */
+/* Node n's ring that was running: one that faulted, else its high-priority
+ * ring when that has work (the normal one holds behind it), else the normal
+ * ring (an index into ring[]). */
+static uint32_t running_ring(sgpu_device *dev, const uint32_t *ring, uint32_t rings) {
+  for (uint32_t i = 0; i < rings; i++)
+    if (dev->node[ring[i]].faulted) return i;
+  for (uint32_t i = rings; i-- > 1;) {
+    const sgpu_pending *p = sgpu__ring_oldest(&dev->node[ring[i]]);
+    if (p && !p->dropped) return i;
+  }
+  return 0;
+}
+
+/* Reset node n, all its rings; the innocent submissions put back are
+ * counted in *resubmitted. */
 static int reset_node(sgpu_device *dev, uint32_t n, uint32_t *last_aborted, int *resubmitted) {
-  sgpu_node *nd = &dev->node[n];
-  /* Stop it first, so that what it completes is settled before we look. */
-  int r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
+  uint32_t ring[2], rings = sgpu__node_rings(dev, n, ring);
+  /* Stop them first, so that what they complete is settled before we look. */
+  int r = 0;
+  for (uint32_t i = 0; i < rings && !r; i++)
+    r = sgpu__reg_write(dev, SGPU_NODE_REG(ring[i], SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
   if (!r && dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
-  if (!r) r = sgpu__retire(dev, n);
+  for (uint32_t i = 0; i < rings && !r; i++) r = sgpu__retire(dev, ring[i]);
   if (r) return r;
 
-  /* The oldest pending submission was running: its context is guilty.  (An
-   * oldest one already dropped is a bare FENCE: nothing of substance ran.) */
-  const sgpu_pending *running = sgpu__ring_oldest(nd);
+  /* The oldest pending submission of the running ring was running: its
+   * context is guilty.  (An oldest one already dropped is a bare FENCE:
+   * nothing of substance ran.)  A normal submission held behind
+   * high-priority work is innocent: it goes back whole. */
+  sgpu_node *run = &dev->node[ring[running_ring(dev, ring, rings)]];
+  const sgpu_pending *running = sgpu__ring_oldest(run);
   if (running && running->dropped) running = NULL;
   uint32_t guilty = running ? running->owner : 0;
-  uint32_t aborted = (uint32_t)nd->completed64;
-  uint64_t aborted64 = nd->completed64;
+  uint32_t aborted = (uint32_t)run->completed64;
+  uint64_t aborted64 = run->completed64;
   uint64_t now = dev->tr->ops->now(dev->tr);
   int put_back = 0;
-  for (size_t i = 0; i < nd->q_count; i++) {
-    sgpu_pending *p = sgpu__ring_at(nd, i);
-    /* Without a context (paging), only the running submission is guilty. */
-    int is_guilty = p == running || (running && guilty && p->owner == guilty);
-    if (is_guilty && !p->dropped) {
-      p->dropped = 1;
-      sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_DROPPED, n, now, p);
-      ev.last_completed_fence_id = (uint32_t)nd->completed64;
-      ev.context_id = p->owner;
-      sgpu__push_event(dev, &ev);
-      dev->stats.dropped++;
-      aborted = p->fence32;
-      aborted64 = p->fence64;
-    } else if (!p->dropped) {
-      p->flags |= SGPU_SUBMIT_RESUBMISSION;
-      dev->stats.resubmission++;
-      put_back++;
+  for (uint32_t i = 0; i < rings; i++) {
+    sgpu_node *nd = &dev->node[ring[i]];
+    for (size_t j = 0; j < nd->q_count; j++) {
+      sgpu_pending *p = sgpu__ring_at(nd, j);
+      /* Without a context (paging), only the running submission is guilty. */
+      int is_guilty = p == running || (running && guilty && p->owner == guilty);
+      if (is_guilty && !p->dropped) {
+        p->dropped = 1;
+        sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_DROPPED, nd, now, p);
+        ev.last_completed_fence_id = (uint32_t)nd->completed64;
+        ev.context_id = p->owner;
+        sgpu__push_event(dev, &ev);
+        dev->stats.dropped++;
+        if (nd == run) {
+          aborted = p->fence32;
+          aborted64 = p->fence64;
+        }
+      } else if (!p->dropped) {
+        p->flags |= SGPU_SUBMIT_RESUBMISSION;
+        dev->stats.resubmission++;
+        put_back++;
+      }
     }
   }
-  if ((r = sgpu__ring_restart(dev, n))) return r;
-  r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS,
-                      SGPU_INT_DMA_COMPLETED(n) | SGPU_INT_DMA_FAULTED(n) | SGPU_INT_DMA_PREEMPTED(n));
+  /* Each ring rebuilt from its own queue: the innocent work goes back once,
+   * on the ring it was on. */
+  for (uint32_t i = 0; i < rings && !r; i++) {
+    if ((r = sgpu__ring_restart(dev, ring[i]))) break;
+    r = sgpu__reg_write(dev, SGPU_REG_INT_STATUS,
+                        SGPU_INT_DMA_COMPLETED(ring[i]) | SGPU_INT_DMA_FAULTED(ring[i]) |
+                            SGPU_INT_DMA_PREEMPTED(ring[i]));
+  }
   if (r) return r;
   dev->stats.resets++;
 
-  sgpu_event ev = sgpu__event_of(SGPU_EVENT_ENGINE_RESET, n, now, NULL);
+  /* One ENGINE_RESET for the node, from the ring that was running. */
+  sgpu_event ev = sgpu__event_of(SGPU_EVENT_ENGINE_RESET, run, now, NULL);
   ev.fence_id = aborted;
   ev.fence_id64 = aborted64;
-  ev.last_completed_fence_id = (uint32_t)nd->completed64;
+  ev.last_completed_fence_id = (uint32_t)run->completed64;
   ev.resubmitted = (uint32_t)put_back;
   sgpu_context *c = running && guilty ? find_context(dev, guilty) : NULL;
   if (c) {
@@ -104,12 +134,17 @@ int sgpu_reset_from_timeout(sgpu_device *dev) {
   int r = 0, put_back = 0;
   if (dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
   for (uint32_t n = 0; n < dev->nodes && !r; n++) {
-    sgpu_node *nd = &dev->node[n];
-    uint32_t st = 0;
-    if ((r = sgpu__retire(dev, n))) break;
-    if ((r = sgpu__reg_read(dev, SGPU_NODE_REG(n, SGPU_NREG_STATUS), &st))) break;
-    if (!nd->faulted && !(st & SGPU_STATUS_FAULTED) && nd->q_count == 0) continue;
-    r = reset_node(dev, n, NULL, &put_back);
+    /* a node is reset, all its rings, when any of them faulted or has work */
+    uint32_t ring[2], rings = sgpu__node_rings(dev, n, ring);
+    int needed = 0;
+    for (uint32_t i = 0; i < rings && !r; i++) {
+      sgpu_node *nd = &dev->node[ring[i]];
+      uint32_t st = 0;
+      if ((r = sgpu__retire(dev, ring[i]))) break;
+      if ((r = sgpu__reg_read(dev, SGPU_NODE_REG(ring[i], SGPU_NREG_STATUS), &st))) break;
+      needed |= nd->faulted || (st & SGPU_STATUS_FAULTED) || nd->q_count != 0;
+    }
+    if (!r && needed) r = reset_node(dev, n, NULL, &put_back);
   }
   sgpu__unlock(dev);
   return r ? r : put_back;

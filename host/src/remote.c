@@ -402,6 +402,7 @@ int sgpu__remote_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_m
   ev->guilty_count = w.guilty_count;
   ev->banned = w.banned;
   ev->resubmitted = w.resubmitted;
+  ev->priority = w.priority;
   return 0;
 }
 

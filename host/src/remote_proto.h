@@ -187,7 +187,7 @@ typedef struct sgpud_event {
   uint64_t fence_id64, vblank_count, cycle, private_data;
   uint32_t type, node_ordinal, fence_id, last_completed_fence_id, flags;
   uint32_t fault_reason, fault_address, fault_opcode, source_id, scanout_address;
-  uint32_t private_data_size, context_id, guilty_count, banned, resubmitted, reserved;
+  uint32_t private_data_size, context_id, guilty_count, banned, resubmitted, priority;
 } sgpud_event;
 
 /* The default socket: $XDG_RUNTIME_DIR/sgpud.sock, else /run/sgpu/sgpud.sock

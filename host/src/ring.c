@@ -77,7 +77,7 @@ int sgpu__retire(sgpu_device *dev, uint32_t n) {
   const sgpu_pending *p;
   while ((p = sgpu__ring_oldest(nd)) && p->fence64 <= c) {
     if (!p->dropped) { /* a dropped one had its DMA_DROPPED event at the reset */
-      sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_COMPLETED, n, now, p);
+      sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_COMPLETED, nd, now, p);
       ev.last_completed_fence_id = (uint32_t)c;
       sgpu__push_event(dev, &ev);
       dev->stats.completed++;
@@ -262,13 +262,14 @@ static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int
     nd->stage_live++;
     dev->stats.staged_bytes += job->len;
   }
-  fill_pending(p, job, nd->submitted64 + (uint32_t)(job->fence - (uint32_t)nd->submitted64), stage_bytes,
-               nd->stage_head);
+  /* fence ids are one sequence per node, over both of its rings */
+  uint64_t *seq = nd->fence_seq;
+  fill_pending(p, job, *seq + (uint32_t)(job->fence - (uint32_t)*seq), stage_bytes, nd->stage_head);
   p->len = job->len;
   p->pre_len = p->rest_off = 0;
   if ((r = ring_put(dev, n, p, need_ctx))) return r;
   nd->q_count++;
-  nd->submitted64 = p->fence64;
+  nd->submitted64 = *seq = p->fence64;
   if ((r = doorbell(dev, n))) return r;
   dev->stats.submissions++;
   if (need_ctx) dev->stats.context_switches++;
@@ -433,4 +434,23 @@ int sgpu_get_ring_info(sgpu_device *dev, uint32_t node_ordinal, sgpu_ring_info *
   if (!r) r = sgpu__reg_read(dev, SGPU_NODE_REG(node_ordinal, SGPU_NREG_STATUS), &info->status);
   sgpu__unlock(dev);
   return r;
+}
+
+/* ------------------------------------------------------------ a node's rings */
+uint32_t sgpu__node_rings(const sgpu_device *dev, uint32_t n, uint32_t ring[2]) {
+  ring[0] = n;
+  ring[1] = dev->nodes + n;
+  return dev->rings > dev->nodes ? 2u : 1u;
+}
+
+int sgpu__ring_idle(const sgpu_node *nd) { return nd->q_count == 0 && nd->pre_count == 0; }
+
+uint64_t sgpu__node_completed(const sgpu_device *dev, uint32_t n) {
+  uint32_t ring[2], k = sgpu__node_rings(dev, n, ring);
+  uint64_t done = dev->node[n].node_submitted64;
+  for (uint32_t i = 0; i < k; i++) {
+    const sgpu_node *nd = &dev->node[ring[i]];
+    if (!sgpu__ring_idle(nd) && nd->completed64 < done) done = nd->completed64;
+  }
+  return done;
 }

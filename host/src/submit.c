@@ -180,7 +180,7 @@ static int ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job,
   uint64_t limit = (uint64_t)(dev->watchdog ? dev->watchdog : SGPU_DEFAULT_WATCHDOG) * 4;
   r = sgpu__wait_until(dev, limit, onto_ring, &a, 0);
   if (r == SGPU_ERROR_TIMEOUT)
-    return sgpu__fail(dev, r, "node %u: no ring/staging room after %llu cycles", n,
+    return sgpu__fail(dev, r, "node %u: no ring/staging room after %llu cycles", dev->node[n].node,
                       (unsigned long long)limit);
   return r;
 }
@@ -193,13 +193,16 @@ __attribute__((noinline, cold)) static int check_resubmission(sgpu_device *dev,
                                                             const sgpu_submit_command_args *a,
                                                             const sgpu_context *c,
                                                             const sgpu_preempted **resume) {
-  sgpu_node *nd = &dev->node[a->node_ordinal];
+  uint32_t ring = c ? c->ring : a->node_ordinal;
+  sgpu_node *nd = &dev->node[ring];
   if (!a->flags.resubmission)
     return sgpu__fail(dev, SGPU_ERROR_PREEMPTED,
-                      "node %u holds %zu preempted submissions: send them again first, with "
+                      "node %u holds %zu preempted submissions%s: send them again first, with "
                       "flags.resubmission (next: fence %u)",
-                      a->node_ordinal, nd->pre_count, nd->pre[0].fence32);
-  return sgpu__preempted_match(dev, a->node_ordinal, a, c ? c->id : 0, resume);
+                      a->node_ordinal, nd->pre_count,
+                      nd->priority == SGPU_PRIORITY_HIGH ? " on its high-priority ring" : "",
+                      nd->pre[0].fence32);
+  return sgpu__preempted_match(dev, ring, a, c ? c->id : 0, resume);
 }
 
 /* The display fields' rules (vidpn_source_id, flip_interval), in order. */
@@ -302,14 +305,15 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
     int r = check_display_fields(dev, a, isflip);
     if (r) return r;
   }
-  sgpu_node *nd = &dev->node[a->node_ordinal];
+  /* The context's ring (its priority's); the fence order is the node's. */
+  sgpu_node *nd = &dev->node[c ? c->ring : a->node_ordinal];
   if (__builtin_expect(((f.value & SGPU_SUBMIT_RESUBMISSION) | nd->pre_count) != 0, 0)) {
     int r = check_resubmission(dev, a, c, resume);
     if (r) return r;
-  } else if ((int32_t)(a->submission_fence_id - (uint32_t)nd->submitted64) <= 0)
+  } else if ((int32_t)(a->submission_fence_id - (uint32_t)*nd->fence_seq) <= 0)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_FENCE_ORDER,
                       "submission_fence_id %u does not advance past %u on node %u",
-                      a->submission_fence_id, (uint32_t)nd->submitted64, a->node_ordinal);
+                      a->submission_fence_id, (uint32_t)*nd->fence_seq, a->node_ordinal);
   *ctxp = c;
   return 0;
 }
@@ -322,15 +326,15 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   const sgpu_preempted *resume = NULL;
   int r = check_fields(dev, a, &c, &resume);
   if (r) goto out;
-  sgpu_node *nd = &dev->node[a->node_ordinal];
-  uint32_t n = a->node_ordinal;
+  uint32_t n = c ? c->ring : a->node_ordinal; /* the ring block (sgpu_set_context_priority) */
+  sgpu_node *nd = &dev->node[n];
   sgpu_submit_flags f = a->flags;
 
   /* Pick up a fault the hardware already reported. */
   if (dev->tr->ops->irq(dev->tr)) sgpu__service_irq(dev);
   if (nd->faulted) {
     r = sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
-                   "node %u is stopped on a fault; call sgpu_reset_from_timeout first", n);
+                   "node %u is stopped on a fault; call sgpu_reset_from_timeout first", nd->node);
     goto out;
   }
 
@@ -345,7 +349,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
     if (len > nd->stage_size) {
       r = sgpu__fail(dev, SGPU_ERROR_SUBMIT_TOO_LARGE,
                      "segment-0 range of %u bytes exceeds node %u's staging area of %u bytes", len,
-                     n, nd->stage_size);
+                     nd->node, nd->stage_size);
       goto out;
     }
   } else {
@@ -451,12 +455,15 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
   if (a->hw_queue_progress_fence_id) {
     for (uint32_t i = 0; i < a->context_count; i++) {
       uint32_t n = a->context[i]->node;
-      if ((r = sgpu__retire(dev, n))) goto out;
-      if (a->hw_queue_progress_fence_id <= dev->node[n].completed64) {
+      uint32_t ring[2], k = sgpu__node_rings(dev, n, ring);
+      for (uint32_t j = 0; j < k; j++)
+        if ((r = sgpu__retire(dev, ring[j]))) goto out;
+      uint64_t completed = sgpu__node_completed(dev, n);
+      if (a->hw_queue_progress_fence_id <= completed) {
         r = sgpu__fail(dev, SGPU_ERROR_VALIDATE_FENCE_PASSED,
                        "hw_queue_progress_fence_id %llu already passed on node %u (completed %llu)",
                        (unsigned long long)a->hw_queue_progress_fence_id, n,
-                       (unsigned long long)dev->node[n].completed64);
+                       (unsigned long long)completed);
         goto out;
       }
     }
