@@ -1,0 +1,391 @@
+/* test_priority.c — context priority (sgpu_set_context_priority): a HIGH
+ * context's work overtakes a NORMAL one's on the same node (the node's
+ * high-priority ring, CAPS.PRIORITY) without changing a word of what either
+ * writes; fence ids stay one sequence per node, each waited for on its own
+ * ring; events name their ring; preemption and engine reset act on both
+ * rings, the innocent work going back exactly once on its own ring.  On a
+ * device without CAPS.PRIORITY the same steps run in order on the normal
+ * ring, and each test checks that instead. */
+#include "host_test.h"
+
+#define FB_W 640u
+#define FB_H 480u
+#define FB_PITCH (FB_W * 4u)
+#define FB_BYTES (FB_PITCH * FB_H)
+
+static int has_priority(fixture *f) {
+  sgpu_info info;
+  CHECK(sgpu_query_info(f->dev, &info));
+  uint32_t caps = 0;
+  CHECK(sgpu_reg_read(f->dev, SGPU_REG_CAPS, &caps));
+  assert_int_equal(info.has_priority, SGPU_FIELD_GET(CAPS_PRIORITY, caps));
+  return (int)info.has_priority;
+}
+
+static uint32_t rd(fixture *f, uint64_t address) {
+  uint32_t v = 0;
+  assert_int_equal(sgpu_read(f->dev, address, &v, 4), 0);
+  return v;
+}
+
+static void wr(fixture *f, uint64_t address, uint32_t v) {
+  assert_int_equal(sgpu_write(f->dev, address, &v, 4), 0);
+}
+
+/* Submit the words of cb, written at `at` (segment 1), from ctx on node 0. */
+static int submit_cb(fixture *f, sgpu_context *ctx, uint64_t at, const sgpu_cmdbuf *cb, uint32_t fence,
+                     uint32_t flags) {
+  assert_int_equal(sgpu_write(f->dev, at, cb->words, sgpu_cmdbuf_size(cb)), 0);
+  sgpu_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  a.context = ctx;
+  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+  a.dma_buffer_physical_address = at;
+  a.dma_buffer_size = sgpu_cmdbuf_size(cb);
+  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
+  a.submission_fence_id = fence;
+  a.flags.value = flags;
+  return sgpu_submit_command(f->dev, &a);
+}
+
+/* The DMA_COMPLETED events in the queue, in order: fence ids and rings. */
+static int completed_events(fixture *f, uint32_t *fence, uint32_t *priority, int max) {
+  sgpu_event ev;
+  int n = 0;
+  while (sgpu_next_event(f->dev, &ev, 0) == 0)
+    if (ev.type == SGPU_EVENT_DMA_COMPLETED && n < max) {
+      fence[n] = ev.fence_id;
+      priority[n++] = ev.priority;
+    }
+  return n;
+}
+
+static sgpu_context *high_context(fixture *f) {
+  sgpu_context *c = NULL;
+  CHECK(sgpu_create_context(f->dev, 0, &c));
+  assert_int_equal(sgpu_context_priority(c), SGPU_PRIORITY_NORMAL);
+  CHECK(sgpu_set_context_priority(c, SGPU_PRIORITY_HIGH));
+  assert_int_equal(sgpu_context_priority(c), SGPU_PRIORITY_HIGH);
+  return c;
+}
+
+/* Bad values and handles; the default; sgpud refuses it. */
+static void test_priority_refusals(void **state) {
+  (void)state;
+  fixture F, *f = &F;
+  assert_int_equal(fixture_open(f, "sim"), 0);
+  assert_int_equal(sgpu_context_priority(f->ctx0), SGPU_PRIORITY_NORMAL);
+  assert_int_equal(sgpu_set_context_priority(f->ctx0, 2), SGPU_ERROR_INVALID_PARAM);
+  assert_non_null(strstr(sgpu_last_error(f->dev), "priority 2"));
+  assert_int_equal(sgpu_set_context_priority(f->ctx0, 0xFFFFFFFFu), SGPU_ERROR_INVALID_PARAM);
+  assert_int_equal(sgpu_set_context_priority(NULL, SGPU_PRIORITY_HIGH), SGPU_ERROR_INVALID_PARAM);
+  assert_int_equal(sgpu_context_priority(f->ctx0), SGPU_PRIORITY_NORMAL);
+  if (test_shared_device()) {
+    assert_int_equal(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_HIGH), SGPU_ERROR_NOT_SUPPORTED);
+    assert_non_null(strstr(sgpu_last_error(f->dev), "sgpu_set_context_priority"));
+  } else {
+    CHECK(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_HIGH));
+    CHECK(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_NORMAL));
+  }
+  (void)has_priority(f);
+  fixture_close(f);
+}
+
+/* The must-hold: a 640x480 32-bpp FILL from a NORMAL context, then a HIGH
+ * context's small FILL behind it on the same node.  The high one completes
+ * first (its fence done while the FILL's is not, and in the events), and
+ * every word of both is what it would have been alone. */
+static void test_priority_overtakes_fill(void **state) {
+  (void)state;
+  TEST_NEEDS_LOCAL("sgpud does not carry sgpu_set_context_priority");
+  fixture F, *f = &F;
+  assert_int_equal(fixture_open(f, "sim"), 0);
+  int prio = has_priority(f);
+  sgpu_context *hi = high_context(f);
+  uint64_t fb = 0;
+  CHECK(sgpu_alloc(f->dev, SGPU_SEGMENT_LOCAL, FB_BYTES, 4096, &fb));
+  uint8_t *zero = calloc(1, FB_BYTES), *got = malloc(FB_BYTES), *want = malloc(FB_BYTES);
+  assert_non_null(zero);
+  assert_non_null(got);
+  assert_non_null(want);
+  CHECK(sgpu_write(f->dev, fb, zero, FB_BYTES));
+  /* the high one's target: 64 bytes x 16 rows in f->tgt, pitch 256 */
+  uint8_t tzero[4096] = {0}, tgot[4096], twant[4096];
+  CHECK(sgpu_write(f->dev, f->tgt, tzero, sizeof tzero));
+
+  uint32_t m1[16], m2[16];
+  sgpu_cmdbuf big, small;
+  sgpu_cmdbuf_init(&big, m1, sizeof m1);
+  sgpu_cmdbuf_init(&small, m2, sizeof m2);
+  CHECK(sgpu_cmd_fill(&big, (uint32_t)fb, FB_PITCH, FB_PITCH, FB_H, 0x5A3C961Eu));
+  CHECK(sgpu_cmd_fill(&small, (uint32_t)f->tgt + 8, 256, 64, 16, 0xC0FFEE11u));
+  CHECK(submit_cb(f, f->ctx0, f->buf, &big, 1, 0));
+  CHECK(submit_cb(f, hi, f->buf + 256, &small, 2, 0));
+  CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(200)));
+  int fill_pending = sgpu_wait_fence(f->dev, 0, 1, 0) == SGPU_ERROR_TIMEOUT;
+  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(500)));
+  uint32_t fence[8], ring[8];
+  int n = completed_events(f, fence, ring, 8);
+  assert_int_equal(n, 2);
+  if (prio) {
+    assert_true(fill_pending); /* the high FILL's fence done, the big one's not */
+    assert_int_equal(fence[0], 2);
+    assert_int_equal(ring[0], SGPU_PRIORITY_HIGH);
+    assert_int_equal(fence[1], 1);
+    assert_int_equal(ring[1], SGPU_PRIORITY_NORMAL);
+  } else { /* one ring: in order */
+    assert_false(fill_pending);
+    assert_int_equal(fence[0], 1);
+    assert_int_equal(fence[1], 2);
+    assert_int_equal(ring[0], SGPU_PRIORITY_NORMAL);
+    assert_int_equal(ring[1], SGPU_PRIORITY_NORMAL);
+  }
+  /* the oracles: memset over the whole framebuffer and the small target */
+  for (uint32_t i = 0; i < FB_BYTES; i += 4) memcpy(want + i, &(uint32_t){0x5A3C961Eu}, 4);
+  CHECK(sgpu_read(f->dev, fb, got, FB_BYTES));
+  assert_memory_equal(got, want, FB_BYTES);
+  memset(twant, 0, sizeof twant);
+  for (uint32_t y = 0; y < 16; y++)
+    for (uint32_t x = 0; x < 64; x += 4) memcpy(twant + 8 + y * 256 + x, &(uint32_t){0xC0FFEE11u}, 4);
+  CHECK(sgpu_read(f->dev, f->tgt, tgot, sizeof tgot));
+  assert_memory_equal(tgot, twant, sizeof twant);
+  free(zero);
+  free(got);
+  free(want);
+  sgpu_destroy_context(hi);
+  fixture_close(f);
+}
+
+/* Fence ids: one sequence per node over both rings; a high fence waited on
+ * while a lower normal one is held completes on its own; each id waited
+ * for; a change of ring with work pending refused. */
+static void test_priority_fences(void **state) {
+  (void)state;
+  TEST_NEEDS_LOCAL("sgpud does not carry sgpu_set_context_priority");
+  fixture F, *f = &F;
+  assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
+  int prio = has_priority(f);
+  sgpu_context *hi = high_context(f);
+  uint32_t flag = (uint32_t)f->tgt + 2048;
+  wr(f, flag, 0);
+  uint32_t m1[16], m2[16];
+  sgpu_cmdbuf held, quick;
+  sgpu_cmdbuf_init(&held, m1, sizeof m1);
+  sgpu_cmdbuf_init(&quick, m2, sizeof m2);
+  CHECK(sgpu_cmd_wait_mem(&held, flag, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
+  CHECK(sgpu_cmd_write_data(&held, (uint32_t)f->tgt, (uint32_t[]){0x11}, 1));
+  CHECK(sgpu_cmd_write_data(&quick, (uint32_t)f->tgt + 4, (uint32_t[]){0x22}, 1));
+  CHECK(submit_cb(f, f->ctx0, f->buf, &held, 10, 0));
+  /* the node's sequence: the high ring may not go back below 10 */
+  assert_int_equal(submit_cb(f, hi, f->buf + 256, &quick, 10, 0), SGPU_ERROR_SUBMIT_FENCE_ORDER);
+  CHECK(submit_cb(f, hi, f->buf + 256, &quick, 12, 0));
+  assert_int_equal(sgpu_wait_fence(f->dev, 0, 13, 0), SGPU_ERROR_FENCE_NOT_SUBMITTED);
+  if (prio) {
+    CHECK(sgpu_wait_fence(f->dev, 0, 12, wait_ms(50)));
+    assert_int_equal(rd(f, f->tgt + 4), 0x22);
+    assert_int_equal(sgpu_wait_fence(f->dev, 0, 10, 0), SGPU_ERROR_TIMEOUT);
+    assert_int_equal(rd(f, f->tgt), 0);
+    /* the held normal context may not move to the high ring: its work would overtake itself */
+    assert_int_equal(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_HIGH), SGPU_ERROR_BUSY);
+    assert_int_equal(sgpu_context_priority(f->ctx0), SGPU_PRIORITY_NORMAL);
+    /* 11 went to no submission: neither ring has passed it yet */
+    assert_int_equal(sgpu_wait_fence(f->dev, 0, 11, 0), SGPU_ERROR_TIMEOUT);
+  } else {
+    /* one ring, in order: 12 waits behind 10 */
+    assert_int_equal(sgpu_wait_fence(f->dev, 0, 12, 1), SGPU_ERROR_TIMEOUT);
+    CHECK(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_HIGH)); /* the same ring */
+    CHECK(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_NORMAL));
+  }
+  sgpu_fence_info fi;
+  CHECK(sgpu_get_fence(f->dev, 0, &fi));
+  assert_int_equal(fi.submitted, 12);
+  assert_true(fi.completed < 10);
+  wr(f, flag, 1);
+  CHECK(sgpu_wait_fence(f->dev, 0, 10, wait_ms(50)));
+  CHECK(sgpu_wait_fence(f->dev, 0, 11, wait_ms(50)));
+  CHECK(sgpu_wait_fence(f->dev, 0, 12, wait_ms(50)));
+  assert_int_equal(rd(f, f->tgt), 0x11);
+  CHECK(sgpu_get_fence(f->dev, 0, &fi));
+  assert_int_equal(fi.completed, 12);
+  assert_int_equal(fi.pending, 0);
+  uint32_t fence[8], ring[8];
+  int n = completed_events(f, fence, ring, 8);
+  assert_int_equal(n, 2);
+  if (prio) {
+    assert_int_equal(fence[0], 12);
+    assert_int_equal(ring[0], SGPU_PRIORITY_HIGH);
+    assert_int_equal(fence[1], 10);
+    assert_int_equal(ring[1], SGPU_PRIORITY_NORMAL);
+  } else {
+    assert_int_equal(fence[0], 10);
+    assert_int_equal(fence[1], 12);
+  }
+  /* idle now: the context may change ring */
+  CHECK(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_HIGH));
+  CHECK(submit_cb(f, f->ctx0, f->buf + 512, &quick, 13, 0));
+  CHECK(sgpu_wait_fence(f->dev, 0, 13, wait_ms(50)));
+  n = completed_events(f, fence, ring, 8);
+  assert_int_equal(n, 1);
+  assert_int_equal(ring[0], prio ? SGPU_PRIORITY_HIGH : SGPU_PRIORITY_NORMAL);
+  sgpu_destroy_context(hi);
+  fixture_close(f);
+}
+
+/* Once markers: copy src (0x1000 + i) to dst, then overwrite src, so a
+ * second run leaves 0xDEAD in dst and none leaves 0. */
+static uint32_t src_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 4 * i; }
+static uint32_t dst_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 1024 + 4 * i; }
+static void marker(fixture *f, sgpu_cmdbuf *cb, uint32_t i) {
+  CHECK(sgpu_cmd_copy(cb, dst_of(f, i), 4, src_of(f, i), 4, 4, 1));
+  CHECK(sgpu_cmd_write_data(cb, src_of(f, i), (uint32_t[]){0xDEAD}, 1));
+}
+static void reset_markers(fixture *f, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    wr(f, src_of(f, i), 0x1000 + i);
+    wr(f, dst_of(f, i), 0);
+  }
+}
+static void expect_once(fixture *f, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t d = rd(f, dst_of(f, i));
+    if (d != 0x1000 + i) fail_msg("marker %u: dst 0x%x (0: never ran, 0xdead: ran twice)", i, d);
+  }
+}
+
+/* Work on both rings, each stopped in a WAIT_MEM: sgpu_preempt stops both,
+ * each is sent again on its own ring and runs on from where it stopped. */
+static void test_priority_preempt_both_rings(void **state) {
+  (void)state;
+  TEST_NEEDS_LOCAL("sgpud does not carry sgpu_preempt nor sgpu_set_context_priority");
+  fixture F, *f = &F;
+  assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
+  sgpu_info info;
+  CHECK(sgpu_query_info(f->dev, &info));
+  if (!info.has_preemption) {
+    fixture_close(f);
+    skip();
+  }
+  int prio = has_priority(f);
+  sgpu_context *hi = high_context(f);
+  reset_markers(f, 4);
+  uint32_t flag_n = (uint32_t)f->tgt + 2048, flag_h = flag_n + 4;
+  wr(f, flag_n, 0);
+  wr(f, flag_h, 0);
+  uint32_t m1[64], m2[64];
+  sgpu_cmdbuf cn, ch;
+  sgpu_cmdbuf_init(&cn, m1, sizeof m1);
+  sgpu_cmdbuf_init(&ch, m2, sizeof m2);
+  marker(f, &cn, 0);
+  CHECK(sgpu_cmd_wait_mem(&cn, flag_n, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
+  marker(f, &cn, 1);
+  marker(f, &ch, 2);
+  CHECK(sgpu_cmd_wait_mem(&ch, flag_h, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
+  marker(f, &ch, 3);
+  CHECK(submit_cb(f, f->ctx0, f->buf, &cn, 1, 0));
+  CHECK(sgpu_run_cycles(f->dev, 3000)); /* the normal one reaches its WAIT */
+  CHECK(submit_cb(f, hi, f->buf + 1024, &ch, 2, 0));
+  CHECK(sgpu_run_cycles(f->dev, 3000));
+  CHECK(sgpu_preempt(f->dev, 0, 77));
+  sgpu_event ev;
+  uint32_t preempted_normal = 0, preempted_high = 0, events = 0;
+  while (sgpu_next_event(f->dev, &ev, 0) == 0) {
+    if (ev.type != SGPU_EVENT_DMA_PREEMPTED) continue;
+    events++;
+    assert_int_equal(ev.fence_id, 77);
+    if (ev.priority == SGPU_PRIORITY_HIGH) preempted_high += ev.preempted_count;
+    else preempted_normal += ev.preempted_count;
+  }
+  if (prio) {
+    assert_int_equal(events, 2);
+    assert_int_equal(preempted_normal, 1);
+    assert_int_equal(preempted_high, 1);
+  } else {
+    assert_int_equal(events, 1);
+    assert_int_equal(preempted_normal, 2);
+  }
+  assert_int_equal(sgpu_wait_fence(f->dev, 0, 2, 0), SGPU_ERROR_PREEMPTED);
+  /* sent again: each on its ring (without priority rings, in order) */
+  CHECK(submit_cb(f, f->ctx0, f->buf, &cn, 1, SGPU_SUBMIT_RESUBMISSION));
+  CHECK(submit_cb(f, hi, f->buf + 1024, &ch, 2, SGPU_SUBMIT_RESUBMISSION));
+  wr(f, flag_h, 1);
+  wr(f, flag_n, 1);
+  CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(50)));
+  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(50)));
+  expect_once(f, 4);
+  sgpu_destroy_context(hi);
+  fixture_close(f);
+}
+
+/* An engine reset with work on both rings: the high ring's hung submission
+ * is guilty (dropped), the normal ring's (held behind it, not started) go
+ * back exactly once on their ring. */
+static void test_priority_reset_both_rings(void **state) {
+  (void)state;
+  TEST_NEEDS_LOCAL(SHARED_RESETS_AT_ONCE);
+  fixture F, *f = &F;
+  assert_int_equal(fixture_open(f, "sim:video=tiny"), 0);
+  int prio = has_priority(f);
+  sgpu_context *hi = high_context(f);
+  reset_markers(f, 3);
+  uint32_t never = (uint32_t)f->tgt + 2048;
+  wr(f, never, 0);
+  uint32_t m1[64], m2[64], m3[64];
+  sgpu_cmdbuf hang, a, c;
+  sgpu_cmdbuf_init(&hang, m1, sizeof m1);
+  sgpu_cmdbuf_init(&a, m2, sizeof m2);
+  sgpu_cmdbuf_init(&c, m3, sizeof m3);
+  marker(f, &hang, 0);
+  CHECK(sgpu_cmd_wait_mem(&hang, never, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
+  marker(f, &a, 1);
+  marker(f, &c, 2);
+  CHECK(submit_cb(f, hi, f->buf, &hang, 1, 0));
+  CHECK(sgpu_run_cycles(f->dev, 2000)); /* the high one waits */
+  CHECK(submit_cb(f, f->ctx0, f->buf + 1024, &a, 2, 0));
+  CHECK(submit_cb(f, f->ctx0, f->buf + 2048, &c, 3, 0));
+  CHECK(sgpu_run_cycles(f->dev, 2000));
+  assert_int_equal(rd(f, dst_of(f, 1)), 0); /* held (or behind, in order) */
+  uint32_t aborted = 0;
+  int put_back = sgpu_reset_engine(f->dev, 0, &aborted);
+  assert_int_equal(put_back, 2);
+  assert_int_equal(aborted, 1);
+  CHECK(sgpu_wait_fence(f->dev, 0, 3, wait_ms(50)));
+  CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(50))); /* dropped: its fence passes */
+  assert_int_equal(rd(f, dst_of(f, 0)), 0x1000); /* ran once, before the reset */
+  expect_once(f, 3);
+  sgpu_event ev;
+  int dropped = 0, resets = 0, completed = 0;
+  while (sgpu_next_event(f->dev, &ev, 0) == 0) {
+    if (ev.type == SGPU_EVENT_DMA_DROPPED) {
+      dropped++;
+      assert_int_equal(ev.fence_id, 1);
+      assert_int_equal(ev.priority, prio ? SGPU_PRIORITY_HIGH : SGPU_PRIORITY_NORMAL);
+    } else if (ev.type == SGPU_EVENT_ENGINE_RESET) {
+      resets++;
+      assert_int_equal(ev.context_id, sgpu_context_id(hi));
+      assert_int_equal(ev.resubmitted, 2);
+      assert_int_equal(ev.priority, prio ? SGPU_PRIORITY_HIGH : SGPU_PRIORITY_NORMAL);
+    } else if (ev.type == SGPU_EVENT_DMA_COMPLETED) {
+      completed++;
+      assert_int_equal(ev.priority, SGPU_PRIORITY_NORMAL);
+      assert_true(ev.flags & SGPU_SUBMIT_RESUBMISSION);
+    }
+  }
+  assert_int_equal(dropped, 1);
+  assert_int_equal(resets, 1);
+  assert_int_equal(completed, 2);
+  assert_int_equal(sgpu_context_guilty_count(hi), 1);
+  assert_int_equal(sgpu_context_guilty_count(f->ctx0), 0);
+  sgpu_destroy_context(hi);
+  fixture_close(f);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_priority_refusals),
+      cmocka_unit_test(test_priority_overtakes_fill),
+      cmocka_unit_test(test_priority_fences),
+      cmocka_unit_test(test_priority_preempt_both_rings),
+      cmocka_unit_test(test_priority_reset_both_rings),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
