@@ -575,6 +575,10 @@ int sgpu__remote_refused(sgpu_device *dev, const char *fn) {
           "ENGINE_RESET events)";
   else if (!strcmp(fn, "sgpu_set_ban_threshold"))
     why = "the ban threshold is the server's device's, the same for every program";
+  else if (!strcmp(fn, "sgpu_set_context_priority"))
+    why = "the server keeps each node's programs' fences in one order, which a high-priority "
+          "ring completing ahead of the normal one would break; contexts through sgpud are "
+          "normal priority";
   else if (!strcmp(fn, "sgpu_preempt"))
     why = "the node runs other programs' work too, which a preemption would stop and leave for "
           "them to send again";
