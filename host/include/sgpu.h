@@ -395,6 +395,10 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
 
 /* ------------------------------------------------------------ fences, events */
 /* Wait until submission_fence_id `fence_id` of the node has completed.
+ * With priority rings (sgpu_set_context_priority) that is the submission
+ * that carried it, on whichever ring it went to, without waiting for the
+ * other ring; an id no submission carried is done once a ring of the node
+ * passed it or the node is idle.
  * Timeouts count simulated time at SGPU_NOMINAL_CLOCK_HZ on sim. */
 int sgpu_wait_fence(sgpu_device *dev, uint32_t node_ordinal, uint32_t fence_id, uint32_t timeout_ms);
 /* Wait until every submission on every node has completed (or faulted). */
@@ -402,9 +406,10 @@ int sgpu_wait_idle(sgpu_device *dev, uint32_t timeout_ms);
 
 typedef struct sgpu_fence_info {
   uint64_t submitted; /* last submitted fence id, extended to 64 bits */
-  uint64_t completed; /* last completed fence id, extended to 64 bits */
-  uint32_t pending;   /* submissions not yet completed */
-  uint32_t faulted;   /* 1 when the node stopped on a fault */
+  uint64_t completed; /* last completed fence id, extended to 64 bits: every submission of
+                         the node at or below it is done (both rings with priority rings) */
+  uint32_t pending;   /* submissions not yet completed (both rings) */
+  uint32_t faulted;   /* 1 when the node (either ring) stopped on a fault */
 } sgpu_fence_info;
 int sgpu_get_fence(sgpu_device *dev, uint32_t node_ordinal, sgpu_fence_info *info);
 
@@ -477,6 +482,12 @@ int sgpu_enable_vsync_events(sgpu_device *dev, uint32_t source, int enable);
  * innocent submissions put back.  A context found guilty sgpu_set_ban_threshold
  * times is banned: its later submissions fail with SGPU_ERROR_CONTEXT_BANNED.
  *
+ * With priority rings both rings of the node are reset and rebuilt, each from
+ * its own queue: the running submission is the oldest of the ring that faulted,
+ * else of the high-priority ring when it has work, else of the normal ring;
+ * the innocent work goes back once on its own ring; the ENGINE_RESET event
+ * comes from the running ring (its priority and last completed fence).
+ *
  * sgpu_reset_from_timeout does the same for every node that faulted (a
  * watchdog TIMEOUT is a fault) or still has work pending, and returns the
  * total number of innocent submissions it put back (0 when only guilty work
@@ -505,7 +516,11 @@ uint32_t sgpu_context_guilty_count(const sgpu_context *ctx);
  * context).  The one that was running resumes where it stopped: what ran
  * before the stop does not run again (a WAIT cut short polls again), what
  * came after runs once.  A resubmission that does not match the node's next
- * preempted submission fails with SGPU_ERROR_NOT_PREEMPTED. */
+ * preempted submission fails with SGPU_ERROR_NOT_PREEMPTED.  With priority
+ * rings both rings of the node are preempted, each keeping its own preempted
+ * submissions (a resubmission matches the next one of its context's ring);
+ * the normal ring's DMA_PREEMPTED event comes always, the high ring's (its
+ * priority, count and last completed fence) when it had work. */
 int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fence_id);
 /* sgpu_info.preemption_granularity, after D3DKMDT_GRAPHICS_PREEMPTION_GRANULARITY */
 #define SGPU_PREEMPTION_DMA_BUFFER_BOUNDARY 100u /* drains to the end of the running buffer */
