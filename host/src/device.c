@@ -91,14 +91,19 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
                       "CAPS 0x%08x: %u nodes with high-priority rings make %u ring blocks (at most %u)",
                       dev->caps, dev->nodes, dev->rings, SGPU_MAX_NODES);
   uint32_t stage = SGPU_STAGE_BYTES;
-  while (stage * dev->rings > s2 / 4 && stage > 256) stage /= 2;
+  uint32_t high_rings = (dev->rings - dev->nodes) * SGPU_RING_BYTES; /* in segment 2 too */
+  while (stage * dev->rings + high_rings > s2 / 4 && stage > 256) stage /= 2;
   uint64_t a;
   for (uint32_t n = 0; n < dev->rings; n++) {
     sgpu_node *nd = &dev->node[n];
     nd->node = n % dev->nodes;
     nd->priority = n < dev->nodes ? SGPU_PRIORITY_NORMAL : SGPU_PRIORITY_HIGH;
     nd->fence_seq = &dev->node[nd->node].node_submitted64;
-    if ((r = sgpu__seg_alloc(dev, SGPU_SEGMENT_LOCAL, SGPU_RING_BYTES, SGPU_RING_BYTES, 1, &a)))
+    /* A high-priority ring's buffer goes to segment 2, by its staging area:
+     * segment 1 then starts as it does without priority rings (the user's
+     * first allocations land where they always did). */
+    uint32_t ring_segment = nd->priority == SGPU_PRIORITY_HIGH ? SGPU_SEGMENT_APERTURE : SGPU_SEGMENT_LOCAL;
+    if ((r = sgpu__seg_alloc(dev, ring_segment, SGPU_RING_BYTES, SGPU_RING_BYTES, 1, &a)))
       return r;
     nd->ring_base = (uint32_t)a;
     nd->ring_size = SGPU_RING_BYTES;
