@@ -130,7 +130,12 @@ static void test_priority_overtakes_fill(void **state) {
   uint32_t fence[8], ring[8];
   int n = completed_events(f, fence, ring, 8);
   assert_int_equal(n, 2);
-  if (prio) {
+  if (prio && test_link_uri()) {
+    /* On a link the server runs on while the library looks, so the big
+     * FILL may be done too by then: only each event's ring is certain. */
+    assert_int_equal(ring[fence[0] == 2 ? 0 : 1], SGPU_PRIORITY_HIGH);
+    assert_int_equal(ring[fence[0] == 2 ? 1 : 0], SGPU_PRIORITY_NORMAL);
+  } else if (prio) {
     assert_true(fill_pending); /* the high FILL's fence done, the big one's not */
     assert_int_equal(fence[0], 2);
     assert_int_equal(ring[0], SGPU_PRIORITY_HIGH);
