@@ -65,8 +65,15 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   dev->watchdog = o->watchdog_set ? o->watchdog : SGPU_DEFAULT_WATCHDOG;
   dev->video_tiny = o->video_tiny;
 
+  /* Ring blocks: node n's normal ring is block n; with CAPS.PRIORITY its
+   * high-priority ring is block nodes + n. */
+  dev->rings = dev->nodes * (SGPU_FIELD_GET(CAPS_PRIORITY, dev->caps) ? 2u : 1u);
+  if (dev->rings > SGPU_MAX_NODES)
+    return sgpu__fail(dev, SGPU_ERROR_NO_DEVICE,
+                      "CAPS 0x%08x: %u nodes with high-priority rings make %u ring blocks (at most %u)",
+                      dev->caps, dev->nodes, dev->rings, SGPU_MAX_NODES);
   /* Let a boot stream still running finish (bounded), then take over. */
-  for (uint32_t n = 0; n < dev->nodes; n++) {
+  for (uint32_t n = 0; n < dev->rings; n++) {
     for (int i = 0; i < 400; i++) {
       if ((r = sgpu__reg_read(dev, SGPU_NODE_REG(n, SGPU_NREG_STATUS), &v))) return r;
       if (!(v & SGPU_STATUS_BUSY) || (v & SGPU_STATUS_FAULTED)) break;
@@ -83,13 +90,6 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   dev->clock_hz = sgpu__board_clock_hz(r ? SGPU_BOARD_NONE : boot_id.board);
   sgpu__clear_error(dev); /* no firmware is not an error of the open */
 
-  /* Ring blocks: node n's normal ring is block n; with CAPS.PRIORITY its
-   * high-priority ring is block nodes + n. */
-  dev->rings = dev->nodes * (SGPU_FIELD_GET(CAPS_PRIORITY, dev->caps) ? 2u : 1u);
-  if (dev->rings > SGPU_MAX_NODES)
-    return sgpu__fail(dev, SGPU_ERROR_NO_DEVICE,
-                      "CAPS 0x%08x: %u nodes with high-priority rings make %u ring blocks (at most %u)",
-                      dev->caps, dev->nodes, dev->rings, SGPU_MAX_NODES);
   uint32_t stage = SGPU_STAGE_BYTES;
   uint32_t high_rings = (dev->rings - dev->nodes) * SGPU_RING_BYTES; /* in segment 2 too */
   while (stage * dev->rings + high_rings > s2 / 4 && stage > 256) stage /= 2;
