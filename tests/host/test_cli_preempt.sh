@@ -212,9 +212,9 @@ S
 resets=$(grep -c '^event ENGINE_RESET' "$T/out")
 [ "$rc" -eq 4 ] && [ "$resets" -eq 3 ] \
   && grep -q '^event DMA_DROPPED .* node=0 fence=1 context=[1-9][0-9]* last_completed=0 flags=0x0 (the guilty context' "$T/out" \
-  && grep -q '^event ENGINE_RESET .* node=0 last_aborted=1 guilty_context=[1-9][0-9]* guilty_count=1 banned=no resubmitted=0$' "$T/out" \
-  && grep -q '^event ENGINE_RESET .* node=0 last_aborted=2 guilty_context=[1-9][0-9]* guilty_count=2 banned=no resubmitted=0$' "$T/out" \
-  && grep -q '^event ENGINE_RESET .* node=0 last_aborted=3 guilty_context=[1-9][0-9]* guilty_count=3 banned=yes resubmitted=0$' "$T/out" \
+  && grep -q '^event ENGINE_RESET .* node=0 last_aborted=1 guilty_context=[1-9][0-9]* guilty_count=1 banned=no resubmitted=0\( priority=normal\)\{0,1\}$' "$T/out" \
+  && grep -q '^event ENGINE_RESET .* node=0 last_aborted=2 guilty_context=[1-9][0-9]* guilty_count=2 banned=no resubmitted=0\( priority=normal\)\{0,1\}$' "$T/out" \
+  && grep -q '^event ENGINE_RESET .* node=0 last_aborted=3 guilty_context=[1-9][0-9]* guilty_count=3 banned=yes resubmitted=0\( priority=normal\)\{0,1\}$' "$T/out" \
   && ok "events: three hangs, DMA_DROPPED and ENGINE_RESET with their fields, banned the third time" \
   || bad "hangs through sgpud: exit $rc, $resets resets: $(cat "$T/out" "$T/err")"
 "$SGPU" --device "sgpud:$T/s.sock" --json events --run "$T/hang.s" --wait 100 >"$T/ev.json" 2>"$T/err"; rc=$?

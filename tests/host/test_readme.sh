@@ -114,7 +114,7 @@ grep -q "^node 0 preempted: preemption fence 2, last completed fence 0, 1 submis
   && grep -q "^event DMA_PREEMPTED .* preemption_fence=2 last_completed=0 preempted=1 " <<<"$out" \
   && ok "preempt wait.s: its WAIT_MEM preempted" || bad "preempt wait.s: $out"
 resumed=$(sed -n 's/^resubmitted fill.s: fence 1 on node 0 completed after \([0-9]*\) cycles$/\1/p' <<<"$out")
-[ -n "$resumed" ] && [ "$resumed" -lt 262144 ] && grep -q "^event DMA_COMPLETED .* fence=1 flags=0x80$" <<<"$out" \
+[ -n "$resumed" ] && [ "$resumed" -lt 262144 ] && grep -q "^event DMA_COMPLETED .* fence=1 flags=0x80\( priority=normal\)\{0,1\}$" <<<"$out" \
   && ok "preempt fill.s --resubmit: resumed, $resumed cycles left of 262,144" || bad "preempt fill.s: $out"
 
 # ---- the board model behind sgpu-sim
