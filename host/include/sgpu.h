@@ -270,7 +270,8 @@ uint32_t sgpu_context_node(const sgpu_context *ctx);
  * SGPU_PRIORITY_HIGH is refused (SGPU_ERROR_INVALID_PARAM), and so is a
  * change of ring while the context has submissions not yet completed or
  * preempted ones not sent again (SGPU_ERROR_BUSY: its work would no longer
- * run in order); wait for its fences first. */
+ * run in order); wait for its fences first.  Through sgpud HIGH is refused
+ * (SGPU_ERROR_NOT_SUPPORTED: the server keeps a node's fences in one order). */
 #define SGPU_PRIORITY_NORMAL 0u
 #define SGPU_PRIORITY_HIGH 1u
 int sgpu_set_context_priority(sgpu_context *ctx, uint32_t priority);

@@ -321,6 +321,8 @@ int sgpu_set_context_priority(sgpu_context *ctx, uint32_t priority) {
     return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM,
                       "context priority %u is not SGPU_PRIORITY_NORMAL (0) or SGPU_PRIORITY_HIGH (1)",
                       priority);
+  /* through sgpud every context is normal priority: asking for that is no change */
+  if (dev->remote && priority == SGPU_PRIORITY_NORMAL) return 0;
   SGPU__NOT_CARRIED(dev, "sgpu_set_context_priority");
   sgpu__lock(dev);
   int r = 0;

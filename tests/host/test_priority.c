@@ -83,6 +83,8 @@ static void test_priority_refusals(void **state) {
   if (test_shared_device()) {
     assert_int_equal(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_HIGH), SGPU_ERROR_NOT_SUPPORTED);
     assert_non_null(strstr(sgpu_last_error(f->dev), "sgpu_set_context_priority"));
+    CHECK(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_NORMAL)); /* what it is already */
+    assert_int_equal(sgpu_context_priority(f->ctx0), SGPU_PRIORITY_NORMAL);
   } else {
     CHECK(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_HIGH));
     CHECK(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_NORMAL));
