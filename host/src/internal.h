@@ -7,7 +7,7 @@
  * Each file that others call has its own header with what it offers:
  *   error.h    error text                  regs.h     register access
  *   alloc.h    the segment allocator       shadow.h   the copy of GPU memory
- *   evq.h      the event queue             ring.h     each node's ring
+ *   evq.h      the event queue             ring.h     each ring block (a node has 1 or 2)
  *   events.h   interrupts and waiting      identity.h the boot identity block
  * recovery.c (engine reset) sits on the ring and the interrupt service, and
  * device.c (open, close, info, contexts) on top. */
