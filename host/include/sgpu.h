@@ -613,7 +613,7 @@ int sgpu_get_link_stats(sgpu_device *dev, sgpu_link_stats *stats);
  * SGPU_ERROR_INVALID_PARAM for a NULL pointer or a timeout out of range. */
 int sgpu_ping(sgpu_device *dev, uint32_t timeout_ms, uint32_t *rtt_us);
 
-/* Ring state of a node, for ring dumps. */
+/* Ring state of a node (its normal ring), for ring dumps. */
 typedef struct sgpu_ring_info {
   uint32_t base, size, rptr, wptr; /* rptr from the hardware, wptr as written */
   uint32_t rptr_address, fence_address;
