@@ -5,7 +5,7 @@
 
 LSIM_DIR   := $(BUILD)/sim/link
 LSIM_LIB   := $(LSIM_DIR)/libsgpu_link_sim.a
-LSIM_VFLAGS := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique \
+LSIM_VFLAGS := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique --output-split 1000000 \
                --top-module sgpu_link_top -GNODES=$(SIM_NODES) -GSOURCES=$(SIM_SOURCES) \
                -GMEM_BYTES=$(SIM_MEM) $(RTL_INC) -CFLAGS -g0 -CFLAGS -fPIC
 LSIM_CXXFLAGS := -std=c++17 -O2 -g -fPIC -Wall -Wextra -Werror -I$(GEN) -Isim -I$(LSIM_DIR)/v \

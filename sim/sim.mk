@@ -27,7 +27,9 @@ SIM_SOURCES  := 2
 SIM_MEM      := 8388608
 SIM_PARAMS   := -GNODES=$(SIM_NODES) -GSOURCES=$(SIM_SOURCES) -GMEM_BYTES=$(SIM_MEM)
 SIM_VROOT    := $(shell $(VERILATOR) --getenv VERILATOR_ROOT 2>/dev/null)
-SIM_VCOMMON  := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique \
+# --output-split large: one __ALL.cpp per model (the rules link Vsgpu_*__ALL.o),
+# however large the chip gets (four command processors split it otherwise).
+SIM_VCOMMON  := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique --output-split 1000000 \
                 $(SIM_PARAMS) $(RTL_INC) -CFLAGS -g0 -CFLAGS -fPIC
 SIM_VFLAGS   := $(SIM_VCOMMON) --top-module sgpu_top
 SIM_VMAKE    := MAKEOVERRIDES= OPT_FAST=-O1 OPT_SLOW=-O1 OPT_GLOBAL=-O1

@@ -33,6 +33,11 @@
 // cut_count_o, maybe 0); rows count from the command's top row.  A
 // bottom-up run that ends above the last row is not cut (its rest would be
 // three rectangles).
+//
+// Pause (priority): with pause_i the engine loads no new chunk; the chunk in
+// flight finishes and everything else stays as it is, so when pause_i drops
+// the command continues exactly where it paused.  A stop_i while paused is
+// taken at the next chunk it loads, once pause_i drops.
 `include "sgpu_hw.vh"
 
 module sgpu_blit #(
@@ -48,6 +53,8 @@ module sgpu_blit #(
   input  wire        rst_ni,
   input  wire        abort_i,      // drop the command: no new request, drain reads, go idle
   input  wire        stop_i,       // end the command at the next row boundary that leaves one rectangle
+  input  wire        pause_i,      // load no new chunk (the one in flight finishes)
+  output wire        chunk_o,      // a chunk is in flight: memory traffic until it is done
   output wire        cut_o,        // the last command ended early (stop_i); valid while idle
   output wire [15:0] cut_first_o,  // its first row not done, counted from the top row
   output wire [15:0] cut_count_o,  // rows not done
@@ -149,7 +156,7 @@ module sgpu_blit #(
 
   wire          desc = (st_q == S_DOWN);
   wire seq_vld = ((st_q == S_UP) & (~is_copy | ~dge)) | desc;
-  assign load = seq_vld & (~ex_act_q | ex_done) & ~kill;
+  assign load = seq_vld & (~ex_act_q | ex_done) & ~kill & ~pause_i;
 
   // Geometry of the current row and the next chunk's descriptor.  They are
   // used only in a cycle that loads a chunk (load) and are a don't-care
@@ -519,6 +526,7 @@ module sgpu_blit #(
   end
 
   assign busy_o = (st_q != S_IDLE) | ex_act_q | abort_q;
+  assign chunk_o     = ex_act_q;
   assign cut_o       = cut_q;
   assign cut_first_o = cut_first_q;
   assign cut_count_o = cut_count_q;

@@ -57,6 +57,10 @@ module sgpu_cp #(
   output wire        preempt_irq_o,    // strobe: preempted, the resume state saved
   output wire        busy_o,           // STATUS.BUSY
   output wire        faulted_o,        // STATUS.FAULTED
+  // priority scheduling (sgpu_top): hold at the next boundary; this ring's state
+  input  wire        hold_i,           // start nothing new (a higher-priority ring runs)
+  output wire        runnable_o,       // enabled, not stopped, work in progress or queued
+  output wire        quiet_o,          // at rest: no memory traffic of its own to come while held
   // ring fetch (read only)
   output wire        ring_req_valid_o,
   input  wire        ring_req_ready_i,
@@ -209,6 +213,7 @@ module sgpu_cp #(
     .enable_i(enable), .ring_cfg_we_i(ring_cfg_we), .reset_i(eng_reset),
     .wdog_we_i(wdog_we), .wdog_limit_i(reg_wdata_i[`SGPU_NREG_WATCHDOG_W-1:0]), .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
     .preempt_req_i(preempt_req), .preempt_fence_i(reg_wdata_i), .save_addr_i(save_addr),
+    .hold_i(hold_i), .runnable_o(runnable_o), .quiet_o(quiet_o),
     .busy_o(busy), .faulted_o(faulted), .preempted_o(preempted), .preempt_irq_o(preempt_irq_o), .waiting_o(waiting), .level_o(level), .rptr_o(rptr),
     .hdr_addr_o(hdr_addr), .fault_reason_o(fault_reason), .ctx_null_o(ctx_null),
     .stall_o(stall), .ring_word_o(ring_word), .ib_word_o(ib_word), .pkt_done_o(pkt_done),

@@ -22,6 +22,15 @@
 // (S_PREEMPTED) until an engine reset.  A cut WAIT, FILL or COPY is saved
 // as its header's address (a FILL or COPY with what it left), so a resumed
 // buffer runs it again (a WAIT only polls again).
+//
+// Hold (priority scheduling): while hold_i is set the engine starts nothing
+// new: no header is taken at any level (nor an IB left), a WAIT_MEM does not
+// poll again after its gap, and at a header the ring fetcher issues no new
+// read (one it presented is held until accepted).  A packet already past its header runs
+// on to one of these points; the 2D engine's pause is the chip's (sgpu_top).
+// A PREEMPT or engine reset acts as usual, and the watchdog does not count.
+// runnable_o and quiet_o tell the chip whether this ring has work and
+// whether it is at rest (no memory traffic of its own to come while held).
 `include "sgpu_hw.vh"
 module sgpu_cp_exec #(
   parameter IW        = 23,        // internal address width (sgpu_cp)
@@ -46,6 +55,9 @@ module sgpu_cp_exec #(
   input  wire          preempt_req_i,    // PREEMPT written
   input  wire [31:0]   preempt_fence_i,  // its preemption fence id (with the strobe)
   input  wire [IW-1:2] save_addr_i,      // SAVE_ADDR
+  input  wire          hold_i,           // start nothing new (priority: a higher ring runs)
+  output wire          runnable_o,       // enabled, not stopped, and a packet or ring words to run
+  output wire          quiet_o,          // at a point where it starts no memory traffic while held
   // ---- state, to the register block
   output wire          busy_o,
   output wire          faulted_o,
@@ -294,10 +306,14 @@ module sgpu_cp_exec #(
   wire saving    = (PREEMPTION != 0) && (state_q == S_SAVE);
   wire preempted = (PREEMPTION != 0) && (state_q == S_PREEMPTED);
   wire stopped   = saving || preempted;
+  // Held at a header: no new ring read (a packet past its header still
+  // gets its payload words), but a presented one stays until accepted.
+  reg  ring_pres_q;
+  wire ring_hold = hold_i && (state_q == S_HDR) && !ring_pres_q;
   sgpu_fetch #(.AW(IW), .DEPTH(4), .START_ACTIVE(1), .BYPASS(0)) u_ring (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .start_i(ring_start), .start_off_i({IW{1'b0}}), .flush_i(1'b0),
-    .en_i(enable_i && state_q != S_FAULT && !rst_wait),
+    .en_i(enable_i && state_q != S_FAULT && !rst_wait && !ring_hold),
     .base_i(ring_base_i), .mask_i(ring_mask), .end_i(wptr_i),
     .out_valid_o(ring_valid), .out_ready_i(pop && !in_ib), .out_data_o(ring_data),
     .mem_req_valid_o(ring_req_valid_o), .mem_req_ready_i(ring_req_ready_i),
@@ -451,6 +467,7 @@ module sgpu_cp_exec #(
     case (state_q)
       S_HDR: begin
         if (preempt_pend_q) state_d = S_SAVE;
+        else if (hold_i) ;   // no header, no IB left
         else if (ib_end) begin
           // Leave the IB; back in level 1 the fetcher restarts where it was.
           if (in_ib2) ib_start = 1'b1;
@@ -522,7 +539,7 @@ module sgpu_cp_exec #(
       S_PCMP: if (poll_ok_i) pkt_done = 1'b1;
               else state_d = S_PGAP;
       S_PGAP: if (preempt_pend_q) state_d = S_SAVE;
-              else if (gap_done_i) state_d = S_POLL;
+              else if (gap_done_i && !hold_i) state_d = S_POLL;
       S_VSYNC: if (vblank_i) pkt_done = 1'b1;
                else if (preempt_pend_q) state_d = S_SAVE;
       S_SCAN: if (!in_scan_i) pkt_done = 1'b1;
@@ -583,7 +600,7 @@ module sgpu_cp_exec #(
   // Busy: a packet in progress or work queued.
   wire busy = !preempted && ((state_q != S_HDR && state_q != S_FAULT) || in_ib ||
               (state_q == S_HDR && enable_i && rcur_q != wptr_i));
-  wire wdog_clear = !busy || progress_q || state_q == S_FAULT || wdog_we_i || wdog_new_i || reset_i;
+  wire wdog_clear = !busy || progress_q || state_q == S_FAULT || wdog_we_i || wdog_new_i || reset_i || hold_i;
   /* verilator lint_off PINCONNECTEMPTY */
   sgpu_dsp_counter_held #(.W(24)) u_wdog_cnt (
     .clk_i(clk_i), .rst_ni(rst_ni), .en_i(!wdog_hit), .ld_i(wdog_clear), .dld_i(wdog_we_i),
@@ -609,7 +626,7 @@ module sgpu_cp_exec #(
       addr_hi_q <= 1'b0; u16_bad_q <= 1'b0;
       src_phase_q <= 1'b0;
       blit_own_q <= 1'b0;
-      progress_q <= 1'b0; chk_oor_q <= 1'b0; chk_win_q <= 1'b0;
+      progress_q <= 1'b0; chk_oor_q <= 1'b0; chk_win_q <= 1'b0; ring_pres_q <= 1'b0;
       preempt_pend_q <= 1'b0; save_in_wait_q <= 1'b0; save_cut_q <= 1'b0; preempt_fence_q <= 32'd0;
     end else begin
       // Preemption: requested, taken at a boundary (S_SAVE), dropped by a
@@ -637,6 +654,7 @@ module sgpu_cp_exec #(
       if (ring_cfg_we_i) begin rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}}; end
 
       progress_q <= progress;
+      ring_pres_q <= ring_req_valid_o && !ring_req_ready_i;
       chk_oor_q <= chk_oor;
       chk_win_q <= chk_win;
 
@@ -779,6 +797,14 @@ module sgpu_cp_exec #(
 
   // ------------------------------------------------------------ outputs
   assign busy_o         = busy;
+  assign runnable_o     = busy && enable_i;
+  // At rest: at a header, between polls, waiting for the display, a 2D
+  // command waiting or handed over (the chip pauses the 2D engine), stopped,
+  // or an engine reset draining (reads only).
+  assign quiet_o        = (state_q == S_HDR) || (state_q == S_PGAP) || (state_q == S_VSYNC) ||
+                          (state_q == S_SCAN) || (state_q == S_FLIP) || (state_q == S_FLIPW1) ||
+                          (state_q == S_FLIPW) || (state_q == S_BLIT) || (state_q == S_BLITW1) ||
+                          (state_q == S_BLITW) || (state_q == S_FAULT) || preempted || rst_wait;
   assign faulted_o      = (state_q == S_FAULT);
   assign preempted_o    = preempted;
   assign preempt_irq_o  = saving && (state_d == S_PREEMPTED);
@@ -871,6 +897,21 @@ module sgpu_cp_exec #(
     if (f_flip_wait_q) assert(flip_valid_o);
     // The writer states hold until the port takes the request.
     if (state_q == S_WB || state_q == S_POLL) assert(!pop);
+  end
+  // Held: no header is taken and no poll starts; the ring fetcher's waiting
+  // read stays presented until it is accepted.
+  reg f_ring_wait_q = 1'b0;
+  reg [IW-1:0] f_wptr_q;
+  always @(posedge clk_i) begin
+    f_ring_wait_q <= rst_ni && ring_req_valid_o && !ring_req_ready_i && !reset_i && !ring_cfg_we_i &&
+                     enable_i && state_q != S_FAULT && state_d != S_FAULT && !rst_wait;
+    f_wptr_q <= wptr_i;
+  end
+  always @(*) if (f_past && rst_ni && hold_i) begin
+    if (state_q == S_HDR) assert(!pop && !fault_at_hdr);
+    if (state_q == S_PGAP) assert(state_d != S_POLL);
+    if (f_ring_wait_q && enable_i && state_q != S_FAULT && !rst_wait && wptr_i == f_wptr_q)
+      assert(ring_req_valid_o);
   end
   // Only S_HDR, S_PAY and S_WDATA take stream words, and only valid ones.
   always @(*) if (rst_ni && pop) assert(st_valid && (state_q == S_HDR || state_q == S_PAY || state_q == S_WDATA));

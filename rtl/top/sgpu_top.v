@@ -1,6 +1,15 @@
 // sgpu chip top: host port decode, global registers and interrupts, one
 // command processor per node, one display per source, the shared 2D engine
 // and the memory arbiter (display scanout first, then round-robin).
+//
+// Priority (PRIORITY = 1): each node n also has a high-priority ring, a
+// command processor of its own in register block NODES + n (RINGS = 2 *
+// NODES blocks).  While node n's high ring is runnable, its normal ring
+// holds at its next boundary (hold_i; the 2D engine working for it pauses
+// after its chunk in flight), and the high ring starts only once the normal
+// one is at rest, so the two never write at the same time.  The high rings
+// share a 2D engine of their own, so a held FILL keeps its place in the
+// normal rings' engine.
 `include "sgpu_hw.vh"
 module sgpu_top #(
   parameter NODES     = 2,
@@ -9,6 +18,7 @@ module sgpu_top #(
   parameter PERF      = 1,         // 0: per-node PERF_* counters read 0 (saves ~450 LCs on iCE40)
   parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH,  // INDIRECT levels below the ring (CAPS.IB_DEPTH)
   parameter PREEMPTION = 1,        // preemption inside a buffer (CAPS.PREEMPTION)
+  parameter PRIORITY  = 1,         // a high-priority ring per node (CAPS.PRIORITY)
   parameter MEM_RDQ   = 8,         // reads the external memory may have outstanding (power of two >= 2)
   parameter PIX_CDC   = 0          // 1: the displays' pixel side runs on pix_clk_i (video outputs in that domain)
 ) (
@@ -56,27 +66,38 @@ module sgpu_top #(
   generate if (!(SOURCES >= 1 && SOURCES <= `SGPU_MAX_SOURCES)) begin : g_bad_sources
     sgpu_precondition_failed_SOURCES_1_to_MAX_SOURCES u_fail ();
   end endgenerate
+  // RINGS: every command processor has a register block and interrupt bits.
+  generate if (!(NODES * (PRIORITY != 0 ? 2 : 1) <= `SGPU_MAX_NODES)) begin : g_bad_rings
+    sgpu_precondition_failed_RINGS_at_most_MAX_NODES u_fail ();
+  end endgenerate
   // MEM_RDQ: the arbiter's read ID queue (sgpu_fifo) is MEM_RDQ deep.
   generate if (!(MEM_RDQ >= 2 && (MEM_RDQ & (MEM_RDQ - 1)) == 0)) begin : g_bad_mem_rdq
     sgpu_precondition_failed_MEM_RDQ_power_of_two_at_least_2 u_fail ();
   end endgenerate
 
-  // Arbiter masters: sources (strict priority), host, per node ring fetch,
-  // IB fetch, writer, then the 2D engine.
+  // Arbiter masters: sources (strict priority), host, per ring (normal
+  // rings, then the high ones) ring fetch, IB fetch, writer, then the high
+  // rings' 2D engine (PRIORITY) and the 2D engine.  All but the sources
+  // share round-robin, so the high rings' ports rank with the normal ones.
+  localparam RINGS  = (PRIORITY != 0) ? 2 * NODES : NODES;   // command processors
+  localparam ENG1   = (PRIORITY != 0) ? 1 : 0;               // the high rings' 2D engine
   localparam AW     = $clog2(MEM_BYTES);   // GPU memory address bits
   localparam BLIT_AW = (AW < 17) ? 17 : AW;  // sgpu_blit takes 17..32 (the arbiter wraps)
-  localparam M      = SOURCES + 2 + 3 * NODES;
+  localparam M      = SOURCES + 2 + 3 * RINGS + ENG1;
   localparam LINE_W = 10;                    // display timing counters: lines < 1024
   localparam MH     = SOURCES;
   localparam MBLIT  = M - 1;
+  localparam MBLIT1 = M - 2;                 // PRIORITY: the high rings' 2D engine
   // The masters that write: host, each node's writer (the third of its
   // three masters), the 2D engine.
   localparam [M-1:0] ONE_M   = {{(M-1){1'b0}}, 1'b1};
-  localparam [M-1:0] NODE_WR = {{(SOURCES+2){1'b0}}, {NODES{3'b100}}};
-  localparam [M-1:0] WRITERS = (ONE_M << MH) | (NODE_WR << (SOURCES + 1)) | (ONE_M << MBLIT);
+  localparam [M-1:0] NODE_WR = {{(SOURCES+2+ENG1){1'b0}}, {RINGS{3'b100}}};
+  localparam [M-1:0] WRITERS = (ONE_M << MH) | (NODE_WR << (SOURCES + 1)) | (ONE_M << MBLIT) |
+                               ((PRIORITY != 0) ? (ONE_M << MBLIT1) : {M{1'b0}});
   localparam [31:0] MEM32 = MEM_BYTES;
   localparam [31:0] HALF  = MEM32 >> 1;
   localparam [31:0] NODES32 = NODES;
+  localparam [31:0] RINGS32 = RINGS;
   localparam [31:0] SRC32   = SOURCES;
   localparam [3:0]  NODES4  = NODES32[3:0];
   localparam [3:0]  SRC4    = SRC32[3:0];
@@ -85,11 +106,13 @@ module sgpu_top #(
   localparam [31:0] PERF32 = (PERF != 0) ? 32'd1 : 32'd0;
   localparam [31:0] IBD32  = IB_DEPTH;
   localparam [31:0] PRE32  = (PREEMPTION != 0) ? 32'd1 : 32'd0;
+  localparam [31:0] PRIO32 = (PRIORITY != 0) ? 32'd1 : 32'd0;
   localparam [31:0] CAPS = ({28'd0, NODES4} << `SGPU_CAPS_NODES_LSB) |
                            ({28'd0, SRC4} << `SGPU_CAPS_SOURCES_LSB) |
                            (32'd1 << `SGPU_CAPS_BLIT_LSB) | (32'd1 << `SGPU_CAPS_DISPLAY_LSB) |
                            (PERF32 << `SGPU_CAPS_PERF_LSB) |
                            (PRE32 << `SGPU_CAPS_PREEMPTION_LSB) |
+                           (PRIO32 << `SGPU_CAPS_PRIORITY_LSB) |
                            ({28'd0, IBD32[3:0]} << `SGPU_CAPS_IB_DEPTH_LSB);
 
   wire [M-1:0]    a_valid, a_ready, a_write, a_rsp;
@@ -135,7 +158,7 @@ module sgpu_top #(
   integer li;
   always @(*) begin
     late_rdata = 32'd0;
-    for (li = 0; li < NODES; li = li + 1) late_rdata = late_rdata | n_rdata_late[li*32 +: 32];
+    for (li = 0; li < RINGS; li = li + 1) late_rdata = late_rdata | n_rdata_late[li*32 +: 32];
   end
   assign host_rsp_rdata_o = reg_rsp_q ? (reg_rdata_q | late_rdata | mirror_rdata) : a_rdata;
 
@@ -148,11 +171,11 @@ module sgpu_top #(
   localparam [OW-1:0] SRC_BASE  = `SGPU_SOURCE_BASE;
   // The range checks compare with constants in LUTs (sgpu_gt_const), and a
   // single node or source needs no block number at all.
-  localparam [NBW-1:0] NB_ONE = 1, NB_LO = NODE_BASE[OW-1:NLG], NB_HI = NB_LO + NODES32[NBW-1:0] - NB_ONE;
+  localparam [NBW-1:0] NB_ONE = 1, NB_LO = NODE_BASE[OW-1:NLG], NB_HI = NB_LO + RINGS32[NBW-1:0] - NB_ONE;
   localparam [SBW-1:0] SB_ONE = 1, SB_LO = SRC_BASE[OW-1:SLG],  SB_HI = SB_LO + SRC32[SBW-1:0] - SB_ONE;
   wire [NBW-1:0] nblk = roff[OW-1:NLG];
   wire [SBW-1:0] sblk = roff[OW-1:SLG];
-  wire [NBW-1:0] nsel = (NODES > 1) ? nblk - NB_LO : {NBW{1'b0}};
+  wire [NBW-1:0] nsel = (RINGS > 1) ? nblk - NB_LO : {NBW{1'b0}};
   wire [SBW-1:0] ssel = (SOURCES > 1) ? sblk - SB_LO : {SBW{1'b0}};
   wire        n_lo, n_hi, s_lo, s_hi;
   sgpu_gt_const #(.W(NBW), .C(NB_LO - NB_ONE)) u_n_lo (.x_i(nblk), .gt_o(n_lo));
@@ -169,34 +192,54 @@ module sgpu_top #(
   reg  [`SGPU_REG_CFG_ERROR_ADDR_W-1:0] cfg_error_addr_q;
   wire [63:0] cycle_q;
 
-  // per-node signals
-  wire [NODES*32-1:0] n_rdata, n_rdata_late;
-  wire [NODES-1:0]    n_cfg_err, n_done, n_fault, n_preempt, n_busy, n_faulted, n_kept;
-  wire [NODES*CEW-1:0] n_cfg_bits;
+  // per-ring signals (normal rings, then the high ones)
+  wire [RINGS*32-1:0] n_rdata, n_rdata_late;
+  wire [RINGS-1:0]    n_cfg_err, n_done, n_fault, n_preempt, n_busy, n_faulted, n_kept;
+  wire [RINGS-1:0]    n_hold, n_runnable, n_quiet;
+  wire [RINGS*CEW-1:0] n_cfg_bits;
   // per-source signals
   wire [SOURCES*32-1:0] s_rdata;
   wire [SOURCES-1:0]    s_err, s_kept, s_vblank, s_pend, s_invbl, s_flip_ready;
   wire [SOURCES*16-1:0] s_scan;
 
   // ------------------------------------------------------------ nodes
-  wire [NODES-1:0]    b_valid, b_copy, f_valid, f_src;
-  wire [NODES*32-1:0] b_dst, b_src, b_pat, f_addr;
-  wire [NODES*16-1:0] b_dpitch, b_spitch, b_width, b_height;
-  wire [NODES*3-1:0]  f_int;
-  wire [NODES-1:0]    b_ready, f_ready;
+  wire [RINGS-1:0]    b_valid, b_copy, f_valid, f_src;
+  wire [RINGS*32-1:0] b_dst, b_src, b_pat, f_addr;
+  wire [RINGS*16-1:0] b_dpitch, b_spitch, b_width, b_height;
+  wire [RINGS*3-1:0]  f_int;
+  wire [RINGS-1:0]    b_ready, f_ready;
   wire                blit_busy;
-  wire [NODES-1:0]    n_abort;     // node resets and may own the 2D engine
-  wire [NODES-1:0]    n_bstop;     // node is preempted while the 2D engine works for it
+  wire                blit_chunk;  // the 2D engine has a chunk in flight
+  wire [RINGS-1:0]    n_abort;     // node resets and may own the 2D engine
+  wire [RINGS-1:0]    n_bstop;     // node is preempted while the 2D engine works for it
   wire                blit_cut;
   wire [15:0]         blit_cut_first, blit_cut_count, blit_cut_prow, blit_cut_lo, blit_cut_hi;
   wire                blit_cut_part;
   reg  [NODES-1:0]    b_own_q;     // node whose command the 2D engine runs (last accepted)
   wire                blit_fire = a_valid[MBLIT] && a_ready[MBLIT];
+  // PRIORITY: the high rings' 2D engine (tied off without it)
+  wire                blit1_busy, blit1_cut, blit1_cut_part, blit1_fire;
+  wire [15:0]         blit1_cut_first, blit1_cut_count, blit1_cut_prow, blit1_cut_lo, blit1_cut_hi;
+  wire [NODES-1:0]    b1_own;      // high ring whose command it runs
 
   genvar g;
   generate
-    for (g = 0; g < NODES; g = g + 1) begin : g_node
+    for (g = 0; g < RINGS; g = g + 1) begin : g_node
       localparam R = SOURCES + 1 + 3 * g;   // ring fetch; R+1 IB fetch; R+2 writer
+      // The 2D engine this ring uses: the shared one, or the high rings' one.
+      wire       e_busy, e_cut, e_cut_part, e_fire;
+      wire [15:0] e_cut_first, e_cut_count, e_cut_prow, e_cut_lo, e_cut_hi;
+      if (g < NODES) begin : g_eng0
+        assign e_busy = blit_busy; assign e_cut = blit_cut; assign e_cut_part = blit_cut_part;
+        assign e_fire = blit_fire && b_own_q[g];
+        assign e_cut_first = blit_cut_first; assign e_cut_count = blit_cut_count;
+        assign e_cut_prow = blit_cut_prow; assign e_cut_lo = blit_cut_lo; assign e_cut_hi = blit_cut_hi;
+      end else begin : g_eng1
+        assign e_busy = blit1_busy; assign e_cut = blit1_cut; assign e_cut_part = blit1_cut_part;
+        assign e_fire = blit1_fire && b1_own[g - NODES];
+        assign e_cut_first = blit1_cut_first; assign e_cut_count = blit1_cut_count;
+        assign e_cut_prow = blit1_cut_prow; assign e_cut_lo = blit1_cut_lo; assign e_cut_hi = blit1_cut_hi;
+      end
       sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1),
                 .LINE_W(LINE_W), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION)) u_cp (
         .clk_i(clk_i), .rst_ni(rst_ni),
@@ -207,6 +250,7 @@ module sgpu_top #(
         .cycle_i(cycle_q), .done_irq_o(n_done[g]), .fault_irq_o(n_fault[g]),
         .preempt_irq_o(n_preempt[g]),
         .busy_o(n_busy[g]), .faulted_o(n_faulted[g]),
+        .hold_i(n_hold[g]), .runnable_o(n_runnable[g]), .quiet_o(n_quiet[g]),
         .ring_req_valid_o(a_valid[R]), .ring_req_ready_i(a_ready[R]),
         .ring_req_addr_o(a_addr[R*32 +: 32]),
         .ring_rsp_valid_i(a_rsp[R]), .ring_rsp_rdata_i(a_rdata),
@@ -221,11 +265,11 @@ module sgpu_top #(
         .blit_dst_o(b_dst[g*32 +: 32]), .blit_dst_pitch_o(b_dpitch[g*16 +: 16]),
         .blit_src_o(b_src[g*32 +: 32]), .blit_src_pitch_o(b_spitch[g*16 +: 16]),
         .blit_width_o(b_width[g*16 +: 16]), .blit_height_o(b_height[g*16 +: 16]),
-        .blit_pattern_o(b_pat[g*32 +: 32]), .blit_busy_i(blit_busy),
-        .blit_progress_i(blit_fire && b_own_q[g]), .blit_abort_o(n_abort[g]),
-        .blit_stop_o(n_bstop[g]), .blit_cut_i(blit_cut), .blit_cut_first_i(blit_cut_first),
-        .blit_cut_count_i(blit_cut_count), .blit_cut_part_i(blit_cut_part),
-        .blit_cut_prow_i(blit_cut_prow), .blit_cut_lo_i(blit_cut_lo), .blit_cut_hi_i(blit_cut_hi),
+        .blit_pattern_o(b_pat[g*32 +: 32]), .blit_busy_i(e_busy),
+        .blit_progress_i(e_fire), .blit_abort_o(n_abort[g]),
+        .blit_stop_o(n_bstop[g]), .blit_cut_i(e_cut), .blit_cut_first_i(e_cut_first),
+        .blit_cut_count_i(e_cut_count), .blit_cut_part_i(e_cut_part),
+        .blit_cut_prow_i(e_cut_prow), .blit_cut_lo_i(e_cut_lo), .blit_cut_hi_i(e_cut_hi),
         .flip_valid_o(f_valid[g]), .flip_ready_i(f_ready[g]), .flip_src_o(f_src[g]),
         .flip_addr_o(f_addr[g*32 +: 32]), .flip_interval_o(f_int[g*3 +: 3]),
         .flip_pending_i(s_pend), .vblank_i(s_vblank), .in_vblank_i(s_invbl),
@@ -252,7 +296,7 @@ module sgpu_top #(
     for (i = NODES - 1; i >= 0; i = i - 1)
       if (b_valid[i]) b_pick = {{(NODES-1){1'b0}}, 1'b1} << i;
   end
-  wire [NODES-1:0] b_gnt = b_lock_q ? (b_sel_q & b_valid) : b_pick;
+  wire [NODES-1:0] b_gnt = b_lock_q ? (b_sel_q & b_valid[NODES-1:0]) : b_pick;
   // The engine samples the command fields only when it accepts one, so with
   // a single node they need no gating.
   reg        c_copy;
@@ -277,7 +321,7 @@ module sgpu_top #(
   end
   wire blit_cmd_ready;
   wire blit_cmd_valid = |b_gnt;
-  assign b_ready = b_gnt & {NODES{blit_cmd_ready}};
+  assign b_ready[NODES-1:0] = b_gnt & {NODES{blit_cmd_ready}};
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       b_lock_q <= 1'b0; b_sel_q <= {NODES{1'b0}}; b_own_q <= {NODES{1'b0}};
@@ -289,8 +333,13 @@ module sgpu_top #(
   end
 
   // One node holds its command's fields until the engine is done with them.
+  // Its owner's hold pauses it, unless a preemption is to cut it (a stop
+  // is taken at the next chunk, as without priority).
+  wire blit_stop = |(n_bstop[NODES-1:0] & b_own_q);
+  wire blit_pause = (PRIORITY != 0) && |(n_hold[NODES-1:0] & b_own_q) && !blit_stop;
   sgpu_blit #(.ADDR_W(BLIT_AW), .CMD_HELD(NODES == 1 ? 1 : 0)) u_blit (
-    .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(|(n_abort & b_own_q)), .stop_i(|(n_bstop & b_own_q)),
+    .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(|(n_abort[NODES-1:0] & b_own_q)), .stop_i(blit_stop),
+    .pause_i(blit_pause), .chunk_o(blit_chunk),
     .cut_o(blit_cut), .cut_first_o(blit_cut_first), .cut_count_o(blit_cut_count),
     .cut_part_o(blit_cut_part), .cut_prow_o(blit_cut_prow), .cut_lo_o(blit_cut_lo), .cut_hi_o(blit_cut_hi),
     .cmd_valid_i(blit_cmd_valid), .cmd_ready_o(blit_cmd_ready), .cmd_copy_i(c_copy),
@@ -303,42 +352,121 @@ module sgpu_top #(
     .mem_rsp_valid_i(a_rsp[MBLIT]), .mem_rsp_rdata_i(a_rdata)
   );
 
+  // ------------------------------------------------------------ priority
+  // Node n's high ring (n + NODES) holds its normal ring n while it is
+  // runnable (registered: off the state machines' paths); it starts once
+  // ring n is held and at rest, its 2D engine included.
+  generate if (PRIORITY != 0) begin : g_high
+    reg  [NODES-1:0] hi_run_q;
+    wire [NODES-1:0] lo_rest = n_quiet[NODES-1:0] & ~(b_own_q & {NODES{blit_chunk}});
+    always @(posedge clk_i or negedge rst_ni)
+      if (!rst_ni) hi_run_q <= {NODES{1'b0}};
+      else hi_run_q <= n_runnable[RINGS-1:NODES];
+    assign n_hold = {~(hi_run_q & lo_rest), hi_run_q};
+
+    // The high rings' 2D engine: lowest ring wins, held until accepted.
+    reg  [NODES-1:0] sel_q, pick, own_q;
+    reg              lock_q;
+    wire [NODES-1:0] req = b_valid[RINGS-1:NODES];
+    integer j;
+    always @(*) begin
+      pick = {NODES{1'b0}};
+      for (j = NODES - 1; j >= 0; j = j - 1)
+        if (req[j]) pick = {{(NODES-1){1'b0}}, 1'b1} << j;
+    end
+    wire [NODES-1:0] gnt = lock_q ? (sel_q & req) : pick;
+    reg        c1_copy;
+    reg [31:0] c1_dst, c1_src, c1_pat;
+    reg [15:0] c1_dpitch, c1_spitch, c1_width, c1_height;
+    always @(*) begin
+      c1_copy = 1'b0; c1_dst = 32'd0; c1_src = 32'd0; c1_pat = 32'd0;
+      c1_dpitch = 16'd0; c1_spitch = 16'd0; c1_width = 16'd0; c1_height = 16'd0;
+      for (j = 0; j < NODES; j = j + 1) if (gnt[j] || NODES == 1) begin
+        c1_copy = c1_copy | b_copy[NODES + j];
+        c1_dst = c1_dst | b_dst[(NODES + j)*32 +: 32]; c1_src = c1_src | b_src[(NODES + j)*32 +: 32];
+        c1_pat = c1_pat | b_pat[(NODES + j)*32 +: 32];
+        c1_dpitch = c1_dpitch | b_dpitch[(NODES + j)*16 +: 16];
+        c1_spitch = c1_spitch | b_spitch[(NODES + j)*16 +: 16];
+        c1_width = c1_width | b_width[(NODES + j)*16 +: 16];
+        c1_height = c1_height | b_height[(NODES + j)*16 +: 16];
+      end
+    end
+    wire cmd1_ready;
+    wire cmd1_valid = |gnt;
+    assign b_ready[RINGS-1:NODES] = gnt & {NODES{cmd1_ready}};
+    always @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        lock_q <= 1'b0; sel_q <= {NODES{1'b0}}; own_q <= {NODES{1'b0}};
+      end else begin
+        lock_q <= cmd1_valid && !cmd1_ready;
+        if (!lock_q) sel_q <= pick;
+        if (cmd1_valid && cmd1_ready) own_q <= gnt;
+      end
+    end
+    assign b1_own = own_q;
+    assign blit1_fire = a_valid[MBLIT1] && a_ready[MBLIT1];
+
+    /* verilator lint_off PINCONNECTEMPTY */
+    sgpu_blit #(.ADDR_W(BLIT_AW), .CMD_HELD(NODES == 1 ? 1 : 0)) u_blit1 (
+      .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(|(n_abort[RINGS-1:NODES] & own_q)),
+      .stop_i(|(n_bstop[RINGS-1:NODES] & own_q)), .pause_i(1'b0), .chunk_o(),
+      .cut_o(blit1_cut), .cut_first_o(blit1_cut_first), .cut_count_o(blit1_cut_count),
+      .cut_part_o(blit1_cut_part), .cut_prow_o(blit1_cut_prow), .cut_lo_o(blit1_cut_lo),
+      .cut_hi_o(blit1_cut_hi),
+      .cmd_valid_i(cmd1_valid), .cmd_ready_o(cmd1_ready), .cmd_copy_i(c1_copy),
+      .cmd_dst_i(c1_dst), .cmd_dst_pitch_i(c1_dpitch), .cmd_src_i(c1_src), .cmd_src_pitch_i(c1_spitch),
+      .cmd_width_i(c1_width), .cmd_height_i(c1_height), .cmd_pattern_i(c1_pat),
+      .busy_o(blit1_busy),
+      .mem_req_valid_o(a_valid[MBLIT1]), .mem_req_ready_i(a_ready[MBLIT1]),
+      .mem_req_write_o(a_write[MBLIT1]), .mem_req_addr_o(a_addr[MBLIT1*32 +: 32]),
+      .mem_req_wdata_o(a_wdata[MBLIT1*32 +: 32]), .mem_req_wstrb_o(a_wstrb[MBLIT1*4 +: 4]),
+      .mem_rsp_valid_i(a_rsp[MBLIT1]), .mem_rsp_rdata_i(a_rdata)
+    );
+    /* verilator lint_on PINCONNECTEMPTY */
+  end else begin : g_no_high
+    assign n_hold = {RINGS{1'b0}};
+    assign blit1_busy = 1'b0; assign blit1_cut = 1'b0; assign blit1_cut_part = 1'b0;
+    assign blit1_fire = 1'b0; assign b1_own = {NODES{1'b0}};
+    assign blit1_cut_first = 16'd0; assign blit1_cut_count = 16'd0; assign blit1_cut_prow = 16'd0;
+    assign blit1_cut_lo = 16'd0; assign blit1_cut_hi = 16'd0;
+  end endgenerate
+
   // ------------------------------------------------------------ displays
-  wire [SOURCES*NODES-1:0] s_rdy;   // per source: which node's flip it accepts
+  wire [SOURCES*RINGS-1:0] s_rdy;   // per source: which ring's flip it accepts
   generate
     for (g = 0; g < SOURCES; g = g + 1) begin : g_src
-      // Flip mux per source: lowest requesting node, held until accepted.
-      reg  [NODES-1:0] pick, sel_q;
+      // Flip mux per source: lowest requesting ring, held until accepted.
+      reg  [RINGS-1:0] pick, sel_q;
       reg              lock_q;
       reg  [31:0]      addr;
       reg  [2:0]       intv;
-      wire [NODES-1:0] req = f_valid & ((g == 0) ? ~f_src : f_src);
+      wire [RINGS-1:0] req = f_valid & ((g == 0) ? ~f_src : f_src);
       integer j;
       always @(*) begin
-        pick = {NODES{1'b0}};
-        for (j = NODES - 1; j >= 0; j = j - 1)
-          if (req[j]) pick = {{(NODES-1){1'b0}}, 1'b1} << j;
+        pick = {RINGS{1'b0}};
+        for (j = RINGS - 1; j >= 0; j = j - 1)
+          if (req[j]) pick = {{(RINGS-1){1'b0}}, 1'b1} << j;
       end
-      wire [NODES-1:0] gnt = lock_q ? (sel_q & req) : pick;
+      wire [RINGS-1:0] gnt = lock_q ? (sel_q & req) : pick;
       // The display samples the flip fields only when it accepts one.
       always @(*) begin
-        if (NODES == 1) begin
+        if (RINGS == 1) begin
           addr = f_addr[31:0]; intv = f_int[2:0];
         end else begin
           addr = 32'd0; intv = 3'd0;
-          for (j = 0; j < NODES; j = j + 1) if (gnt[j]) begin
+          for (j = 0; j < RINGS; j = j + 1) if (gnt[j]) begin
             addr = addr | f_addr[j*32 +: 32]; intv = intv | f_int[j*3 +: 3];
           end
         end
       end
       always @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) begin lock_q <= 1'b0; sel_q <= {NODES{1'b0}}; end
+        if (!rst_ni) begin lock_q <= 1'b0; sel_q <= {RINGS{1'b0}}; end
         else begin
           lock_q <= (|gnt) && !s_flip_ready[g];
           if (!lock_q) sel_q <= pick;
         end
       end
-      assign s_rdy[g*NODES +: NODES] = gnt & {NODES{s_flip_ready[g]}};
+      assign s_rdy[g*RINGS +: RINGS] = gnt & {RINGS{s_flip_ready[g]}};
 
       sgpu_display_2c #(.AW(AW), .PIX_CDC(PIX_CDC), .MIRROR(1), .CW(LINE_W)) u_disp (
         .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(pix_en_i),
@@ -362,10 +490,10 @@ module sgpu_top #(
     end
   endgenerate
 
-  reg [NODES-1:0] f_ready_r;
+  reg [RINGS-1:0] f_ready_r;
   always @(*) begin
-    f_ready_r = {NODES{1'b0}};
-    for (i = 0; i < SOURCES; i = i + 1) f_ready_r = f_ready_r | s_rdy[i*NODES +: NODES];
+    f_ready_r = {RINGS{1'b0}};
+    for (i = 0; i < SOURCES; i = i + 1) f_ready_r = f_ready_r | s_rdy[i*RINGS +: RINGS];
   end
   assign f_ready = f_ready_r;
 
@@ -396,12 +524,12 @@ module sgpu_top #(
   wire [NLG-1:0] mreg_node_addr = roff[NLG-1:0];
   wire [SLG-1:0] mreg_src_addr  = roff[SLG-1:0];
 `include "sgpu_regs_mirror.vh"
-  localparam SELW = (NODES > 1 || SOURCES > 1) ? $clog2((NODES > SOURCES) ? NODES : SOURCES) : 1;
+  localparam SELW = (RINGS > 1 || SOURCES > 1) ? $clog2((RINGS > SOURCES) ? RINGS : SOURCES) : 1;
   localparam MAW  = 2 + SELW + NLG - 2;          // region, block, word offset
   // slots: the global ones, then per node, then per source
-  localparam NV   = MREG_GLOBAL_SLOTS + MREG_NODE_SLOTS * NODES + MREG_SRC_SLOTS * SOURCES;
+  localparam NV   = MREG_GLOBAL_SLOTS + MREG_NODE_SLOTS * RINGS + MREG_SRC_SLOTS * SOURCES;
   localparam [7:0] M_NODE0 = MREG_GLOBAL_SLOTS, M_NODE_N = MREG_NODE_SLOTS, M_SRC_N = MREG_SRC_SLOTS;
-  localparam [7:0] M_SRC0 = M_NODE0 + M_NODE_N * NODES32[7:0];
+  localparam [7:0] M_SRC0 = M_NODE0 + M_NODE_N * RINGS32[7:0];
   reg         m_hit;        // roff is a mirrored register
   reg  [7:0]  m_slot;       // its index in m_valid_q
   reg         m_size;       // it reads MREG_DFLT_VALUE until written
@@ -458,7 +586,7 @@ module sgpu_top #(
   reg [31:0] n_rd, s_rd;
   always @(*) begin
     n_rd = n_rdata[31:0];
-    for (i = 1; i < NODES; i = i + 1) if ({27'd0, nsel} == i) n_rd = n_rdata[i*32 +: 32];
+    for (i = 1; i < RINGS; i = i + 1) if ({27'd0, nsel} == i) n_rd = n_rdata[i*32 +: 32];
     s_rd = s_rdata[31:0];
     for (i = 1; i < SOURCES; i = i + 1) if ({26'd0, ssel} == i) s_rd = s_rdata[i*32 +: 32];
   end
@@ -501,7 +629,7 @@ module sgpu_top #(
   reg [CEW-1:0] cfg_set;
   always @(*) begin
     cfg_set = {CEW{1'b0}};
-    for (i = 0; i < NODES; i = i + 1) if (n_cfg_err[i]) cfg_set = cfg_set | n_cfg_bits[i*CEW +: CEW];
+    for (i = 0; i < RINGS; i = i + 1) if (n_cfg_err[i]) cfg_set = cfg_set | n_cfg_bits[i*CEW +: CEW];
     if (g_err) cfg_set[`SGPU_CFG_ERROR_UNKNOWN_BITS] = 1'b1;
     // The display reports a rejected write only as a strobe: a bad value.
     if (|s_err) cfg_set[`SGPU_CFG_ERROR_VALUE_RANGE] = 1'b1;
@@ -515,16 +643,16 @@ module sgpu_top #(
   generate
     for (b = 0; b < 32; b = b + 1) begin : g_int_mask
       assign INT_MASK[b] =
-        (b >= `SGPU_INT_DMA_COMPLETED_BASE && b < `SGPU_INT_DMA_COMPLETED_BASE + NODES) ||
-        (b >= `SGPU_INT_DMA_FAULTED_BASE && b < `SGPU_INT_DMA_FAULTED_BASE + NODES) ||
-        (PREEMPTION != 0 && b >= `SGPU_INT_DMA_PREEMPTED_BASE && b < `SGPU_INT_DMA_PREEMPTED_BASE + NODES) ||
+        (b >= `SGPU_INT_DMA_COMPLETED_BASE && b < `SGPU_INT_DMA_COMPLETED_BASE + RINGS) ||
+        (b >= `SGPU_INT_DMA_FAULTED_BASE && b < `SGPU_INT_DMA_FAULTED_BASE + RINGS) ||
+        (PREEMPTION != 0 && b >= `SGPU_INT_DMA_PREEMPTED_BASE && b < `SGPU_INT_DMA_PREEMPTED_BASE + RINGS) ||
         (b >= `SGPU_INT_CRTC_VSYNC_BASE && b < `SGPU_INT_CRTC_VSYNC_BASE + SOURCES) ||
         (b == `SGPU_INT_CFG_ERROR_BASE);
     end
   endgenerate
   always @(*) begin
     int_set = 32'd0;
-    for (i = 0; i < NODES; i = i + 1) begin
+    for (i = 0; i < RINGS; i = i + 1) begin
       int_set[`SGPU_INT_DMA_COMPLETED_BASE + i] = n_done[i];
       int_set[`SGPU_INT_DMA_FAULTED_BASE + i]   = n_fault[i];
       int_set[`SGPU_INT_DMA_PREEMPTED_BASE + i] = n_preempt[i];
@@ -560,7 +688,9 @@ module sgpu_top #(
   assign fault_o = |n_faulted;
 
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, cyc_hi_wrap, host_req_addr_i[30:OW], ssel[SBW-1:1], nsel[NBW-1:1],
+  wire unused_ok = &{1'b0, cyc_hi_wrap, blit_chunk, n_runnable[NODES-1:0], blit1_busy, blit1_cut, blit1_cut_part,
+                     blit1_fire, b1_own, blit1_cut_first, blit1_cut_count, blit1_cut_prow, blit1_cut_lo,
+                     blit1_cut_hi, n_quiet[RINGS-1:RINGS-NODES], host_req_addr_i[30:OW], ssel[SBW-1:1], nsel[NBW-1:1],
                      NODE_BASE[NLG-1:0], SRC_BASE[SLG-1:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule

@@ -25,9 +25,10 @@ module formal_reset (input wire clk_i, rst_ni);
 endmodule
 
 // sgpu_blit: the memory port keeps the rules without exception, abort
-// included (an abort holds a presented request until it is accepted).
+// included (an abort holds a presented request until it is accepted), and
+// pause_i (free) only keeps the next chunk from loading.
 module formal_blit #(parameter integer BUF_AW = 2, parameter integer ADDR_W = 17) (
-  input wire clk_i, rst_ni, abort_i, cmd_valid_i, cmd_copy_i,
+  input wire clk_i, rst_ni, abort_i, pause_i, cmd_valid_i, cmd_copy_i,
   input wire [31:0] cmd_dst_i, cmd_src_i, cmd_pattern_i,
   input wire [15:0] cmd_dst_pitch_i, cmd_src_pitch_i, cmd_width_i, cmd_height_i,
   input wire mem_req_ready_i, mem_rsp_valid_i,
@@ -38,7 +39,7 @@ module formal_blit #(parameter integer BUF_AW = 2, parameter integer ADDR_W = 17
   wire [31:0] a, d;
   wire [3:0] s;
   sgpu_blit #(.BUF_AW(BUF_AW), .ADDR_W(ADDR_W)) dut (
-    .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(abort_i),
+    .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(abort_i), .pause_i(pause_i), .chunk_o(),
     .cmd_valid_i(cmd_valid_i), .cmd_ready_o(cmd_ready), .cmd_copy_i(cmd_copy_i),
     .cmd_dst_i(cmd_dst_i), .cmd_dst_pitch_i(cmd_dst_pitch_i), .cmd_src_i(cmd_src_i),
     .cmd_src_pitch_i(cmd_src_pitch_i), .cmd_width_i(cmd_width_i), .cmd_height_i(cmd_height_i),
@@ -107,6 +108,7 @@ module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_
   input wire wr_req_ready_i, wr_rsp_valid_i,
   input wire [31:0] wr_rsp_rdata_i,
   input wire blit_ready_i, blit_busy_i, blit_progress_i,
+  input wire hold_i,   // priority hold: free, so it may rise and fall in any cycle
   input wire flip_ready_i, flip_pending_i, vblank_i, in_vblank_i,
   input wire [15:0] scanline_i
 );
@@ -125,6 +127,7 @@ module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_
     .reg_re_i(1'b0), .reg_rdata_late_o(),
     .cfg_err_o(cerr), .cfg_err_bits_o(cbits), .cycle_i(cycle_i),
     .done_irq_o(dirq), .fault_irq_o(firq), .busy_o(), .faulted_o(),
+    .hold_i(hold_i), .runnable_o(), .quiet_o(),
     .ring_req_valid_o(rv), .ring_req_ready_i(ring_req_ready_i), .ring_req_addr_o(ra),
     .ring_rsp_valid_i(ring_rsp_valid_i), .ring_rsp_rdata_i(ring_rsp_rdata_i),
     .ib_req_valid_o(iv), .ib_req_ready_i(ib_req_ready_i), .ib_req_addr_o(ia),

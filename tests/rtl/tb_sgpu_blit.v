@@ -25,6 +25,10 @@ module tb_sgpu_blit;
   reg        sel;            // 0: default build, 1: small-buffer build with CMD_HELD
   reg        abort;          // abort_i of the selected engine
   reg        stop;           // stop_i of the selected engine
+  reg        pause;          // pause_i of both engines: random pulses (pause_pct)
+  integer    pause_pct;      // chance per cycle that pause_i is high
+  integer    n_pause_hold;   // cycles paused with a command between chunks
+  wire [1:0] d_chunk;
   wire [1:0]  d_cut;
   wire [15:0] d_cut_first [0:1];
   wire [15:0] d_cut_count [0:1];
@@ -47,6 +51,7 @@ module tb_sgpu_blit;
 
   sgpu_blit u_dut0 (
     .clk_i(clk), .rst_ni(rst_n), .abort_i(abort & ~sel), .stop_i(stop & ~sel),
+    .pause_i(pause), .chunk_o(d_chunk[0]),
     .cut_o(d_cut[0]), .cut_first_o(d_cut_first[0]), .cut_count_o(d_cut_count[0]),
     .cut_part_o(d_cut_part[0]), .cut_prow_o(d_cut_prow[0]), .cut_lo_o(d_cut_lo[0]), .cut_hi_o(d_cut_hi[0]),
     .cmd_valid_i(cmd_valid & ~sel), .cmd_ready_o(d_cmd_ready[0]), .cmd_copy_i(cmd_copy),
@@ -62,6 +67,7 @@ module tb_sgpu_blit;
   // (CMD_HELD, as with one node): this bench holds them until busy falls.
   sgpu_blit #(.BUF_AW(SMALL_AW), .CMD_HELD(1)) u_dut1 (
     .clk_i(clk), .rst_ni(rst_n), .abort_i(abort & sel), .stop_i(stop & sel),
+    .pause_i(pause), .chunk_o(d_chunk[1]),
     .cut_o(d_cut[1]), .cut_first_o(d_cut_first[1]), .cut_count_o(d_cut_count[1]),
     .cut_part_o(d_cut_part[1]), .cut_prow_o(d_cut_prow[1]), .cut_lo_o(d_cut_lo[1]), .cut_hi_o(d_cut_hi[1]),
     .cmd_valid_i(cmd_valid & sel), .cmd_ready_o(d_cmd_ready[1]), .cmd_copy_i(cmd_copy),
@@ -429,6 +435,18 @@ module tb_sgpu_blit;
     end
   endtask
 
+  // Pause: random pulses of pause_i; a paused engine between chunks
+  // presents no request (and the result must still equal the byte model).
+  always @(negedge clk) begin
+    // (no random draw when off: the other runs keep their sequences)
+    if (pause_pct != 0) pause <= ($unsigned(tb_random(0)) % 100) < pause_pct;
+    else pause <= 1'b0;
+    if (pause && busy && !d_chunk[sel]) begin
+      n_pause_hold = n_pause_hold + 1;
+      if (req_valid && !aborting) $fatal(1, "FAIL request while paused between chunks");
+    end
+  end
+
   task config_run(input integer s, input integer st, input integer l0, input integer l1,
                   input integer n);
     begin
@@ -552,7 +570,7 @@ module tb_sgpu_blit;
     if (!$value$plusargs("n=%d", n_cmds)) n_cmds = 80;
     $display("tb_sgpu_blit seed %0d", seed);
     cyc = 0; n_wr = 0; n_rd = 0;
-    sel = 0; cmd_valid = 0; abort = 0; stop = 0; n_cut_fill = 0; n_cut_up = 0; n_cut_down = 0;
+    sel = 0; cmd_valid = 0; abort = 0; stop = 0; pause = 0; pause_pct = 0; n_pause_hold = 0; n_cut_fill = 0; n_cut_up = 0; n_cut_down = 0;
     n_cut_cmds = 0; n_cut_part = 0; aborting = 0; n_abort_wr = 0; cmd_copy = 0; stall_pct = 0; lat_min = 1; lat_max = 1;
     cmd_dst = 0; cmd_src = 0; cmd_pattern = 0; cmd_dpitch = 0; cmd_spitch = 0;
     cmd_width = 0; cmd_height = 0;
@@ -588,6 +606,16 @@ module tb_sgpu_blit;
     $display("INFO coverage: %0d copies with an up run then a down run, %0d with a down run then an up run",
              cov_walk_mid, cov_ret);
     if (cov_walk_mid < 5 || cov_ret < 5) $fatal(1, "FAIL mixed-direction copies not exercised");
+    // Random pause_i pulses (short and long runs of them).
+    pause_pct = 30;
+    config_run(0, 20, 1, 6, n_cmds / 2);
+    config_run(1, 40, 1, 9, n_cmds / 2);
+    pause_pct = 85;
+    config_run(0, 0, 1, 1, n_cmds / 4);
+    config_run(1, 0, 1, 1, n_cmds / 4);
+    pause_pct = 0;
+    $display("INFO pause: %0d cycles paused between chunks", n_pause_hold);
+    if (n_pause_hold < 100) $fatal(1, "FAIL pause not exercised");
     $display("PASS tb_sgpu_blit");
     $finish;
   end

@@ -24,6 +24,8 @@ module tb_sgpu_cp_exec;
   reg           rptr_wb = 0, enable = 0, cfg_we = 0, eng_reset = 0;
   reg           wdog_we = 0, wdog_on = 0, wdog_new = 0;
   reg  [23:0]   wdog_limit = 0;
+  reg           hold = 0;       // priority hold (a higher ring runs)
+  wire          runnable, quiet;
   always @(posedge clk) begin
     wdog_new <= wdog_we;
     if (wdog_we) wdog_on <= (wdog_limit != 0);
@@ -53,6 +55,12 @@ module tb_sgpu_cp_exec;
       mem[w_a[IW-1:2]] <= w_d; writes = writes + 1;
     end
     if ((r_v && r_a >= MEMB) || (i_v && i_a >= MEMB) || (w_v && w_a >= MEMB)) $fatal(1, "access outside memory");
+  end
+
+  integer polls = 0, ring_reads = 0;   // writer-port reads (WAIT_MEM polls), ring fetch reads
+  always @(posedge clk) begin
+    if (w_v && w_rdy && !w_w) polls = polls + 1;
+    if (r_v && r_rdy) ring_reads = ring_reads + 1;
   end
 
   // ---------------------------------------------------------------- 2D engine and display
@@ -115,6 +123,7 @@ module tb_sgpu_cp_exec;
     .ring_cfg_we_i(cfg_we), .reset_i(eng_reset), .wdog_we_i(wdog_we), .wdog_limit_i(wdog_limit),
     .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
     .preempt_req_i(1'b0), .preempt_fence_i(32'd0), .save_addr_i({(IW-2){1'b0}}),  // preemption: tb_sgpu_cp and the chip tests
+    .hold_i(hold), .runnable_o(runnable), .quiet_o(quiet),
     .busy_o(busy), .faulted_o(faulted), .waiting_o(waiting), .level_o(level), .rptr_o(rptr),
     .hdr_addr_o(hdr_addr), .fault_reason_o(freason), .ctx_null_o(ctx_null), .stall_o(stall),
     .ring_word_o(ring_word), .ib_word_o(ib_word), .pkt_done_o(pkt_done), .fault_irq_o(firq),
@@ -367,6 +376,38 @@ module tb_sgpu_cp_exec;
     if (!b_abort) $fatal(1, "no abort while the 2D engine works for us");
     wait (!b_busy); repeat (3) @(posedge clk); #1;
     if (b_abort || busy) $fatal(1, "engine reset did not end after the drain");
+
+    // ---- hold: no header taken, no ring read, runnable and quiet; then on
+    @(negedge clk); hold = 1;
+    put(H(8'h02, 2, 0)); put(32'h2900); put(32'd5);
+    w0 = writes; t0 = ring_reads;
+    kick;
+    repeat (300) @(posedge clk); #1;
+    if (writes != w0 || ring_reads != t0 || state !== 5'd0 || !runnable || !quiet)
+      $fatal(1, "held ring: %0d writes, %0d reads, state %0d, runnable %b quiet %b", writes - w0,
+             ring_reads - t0, state, runnable, quiet);
+    @(negedge clk); hold = 0;
+    settle;
+    if (faulted || mem[32'h2900 >> 2] !== 5 || runnable) $fatal(1, "the held FENCE after the hold");
+    // hold inside a WAIT_MEM: no poll, no TIMEOUT (WATCHDOG 200, held 2000 cycles)
+    @(negedge clk); wdog_limit = 24'd200; wdog_we = 1; @(negedge clk); wdog_we = 0;
+    mem[32'h2904 >> 2] = 0;
+    put(H(8'h04, 3, `SGPU_WAIT_FUNC_EQ)); put(32'h2904); put(32'hFFFFFFFF); put(32'd1);
+    put(H(8'h02, 2, 0)); put(32'h2908); put(32'd6);
+    kick;
+    wait (state == 5'd8);   // between two polls
+    @(negedge clk); hold = 1;
+    repeat (40) @(posedge clk); #1;   // a poll already started ends
+    t0 = polls;
+    repeat (2000) @(posedge clk); #1;
+    if (polls != t0 || faulted || !waiting || !quiet)
+      $fatal(1, "held WAIT_MEM: %0d polls, faulted %b, waiting %b, quiet %b", polls - t0, faulted, waiting, quiet);
+    mem[32'h2904 >> 2] = 1;
+    @(negedge clk); hold = 0;
+    settle;
+    if (faulted || mem[32'h2908 >> 2] !== 6) $fatal(1, "the held WAIT_MEM did not continue");
+    @(negedge clk); wdog_limit = 0; wdog_we = 1; @(negedge clk); wdog_we = 0;
+    $display("ok: hold at a header and between WAIT_MEM polls");
 
     // ---- the ring again, after the reset: a FENCE
     put(H(8'h02, 2, 0)); put(32'h2800); put(32'd99);
