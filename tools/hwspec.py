@@ -455,8 +455,9 @@ GLOBAL_REGS = [
     Reg("ID", 0x000, "ro", "magic 0x53475055 ('SGPU')", reset=MAGIC),
     Reg("VERSION", 0x004, "ro", "[31:16] major, [15:0] minor", reset=(VERSION_MAJOR << 16) | VERSION_MINOR),
     Reg("CAPS", 0x008, "ro", "[3:0] nodes, [7:4] sources, [8] 2D engine, [9] display, [10] preemption, "
-                             "[11] performance counters, [15:12] INDIRECT levels below the ring",
-        width=16, reset=_GLOBAL),
+                             "[11] performance counters, [15:12] INDIRECT levels below the ring, "
+                             "[16] a high-priority ring per node",
+        width=17, reset=_GLOBAL),
     Reg("MEM_SIZE", 0x00C, "ro", "bytes of GPU memory", reset=_GLOBAL),
     Reg("INT_STATUS", 0x010, "w1c", "pending interrupts (bit groups in INTERRUPTS)"),
     Reg("INT_ENABLE", 0x014, "rw", "interrupt mask for the irq output (bits of absent nodes and sources "

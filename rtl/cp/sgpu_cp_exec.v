@@ -341,6 +341,9 @@ module sgpu_cp_exec #(
   // ------------------------------------------------------------ header
   // Work to do at the header: more words in this buffer, or an IB to leave.
   wire ib_end     = in_ib && (ibcur_q == ibend);
+  // An IB left at its end: not while held (the level and the fetcher stay
+  // until the hold drops), but on the way to a preemption's save.
+  wire ib_leave   = (state_q == S_HDR) && ib_end && (preempt_pend_q || !hold_i);
   wire have_words = in_ib ? !ib_end : (enable_i && rcur_q != wptr_i);
   // A header waits to be taken (sgpu_cp_decode checks it then).
   wire hdr_look   = (state_q == S_HDR) && have_words && st_valid;
@@ -693,7 +696,7 @@ module sgpu_cp_exec #(
         hdr_q <= h[15:0]; hdr_addr_q <= cur_addr; pkt_ring_q <= !in_ib;
         words_left_q <= h_cnt; pay_idx_q <= 3'd0; u16_bad_q <= 1'b0;
       end
-      if (state_q == S_HDR && ib_end) begin
+      if (ib_leave) begin
         level_q <= (IB_DEPTH > 1) ? level_q - 2'd1 : 2'd0;
         if (in_ib2) ibcur_q <= ib1_save_q;
       end
@@ -909,6 +912,8 @@ module sgpu_cp_exec #(
   end
   always @(*) if (f_past && rst_ni && hold_i) begin
     if (state_q == S_HDR) assert(!pop && !fault_at_hdr);
+    // nor is an IB left: its level and the fetcher's place stay together
+    if (state_q == S_HDR && !preempt_pend_q) assert(!ib_leave && !ib_start);
     if (state_q == S_PGAP) assert(state_d != S_POLL);
     if (f_ring_wait_q && enable_i && state_q != S_FAULT && !rst_wait && wptr_i == f_wptr_q)
       assert(ring_req_valid_o);

@@ -35,6 +35,11 @@ uint32_t chip_rd(sgpu_sim *sim, uint32_t offset) {
   return v;
 }
 
+uint32_t chip_rings(sgpu_sim *sim) {
+  const uint32_t nodes = sgpu_sim_nodes(sim);
+  return SGPU_FIELD_GET(CAPS_PRIORITY, chip_rd(sim, SGPU_REG_CAPS)) ? 2u * nodes : nodes;
+}
+
 void chip_wr(sgpu_sim *sim, uint32_t offset, uint32_t value) {
   CHIP_CHECK(sgpu_sim_reg_write(sim, offset, value) == 0, "register write 0x%03x timed out", offset);
 }

@@ -47,6 +47,9 @@ void chip_figure(const char *name, double value); /* prints "FIGURE name value" 
 sgpu_sim *chip_create(const sgpu_sim_config *cfg);
 /* Register access by offset (SGPU_REG_*, SGPU_NODE_REG(), SGPU_SOURCE_REG()); fail on timeout. */
 uint32_t chip_rd(sgpu_sim *sim, uint32_t offset);
+/* The chip's ring blocks: its nodes, then (CAPS.PRIORITY) node n's
+ * high-priority ring at block nodes + n. */
+uint32_t chip_rings(sgpu_sim *sim);
 void chip_wr(sgpu_sim *sim, uint32_t offset, uint32_t value);
 /* Node register shorthands: chip_nrd(sim, 0, SGPU_NREG_STATUS). */
 uint32_t chip_nrd(sgpu_sim *sim, uint32_t node, uint32_t nreg);

@@ -130,13 +130,21 @@ typedef struct job {
   int preempt; /* random PREEMPT requests while segments run */
 } job;
 
-static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes) {
+/* The main workload runs on a node's normal ring, or (rings > nodes) now and
+ * then on its high-priority ring; a second one, in memory of its own, on the
+ * other node or on the high-priority ring of the main one's node, which then
+ * holds the normal ring at its boundaries while it has work. */
+static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes, uint32_t rings) {
   dg_generate(&j->w[0], seed, lim);
   j->n = 1;
   j->preempt = (seed * 2246822519u >> 7) % 100 < 40;
-  if (nodes >= 2 && (seed * 2654435761u) % 100 < 35) {
-    dg_generate_second(&j->w[1], seed, lim, j->w[0].node ^ 1u);
+  const uint32_t pick = (seed * 0x85EBCA6Bu) >> 25; /* 0..127 */
+  const int high_pair = rings > nodes && j->w[0].node < nodes && pick < 64;
+  if ((nodes >= 2 || high_pair) && (seed * 2654435761u) % 100 < 35) {
+    dg_generate_second(&j->w[1], seed, lim, high_pair ? j->w[0].node + nodes : j->w[0].node ^ 1u);
     j->n = 2;
+  } else if (rings > nodes && pick >= 112) {
+    j->w[0].node += nodes;
   }
 }
 
@@ -522,8 +530,8 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
   sgpu_sim_config cfg = {w0->latency, w0->stall, w0->sim_seed, NULL};
   both b;
   b.sim = chip_create(&cfg);
-  const uint32_t mem = sgpu_sim_mem_bytes(b.sim), sources = sgpu_sim_sources(b.sim), nodes = sgpu_sim_nodes(b.sim);
-  sgpu_ref_config rc = {mem, nodes, sources, SGPU_MAX_IB_DEPTH};
+  const uint32_t mem = sgpu_sim_mem_bytes(b.sim), sources = sgpu_sim_sources(b.sim), rings = chip_rings(b.sim);
+  sgpu_ref_config rc = {mem, rings, sources, SGPU_MAX_IB_DEPTH};
   b.ref = sgpu_ref_create(&rc);
   CHIP_CHECK(b.ref != NULL, "sgpu_ref_create");
   if (g_verbose) sgpu_ref_trace(b.ref, stdout);
@@ -886,12 +894,12 @@ int main(int argc, char **argv) {
   }
   sgpu_sim *probe = chip_create(NULL);
   dg_limits lim = {sgpu_sim_mem_bytes(probe), sgpu_sim_sources(probe)};
-  const uint32_t nodes = sgpu_sim_nodes(probe);
+  const uint32_t nodes = sgpu_sim_nodes(probe), rings = chip_rings(probe);
   sgpu_sim_destroy(probe);
 
   sgpu_ref_stats acc;
   memset(&acc, 0, sizeof acc);
-  uint32_t failures = 0, shrunk = 0, two = 0;
+  uint32_t failures = 0, shrunk = 0, two = 0, high = 0, high_pairs = 0;
   uint64_t cycles = 0;
   const double t0 = now_s();
   for (uint32_t i = 0; i < seeds; i++) {
@@ -903,8 +911,10 @@ int main(int argc, char **argv) {
       printf("seed %u\n", seed);
       fflush(stdout);
     }
-    job_generate(&j, seed, &lim, nodes);
+    job_generate(&j, seed, &lim, nodes, rings);
     two += j.n > 1;
+    high += j.w[0].node >= nodes || (j.n > 1 && j.w[1].node >= nodes);
+    high_pairs += j.n > 1 && j.w[1].node >= nodes;
     if (g_verbose) job_print(&j, stdout);
     outcome o;
     run_job(&j, &o, &acc);
@@ -923,8 +933,10 @@ int main(int argc, char **argv) {
     job_free(&j);
   }
   const double dt = now_s() - t0;
-  printf("%u seeds (%u with two nodes at once), %u failed, %.1f s, %llu chip cycles\n", seeds, two, failures, dt,
-         (unsigned long long)cycles);
+  printf("%u seeds (%u with two rings at once, %u on a high-priority ring, %u of them beside the normal ring it holds), "
+         "%u failed, %.1f s, %llu chip cycles\n",
+         seeds, two, high, high_pairs, failures, dt, (unsigned long long)cycles);
+  chip_figure("diff_high_priority_pairs_per_1000_seeds", (double)high_pairs * 1000.0 / seeds);
   chip_figure("diff_seeds_per_sec", seeds / (dt > 0 ? dt : 1));
   int missing = 0;
   for (uint32_t op = 0; op < SGPU_OP_COUNT_OF_OPCODES; op++) {

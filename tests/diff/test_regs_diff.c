@@ -1,6 +1,7 @@
 /* test_regs_diff — the node registers' rules, chip against the reference
  * model: random writes (good and bad values) to RING_BASE, RING_SIZE,
- * RING_WPTR, RPTR_ADDR, CONTROL and WATCHDOG of both nodes.  After every
+ * RING_WPTR, RPTR_ADDR, CONTROL and WATCHDOG of every ring block (both nodes
+ * and, with CAPS.PRIORITY, their high-priority rings).  After every
  * write: CFG_ERROR and CFG_ERROR_ADDR, the read-back of every written
  * register, STATUS (ENABLED, FAULTED) and, on a fault, FAULT_REASON /
  * FAULT_ADDR must agree (a doorbell runs whatever the ring holds: zeros,
@@ -85,7 +86,7 @@ int main(int argc, char **argv) {
     const uint32_t seed = base + si;
     uint32_t rng = seed * 2654435761u + 1;
     sgpu_sim *sim = chip_create(NULL);
-    const uint32_t mem = sgpu_sim_mem_bytes(sim), nodes = sgpu_sim_nodes(sim);
+    const uint32_t mem = sgpu_sim_mem_bytes(sim), nodes = chip_rings(sim);  /* with the high-priority rings */
     sgpu_ref_config rc = {mem, nodes, sgpu_sim_sources(sim), SGPU_MAX_IB_DEPTH};
     sgpu_ref *ref = sgpu_ref_create(&rc);
     CHIP_CHECK(ref != NULL, "sgpu_ref_create");
