@@ -783,7 +783,9 @@ BOARDS = [
 # values as parameters (rtl/boards/<board>_top.v reads
 # `SGPU_BOARD_<BOARD>_<PARAM>), the boot firmware publishes the CAPS they make
 # (tools/mkboot.c), and the docs list them.  What a board cannot carry (the
-# UP5K's logic cells: docs/boards.md) is left out here, by parameter, and the
+# UP5K's logic cells; the ULX3S's system clock, which the high-priority rings'
+# second command processors and 2D engine take below 1.15 x 30 MHz:
+# docs/boards.md) is left out here, by parameter, and the
 # library learns it from CAPS (or the link's PING) and refuses work that needs
 # it before anything reaches the hardware.
 # parameter, CAPS field it sets (None: not in CAPS), meaning
@@ -803,5 +805,5 @@ BOARD_PARAMS = [
 BOARD_FEATURES = {
     "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "PREEMPTION": 0, "PRIORITY": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
     "ULX3S": {"NODES": 2, "SOURCES": 1, "PERF": 1, "IB_DEPTH": LIMIT_VALUES["MAX_IB_DEPTH"],
-              "PREEMPTION": 1, "PRIORITY": 1, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+              "PREEMPTION": 1, "PRIORITY": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
 }
