@@ -354,15 +354,20 @@ module sgpu_top #(
 
   // ------------------------------------------------------------ priority
   // Node n's high ring (n + NODES) holds its normal ring n while it is
-  // runnable (registered: off the state machines' paths); it starts once
-  // ring n is held and at rest, its 2D engine included.
+  // runnable; it starts once ring n is held and at rest, its 2D engine
+  // included.  Both are registered: no path from one command processor's
+  // state through the other's to its fetcher and the memory arbiter.
   generate if (PRIORITY != 0) begin : g_high
-    reg  [NODES-1:0] hi_run_q;
+    reg  [NODES-1:0] hi_run_q, hi_go_q;
     wire [NODES-1:0] lo_rest = n_quiet[NODES-1:0] & ~(b_own_q & {NODES{blit_chunk}});
     always @(posedge clk_i or negedge rst_ni)
-      if (!rst_ni) hi_run_q <= {NODES{1'b0}};
-      else hi_run_q <= n_runnable[RINGS-1:NODES];
-    assign n_hold = {~(hi_run_q & lo_rest), hi_run_q};
+      if (!rst_ni) begin
+        hi_run_q <= {NODES{1'b0}}; hi_go_q <= {NODES{1'b0}};
+      end else begin
+        hi_run_q <= n_runnable[RINGS-1:NODES];
+        hi_go_q  <= hi_run_q & lo_rest;
+      end
+    assign n_hold = {~hi_go_q, hi_run_q};
 
     // The high rings' 2D engine: lowest ring wins, held until accepted.
     reg  [NODES-1:0] sel_q, pick, own_q;
