@@ -66,8 +66,8 @@ module sgpu_top #(
   generate if (!(SOURCES >= 1 && SOURCES <= `SGPU_MAX_SOURCES)) begin : g_bad_sources
     sgpu_precondition_failed_SOURCES_1_to_MAX_SOURCES u_fail ();
   end endgenerate
-  // RINGS: every command processor has a register block and interrupt bits.
-  generate if (!(NODES * (PRIORITY != 0 ? 2 : 1) <= `SGPU_MAX_NODES)) begin : g_bad_rings
+  // RINGS (PRIORITY: two per node): each has a register block and interrupt bits.
+  generate if (PRIORITY != 0 && !(2 * NODES <= `SGPU_MAX_NODES)) begin : g_bad_rings
     sgpu_precondition_failed_RINGS_at_most_MAX_NODES u_fail ();
   end endgenerate
   // MEM_RDQ: the arbiter's read ID queue (sgpu_fifo) is MEM_RDQ deep.
