@@ -783,8 +783,8 @@ BOARDS = [
 # values as parameters (rtl/boards/<board>_top.v reads
 # `SGPU_BOARD_<BOARD>_<PARAM>), the boot firmware publishes the CAPS they make
 # (tools/mkboot.c), and the docs list them.  What a board cannot carry (the
-# UP5K's logic cells; the ULX3S's system clock, which the high-priority rings'
-# second command processors and 2D engine take below 1.15 x 30 MHz:
+# UP5K's logic cells; on the ULX3S the high-priority rings, whose second
+# command processors and 2D engine leave the system clock too little margin:
 # docs/boards.md) is left out here, by parameter, and the
 # library learns it from CAPS (or the link's PING) and refuses work that needs
 # it before anything reaches the hardware.
