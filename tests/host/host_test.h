@@ -156,4 +156,38 @@ static inline void put(fixture *f, uint64_t address, const uint32_t *w, uint32_t
     if (r_ < 0) fail_msg("%s -> %d %s: %s", #x, r_, sgpu_strerror(r_), sgpu_last_error(f->dev)); \
   } while (0)
 
+/* One word of GPU memory, read and written through the library. */
+static inline uint32_t rd(fixture *f, uint64_t address) {
+  uint32_t v = 0;
+  assert_int_equal(sgpu_read(f->dev, address, &v, 4), 0);
+  return v;
+}
+static inline void wr(fixture *f, uint64_t address, uint32_t v) {
+  assert_int_equal(sgpu_write(f->dev, address, &v, 4), 0);
+}
+
+/* "Once markers" in the fixture's target: marker i copies src[i] (0x1000 +
+ * i) to dst[i], then writes 0xDEAD to src[i].  Ran once: dst[i] = 0x1000 + i;
+ * twice: 0xDEAD; never: 0. */
+static inline uint32_t src_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 4 * i; }
+static inline uint32_t dst_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 1024 + 4 * i; }
+static inline void marker(fixture *f, sgpu_cmdbuf *cb, uint32_t i) {
+  CHECK(sgpu_cmd_copy(cb, dst_of(f, i), 4, src_of(f, i), 4, 4, 1));
+  CHECK(sgpu_cmd_write_data(cb, src_of(f, i), (uint32_t[]){0xDEAD}, 1));
+}
+/* Markers below n: not run yet. */
+static inline void reset_markers(fixture *f, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    wr(f, src_of(f, i), 0x1000 + i);
+    wr(f, dst_of(f, i), 0);
+  }
+}
+/* Each marker below n ran exactly once (its dst holds the first value). */
+static inline void expect_once(fixture *f, uint32_t n) {
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t d = rd(f, dst_of(f, i));
+    if (d != 0x1000 + i) fail_msg("marker %u: dst 0x%x (0: never ran, 0xdead: ran twice)", i, d);
+  }
+}
+
 #endif

@@ -12,38 +12,8 @@
 #define PREEMPTS_A_NODE "preempts a node (sgpu_preempt): on a shared device the work running there " \
                         "may be another program's, which sgpud does not let one program stop"
 
-static uint32_t rd(fixture *f, uint64_t address) {
-  uint32_t v = 0;
-  assert_int_equal(sgpu_read(f->dev, address, &v, 4), 0);
-  return v;
-}
-
-static void wr(fixture *f, uint64_t address, uint32_t v) {
-  assert_int_equal(sgpu_write(f->dev, address, &v, 4), 0);
-}
-
-/* Marker i: copies src[i] (0x1000 + i) to dst[i], then writes 0xDEAD to
- * src[i].  Ran once: dst[i] = 0x1000 + i; twice: 0xDEAD; never: 0. */
+/* Once markers (host_test.h) in a chain of this many. */
 #define MARKS 48u
-static uint32_t src_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 4 * i; }
-static uint32_t dst_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 1024 + 4 * i; }
-static void marker(fixture *f, sgpu_cmdbuf *cb, uint32_t i) {
-  sgpu_cmd_copy(cb, dst_of(f, i), 4, src_of(f, i), 4, 4, 1);
-  sgpu_cmd_write_data(cb, src_of(f, i), (uint32_t[]){0xDEAD}, 1);
-}
-static void reset_markers(fixture *f) {
-  for (uint32_t i = 0; i < MARKS; i++) {
-    wr(f, src_of(f, i), 0x1000 + i);
-    wr(f, dst_of(f, i), 0);
-  }
-}
-/* Each marker below `n` ran exactly once (its dst holds the first value). */
-static void expect_once(fixture *f, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t d = rd(f, dst_of(f, i));
-    if (d != 0x1000 + i) fail_msg("marker %u: dst 0x%x (0: never ran, 0xdead: ran twice)", i, d);
-  }
-}
 
 static sgpu_submit_command_args args_at(fixture *f, uint64_t at, const sgpu_cmdbuf *cb, uint32_t fence) {
   sgpu_submit_command_args a;
@@ -101,7 +71,7 @@ static void test_preempt_inside_wait(void **state) {
   TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
   open_with_preemption(f, 1);
-  reset_markers(f);
+  reset_markers(f, MARKS);
   uint32_t flag = (uint32_t)f->tgt + 2048, mem[256], mem2[64];
   wr(f, flag, 0);
   sgpu_cmdbuf cb, cb2;
@@ -174,7 +144,7 @@ static void test_preempt_inside_level2(void **state) {
   TEST_NEEDS_LOCAL(PREEMPTS_A_NODE);
   fixture F, *f = &F;
   open_with_preemption(f, 2);
-  reset_markers(f);
+  reset_markers(f, MARKS);
   uint32_t flag = (uint32_t)f->tgt + 2048, m1[128], m2[128];
   wr(f, flag, 0);
   sgpu_cmdbuf l1, l2;
@@ -232,7 +202,7 @@ static void test_preempt_between_packets(void **state) {
   put_cb(f, f->buf, &cb);
   uint32_t fence = 0, stops_inside = 0;
   for (uint32_t delay = 40; delay < 1400; delay += 37) {
-    reset_markers(f);
+    reset_markers(f, MARKS);
     sgpu_submit_command_args a = args_at(f, f->buf, &cb, ++fence);
     CHECK(sgpu_submit_command(f->dev, &a));
     uint32_t rounds = 0;
@@ -301,7 +271,7 @@ static void test_preempt_inside_fill_and_copy(void **state) {
 
   uint32_t fence = 0, max_latency = 0, stops_in_rect = 0;
   for (uint32_t delay = 3000; delay < 200000; delay = delay * 3 / 2 + 977) {
-    reset_markers(f);
+    reset_markers(f, MARKS);
     sgpu_submit_command_args a = args_at(f, f->buf, &l1, ++fence);
     CHECK(sgpu_submit_command(f->dev, &a));
     uint32_t rounds = 0;
@@ -347,7 +317,7 @@ static void test_preempt_after_reset(void **state) {
   open_with_preemption(f, 1);
   sgpu_context *guilty;
   CHECK(sgpu_create_context(f->dev, 0, &guilty));
-  reset_markers(f);
+  reset_markers(f, MARKS);
   uint32_t flag = (uint32_t)f->tgt + 2048, flag2 = flag + 4, m1[32], m2[64], m3[32];
   wr(f, flag, 0);
   wr(f, flag2, 0);
@@ -403,7 +373,7 @@ static void test_preempt_idle(void **state) {
   assert_int_equal(ev.preempted_count, 0);
   assert_int_equal(sgpu_preempt(f->dev, 7, 1), SGPU_ERROR_INVALID_NODE);
   /* The node takes work as before. */
-  reset_markers(f);
+  reset_markers(f, MARKS);
   uint32_t mem[64];
   sgpu_cmdbuf cb;
   sgpu_cmdbuf_init(&cb, mem, sizeof mem);

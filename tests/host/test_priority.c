@@ -22,16 +22,6 @@ static int has_priority(fixture *f) {
   return (int)info.has_priority;
 }
 
-static uint32_t rd(fixture *f, uint64_t address) {
-  uint32_t v = 0;
-  assert_int_equal(sgpu_read(f->dev, address, &v, 4), 0);
-  return v;
-}
-
-static void wr(fixture *f, uint64_t address, uint32_t v) {
-  assert_int_equal(sgpu_write(f->dev, address, &v, 4), 0);
-}
-
 /* Submit the words of cb, written at `at` (segment 1), from ctx on node 0. */
 static int submit_cb(fixture *f, sgpu_context *ctx, uint64_t at, const sgpu_cmdbuf *cb, uint32_t fence,
                      uint32_t flags) {
@@ -243,25 +233,6 @@ static void test_priority_fences(void **state) {
 
 /* Once markers: copy src (0x1000 + i) to dst, then overwrite src, so a
  * second run leaves 0xDEAD in dst and none leaves 0. */
-static uint32_t src_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 4 * i; }
-static uint32_t dst_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 1024 + 4 * i; }
-static void marker(fixture *f, sgpu_cmdbuf *cb, uint32_t i) {
-  CHECK(sgpu_cmd_copy(cb, dst_of(f, i), 4, src_of(f, i), 4, 4, 1));
-  CHECK(sgpu_cmd_write_data(cb, src_of(f, i), (uint32_t[]){0xDEAD}, 1));
-}
-static void reset_markers(fixture *f, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
-    wr(f, src_of(f, i), 0x1000 + i);
-    wr(f, dst_of(f, i), 0);
-  }
-}
-static void expect_once(fixture *f, uint32_t n) {
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t d = rd(f, dst_of(f, i));
-    if (d != 0x1000 + i) fail_msg("marker %u: dst 0x%x (0: never ran, 0xdead: ran twice)", i, d);
-  }
-}
-
 /* Work on both rings, each stopped in a WAIT_MEM: sgpu_preempt stops both,
  * each is sent again on its own ring and runs on from where it stopped. */
 static void test_priority_preempt_both_rings(void **state) {

@@ -41,16 +41,6 @@ static void build_hang(sgpu_cmdbuf *cb, uint32_t *mem, uint32_t bytes, uint32_t 
   sgpu_cmd_wait_mem(cb, flag, 0xFFFFFFFFu, 0x600DF00Du, SGPU_WAIT_FUNC_EQ); /* never written */
 }
 
-static uint32_t rd(fixture *f, uint64_t address) {
-  uint32_t v = 0;
-  assert_int_equal(sgpu_read(f->dev, address, &v, 4), 0);
-  return v;
-}
-
-static void wr(fixture *f, uint64_t address, uint32_t v) {
-  assert_int_equal(sgpu_write(f->dev, address, &v, 4), 0);
-}
-
 /* Events until the queue is empty, counted by type and fence (fences < 16). */
 typedef struct seen {
   uint32_t completed[16], dropped[16], resets;

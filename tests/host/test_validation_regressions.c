@@ -93,12 +93,12 @@ static void library_side(const regression *c) {
   fixture_close(f);
 }
 
-static uint32_t rd(sgpu_sim *s, uint32_t off) {
+static uint32_t reg_rd(sgpu_sim *s, uint32_t off) {
   uint32_t v = 0;
   assert_int_equal(sgpu_sim_reg_read(s, off, &v), 0);
   return v;
 }
-static void wr(sgpu_sim *s, uint32_t off, uint32_t v) { assert_int_equal(sgpu_sim_reg_write(s, off, v), 0); }
+static void reg_wr(sgpu_sim *s, uint32_t off, uint32_t v) { assert_int_equal(sgpu_sim_reg_write(s, off, v), 0); }
 
 /* The chip: a ring INDIRECT to the same words; the fault and nothing written. */
 static void chip_side(const regression *c) {
@@ -113,23 +113,23 @@ static void chip_side(const regression *c) {
   uint32_t before = 0x5A5A5A5A, after = 0;
   assert_int_equal(sgpu_sim_backdoor_write(s, sentinel, &before, 4), 0);
   const uint32_t n0 = SGPU_NODE_REG(0, 0);
-  wr(s, n0 + SGPU_NREG_RING_BASE, ring);
-  wr(s, n0 + SGPU_NREG_RING_SIZE, 4096);
-  wr(s, n0 + SGPU_NREG_WATCHDOG, 100000);
-  wr(s, n0 + SGPU_NREG_CONTROL, SGPU_CONTROL_ENABLE);
+  reg_wr(s, n0 + SGPU_NREG_RING_BASE, ring);
+  reg_wr(s, n0 + SGPU_NREG_RING_SIZE, 4096);
+  reg_wr(s, n0 + SGPU_NREG_WATCHDOG, 100000);
+  reg_wr(s, n0 + SGPU_NREG_CONTROL, SGPU_CONTROL_ENABLE);
   uint32_t rw[] = {H(INDIRECT, 3, 0), buf, c->n * 4, 42};
   assert_int_equal(sgpu_sim_mem_write(s, ring, rw, sizeof rw), 0);
-  wr(s, n0 + SGPU_NREG_RING_WPTR, sizeof rw);
-  for (int i = 0; i < 1000 && !(rd(s, n0 + SGPU_NREG_STATUS) & SGPU_STATUS_FAULTED); i++)
+  reg_wr(s, n0 + SGPU_NREG_RING_WPTR, sizeof rw);
+  for (int i = 0; i < 1000 && !(reg_rd(s, n0 + SGPU_NREG_STATUS) & SGPU_STATUS_FAULTED); i++)
     sgpu_sim_run(s, 100, 0);
-  uint32_t status = rd(s, n0 + SGPU_NREG_STATUS), reason = rd(s, n0 + SGPU_NREG_FAULT_REASON);
-  uint32_t faddr = rd(s, n0 + SGPU_NREG_FAULT_ADDR);
+  uint32_t status = reg_rd(s, n0 + SGPU_NREG_STATUS), reason = reg_rd(s, n0 + SGPU_NREG_FAULT_REASON);
+  uint32_t faddr = reg_rd(s, n0 + SGPU_NREG_FAULT_ADDR);
   printf("%s: chip -> status 0x%x, FAULT_REASON %u (%s) at 0x%x\n", c->name, status, reason,
          sgpu_fault_name(reason), faddr);
   assert_true(status & SGPU_STATUS_FAULTED);
   assert_string_equal(sgpu_fault_name(reason), sgpu_fault_name(c->fault));
   assert_int_equal(faddr, c->in_level2 ? buf2 : buf);
-  assert_int_equal(rd(s, n0 + SGPU_NREG_FAULT_FENCE), 42);
+  assert_int_equal(reg_rd(s, n0 + SGPU_NREG_FAULT_FENCE), 42);
   assert_int_equal(sgpu_sim_backdoor_read(s, sentinel, &after, 4), 0);
   assert_int_equal(after, before);
   sgpu_sim_destroy(s);
