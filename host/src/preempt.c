@@ -248,10 +248,10 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
   sgpu__lock(dev);
   uint32_t n = node_ordinal;
   /* Every ring of the node: its high-priority ring (CAPS.PRIORITY) too,
-   * unless nothing was ever queued there that is not retired: then it is
-   * idle and stopping it would only add round trips to the node's stop. */
+   * unless it is idle (nothing queued or preempted there): stopping it would
+   * only add round trips to the node's stop. */
   uint32_t ring[2], rings = sgpu__node_rings(dev, n, ring);
-  if (rings == 2 && dev->node[ring[1]].q_count == 0 && dev->node[ring[1]].pre_count == 0) rings = 1;
+  if (rings == 2 && sgpu__ring_idle(&dev->node[ring[1]])) rings = 1;
   uint32_t save[2][SGPU_SAVE_BYTES / 4];
   uint64_t latency[2] = {0, 0};
   size_t kept[2] = {0, 0};
