@@ -6,7 +6,20 @@
  * dropped; after the ban threshold its context is banned while others go on. */
 #include "host_test.h"
 
+#define WATCHDOG_CYCLES 5000u
 #define WATCHDOG_URI "sim:video=tiny,watchdog=5000"
+
+/* On a link the chip runs on while the test queues work, so a 5,000-cycle
+ * watchdog may fire before the work meant to sit behind the hang is queued
+ * (the submission is then refused: the node is stopped on a fault).  There
+ * the device opens with the watchdog off and the test arms node 0's once
+ * everything is queued; an engine reset turns it off again. */
+static const char *watchdog_uri(void) {
+  return test_link_uri() ? "sim:video=tiny,watchdog=0" : WATCHDOG_URI;
+}
+static void arm_watchdog(fixture *f) {
+  if (test_link_uri()) CHECK(sgpu_reg_write(f->dev, SGPU_NODE_REG(0, SGPU_NREG_WATCHDOG), WATCHDOG_CYCLES));
+}
 
 /* Each submission gets its own 256-byte slot of f->buf. */
 static int submit_cb(fixture *f, sgpu_context *ctx, uint32_t slot, const sgpu_cmdbuf *cb,
@@ -98,7 +111,7 @@ static void test_hang_keeps_innocent_work(void **state) {
   (void)state;
   TEST_NEEDS_LOCAL(SHARED_RESETS_AT_ONCE);
   fixture F, *f = &F;
-  assert_int_equal(fixture_open(f, WATCHDOG_URI), 0);
+  assert_int_equal(fixture_open(f, watchdog_uri()), 0);
   sgpu_context *b = NULL, *c = NULL;
   CHECK(sgpu_create_context(f->dev, 0, &b));
   CHECK(sgpu_create_context(f->dev, 0, &c));
@@ -131,6 +144,7 @@ static void test_hang_keeps_innocent_work(void **state) {
   a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&cb);
   a.submission_fence_id = 5;
   CHECK(sgpu_submit_command(f->dev, &a));
+  arm_watchdog(f);
 
   /* The watchdog catches the hang. */
   assert_int_equal(sgpu_wait_fence(f->dev, 0, 5, wait_ms(50)), SGPU_ERROR_NODE_FAULTED);
@@ -195,7 +209,7 @@ static void test_ban_after_three_hangs(void **state) {
   (void)state;
   TEST_NEEDS_LOCAL(SHARED_RESETS_AT_ONCE);
   fixture F, *f = &F;
-  assert_int_equal(fixture_open(f, WATCHDOG_URI), 0);
+  assert_int_equal(fixture_open(f, watchdog_uri()), 0);
   sgpu_context *b = NULL;
   CHECK(sgpu_create_context(f->dev, 0, &b));
   uint32_t t = (uint32_t)f->tgt, mem[64], fence = 0;
@@ -206,6 +220,7 @@ static void test_ban_after_three_hangs(void **state) {
     CHECK(submit_cb(f, f->ctx0, 0, &cb, ++fence));
     build_once_marker(&cb, mem, sizeof mem, t + 64, t + 68, 0x100 + round);
     CHECK(submit_cb(f, b, 1, &cb, ++fence));
+    arm_watchdog(f);
     assert_int_equal(sgpu_wait_fence(f->dev, 0, fence, wait_ms(50)), SGPU_ERROR_NODE_FAULTED);
     uint32_t last_aborted = 0;
     assert_int_equal(sgpu_reset_engine(f->dev, 0, &last_aborted), 1);
@@ -240,6 +255,7 @@ static void test_ban_after_three_hangs(void **state) {
   CHECK(sgpu_set_ban_threshold(f->dev, 1));
   build_hang(&cb, mem, sizeof mem, t + 60);
   CHECK(submit_cb(f, c, 0, &cb, ++fence));
+  arm_watchdog(f);
   assert_int_equal(sgpu_wait_fence(f->dev, 0, fence, wait_ms(50)), SGPU_ERROR_NODE_FAULTED);
   assert_int_equal(sgpu_reset_from_timeout(f->dev), 0); /* only the guilty work was queued */
   assert_int_equal(sgpu_context_banned(c), 1);
