@@ -187,7 +187,7 @@ FLIP_INTERVALS = [
 LIMITS = [
     ("MAX_IB_DEPTH", 2, "INDIRECT nesting levels below the ring (ring -> IB -> IB)"),
     ("MAX_BLIT_DIM", 65535, "largest FILL/COPY width in bytes, height and pitch"),
-    ("MAX_NODES", 4, "most rings a build can have"),
+    ("MAX_NODES", 6, "most rings (node register blocks) a build can have"),
     ("MAX_SOURCES", 2, "most display sources a build can have"),
     ("RING_SIZE_MIN", 64, "smallest ring in bytes, and RING_SIZE after reset"),
 ]
@@ -456,8 +456,8 @@ GLOBAL_REGS = [
     Reg("VERSION", 0x004, "ro", "[31:16] major, [15:0] minor", reset=(VERSION_MAJOR << 16) | VERSION_MINOR),
     Reg("CAPS", 0x008, "ro", "[3:0] nodes, [7:4] sources, [8] 2D engine, [9] display, [10] preemption, "
                              "[11] performance counters, [15:12] INDIRECT levels below the ring, "
-                             "[16] a high-priority ring per node",
-        width=17, reset=_GLOBAL),
+                             "[16] a high-priority ring per node, [17] two normal rings per node, time-sliced",
+        width=18, reset=_GLOBAL),
     Reg("MEM_SIZE", 0x00C, "ro", "bytes of GPU memory", reset=_GLOBAL),
     Reg("INT_STATUS", 0x010, "w1c", "pending interrupts (bit groups in INTERRUPTS)"),
     Reg("INT_ENABLE", 0x014, "rw", "interrupt mask for the irq output (bits of absent nodes and sources "
@@ -552,6 +552,12 @@ NODE_REGS = [
                                "a preemption is pending or taken, is ignored; a board without "
                                "CAPS.PREEMPTION ignores it. "
                                "Reads back the last value written", readback="written"),
+    Reg("QUANTUM", 0x5C, "rw", "time slice of a normal-priority ring (CAPS.TIME_SLICE): once this ring has "
+                               "run QUANTUM cycles while the node's other normal ring has work, it holds at "
+                               "its next boundary (as for the high ring) and the other runs; 0: no time "
+                               "slices, the ring runs until it is dry. Ignored on a high ring and without "
+                               "CAPS.TIME_SLICE. 24 bits: a value above 0xFFFFFF is rejected (CFG_ERROR[4])",
+        width=24, checks=[("max", 0xFFFFFF, "VALUE_RANGE")], readback="written"),
 ]
 
 # The resume state a preemption writes at SAVE_ADDR, in this order (the
@@ -592,7 +598,10 @@ REG_FIELDS = {
              ("IB_DEPTH", 12, 4, "ro", "1..MAX_IB_DEPTH: INDIRECT levels the command processor nests below "
                                        "the ring; an INDIRECT deeper faults NESTING and the library refuses it"),
              ("PRIORITY", 16, 1, "ro", "1: each node n also has a high-priority ring, the node register block "
-                                       "NODES + n, which the node runs before its normal ring")],
+                                       "NODES + n, which the node runs before its normal ring"),
+             ("TIME_SLICE", 17, 1, "ro", "1: each node n also has a second normal-priority ring, the node register "
+                                         "block 2 x NODES + n; the node's two normal rings take turns, each holding "
+                                         "at its next boundary after QUANTUM cycles while the other has work")],
     "CONTROL": [("ENABLE", 0, 1, "rw", "0/1"), ("RESET", 1, 1, "strobe", "write 1: reset the node (self-clearing)")],
     "STATUS": [("BUSY", 0, 1, "ro", "0/1"), ("FAULTED", 1, 1, "ro", "0/1"), ("WAITING", 2, 1, "ro", "0/1"),
                ("ENABLED", 3, 1, "ro", "0/1"), ("IB_DEPTH", 4, 4, "ro", f"0..{LIMIT_VALUES['MAX_IB_DEPTH']}"),
@@ -798,12 +807,16 @@ BOARD_PARAMS = [
                                  "and the library drains to the end of the running buffer instead"),
     ("PRIORITY", "PRIORITY", "a high-priority ring per node (node block NODES + n): while it has work the "
                              "normal ring holds at its next boundary; 0: high-priority contexts share the normal ring"),
+    ("TIME_SLICE", "TIME_SLICE", "a second normal-priority ring per node (node block 2 x NODES + n, needs PRIORITY): "
+                                 "the two normal rings take turns by QUANTUM; 0: contexts of equal priority share "
+                                 "one ring and run in submission order"),
     ("RX_FIFO_BYTES", None, "host bridge receive FIFO in bytes (0: none, link version "
                             "LINK_VERSION_SINGLE; the PING info word says it)"),
 ]
 # board (a BOARDS name) -> {parameter: value}; every BOARD_PARAMS entry set
 BOARD_FEATURES = {
-    "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "PREEMPTION": 0, "PRIORITY": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+    "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "PREEMPTION": 0, "PRIORITY": 0, "TIME_SLICE": 0,
+                   "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
     "ULX3S": {"NODES": 2, "SOURCES": 1, "PERF": 1, "IB_DEPTH": LIMIT_VALUES["MAX_IB_DEPTH"],
-              "PREEMPTION": 1, "PRIORITY": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+              "PREEMPTION": 1, "PRIORITY": 0, "TIME_SLICE": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
 }
