@@ -144,6 +144,9 @@ typedef struct sgpu_info {
   uint32_t has_priority;             /* CAPS.PRIORITY: each node has a high-priority ring
                                         (sgpu_set_context_priority); 0: high-priority contexts
                                         share the normal ring */
+  uint32_t has_time_slice;           /* CAPS.TIME_SLICE: each node has a second normal ring,
+                                        the two take turns (sgpu_set_time_slice); 0: contexts
+                                        of equal priority run in submission order */
 } sgpu_info;
 
 int sgpu_query_info(sgpu_device *dev, sgpu_info *info);
@@ -276,6 +279,38 @@ uint32_t sgpu_context_node(const sgpu_context *ctx);
 #define SGPU_PRIORITY_HIGH 1u
 int sgpu_set_context_priority(sgpu_context *ctx, uint32_t priority);
 uint32_t sgpu_context_priority(const sgpu_context *ctx);
+
+/* Time slices between contexts of equal priority.  On a device with
+ * CAPS.TIME_SLICE (sgpu_info.has_time_slice; it implies CAPS.PRIORITY) each
+ * node has a second normal-priority ring, and its two normal rings take
+ * turns: once one has run quantum_cycles cycles while the other has work,
+ * it holds at its next packet or poll boundary (inside a FILL or COPY too)
+ * and the other runs.  The high-priority ring still goes before both.
+ *
+ * sgpu_set_time_slice sets node node_ordinal's quantum (the QUANTUM register
+ * of both normal rings, 0..0xFFFFFF cycles).  0, the default after open,
+ * turns slicing off: every NORMAL context of the node uses its first normal
+ * ring, all in submission order, as on a chip without time slices.  With a
+ * quantum, the node's NORMAL contexts are spread over its two rings by
+ * context id (sgpu_context_id): odd ids on the first normal ring, even ids
+ * on the second.  Contexts on one ring run in submission order; work on the
+ * other ring may overtake it.  Fences stay one increasing sequence per node
+ * over all three rings, each ring completing in order (as for the high ring,
+ * see above): sgpu_wait_fence returns once the submission that carried the
+ * id is done, and sgpu_get_fence's completed is the highest id at or below
+ * which everything of the node is done.  Events of both normal rings say
+ * SGPU_PRIORITY_NORMAL.
+ *
+ * Refused: a node that does not exist (SGPU_ERROR_INVALID_NODE); a quantum
+ * above 0xFFFFFF (SGPU_ERROR_INVALID_PARAM); a device without
+ * CAPS.TIME_SLICE (SGPU_ERROR_NOT_SUPPORTED: one normal ring per node);
+ * turning slicing on or off while the node has submissions queued or
+ * preempted on any of its rings (SGPU_ERROR_BUSY: the contexts' rings would
+ * change under queued work; wait for its fences first); and through sgpud
+ * (SGPU_ERROR_NOT_SUPPORTED).  sgpu_time_slice returns the node's quantum
+ * (0: off, or a bad device or node). */
+int sgpu_set_time_slice(sgpu_device *dev, uint32_t node_ordinal, uint32_t quantum_cycles);
+uint32_t sgpu_time_slice(const sgpu_device *dev, uint32_t node_ordinal);
 
 /* ------------------------------------------------------------ submission */
 /* D3DDDI_FLIPINTERVAL_TYPE */

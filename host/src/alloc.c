@@ -101,7 +101,8 @@ const sgpu_block *sgpu__reserved_block(const sgpu_device *dev, uint64_t addr, ui
 void sgpu__block_name(const sgpu_device *dev, const sgpu_block *b, char *buf, size_t size) {
   for (uint32_t n = 0; n < dev->rings; n++) {
     const sgpu_node *nd = &dev->node[n];
-    const char *high = nd->priority == SGPU_PRIORITY_HIGH ? " high-priority" : "";
+    /* its kind, but for the first normal ring (as on a chip with one per node) */
+    const char *high = n / dev->nodes == 1 ? " high-priority" : n / dev->nodes == 2 ? " second normal" : "";
     if (b->addr == nd->ring_base) {
       snprintf(buf, size, "node %u's%s ring", nd->node, high);
       return;

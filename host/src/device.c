@@ -66,12 +66,15 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   dev->video_tiny = o->video_tiny;
 
   /* Ring blocks: node n's normal ring is block n; with CAPS.PRIORITY its
-   * high-priority ring is block nodes + n. */
-  dev->rings = dev->nodes * (SGPU_FIELD_GET(CAPS_PRIORITY, dev->caps) ? 2u : 1u);
+   * high-priority ring is block nodes + n, and with CAPS.TIME_SLICE (which
+   * implies PRIORITY) its second normal ring block 2 x nodes + n. */
+  uint32_t per_node = !SGPU_FIELD_GET(CAPS_PRIORITY, dev->caps) ? 1u
+                      : SGPU_FIELD_GET(CAPS_TIME_SLICE, dev->caps) ? 3u : 2u;
+  dev->rings = dev->nodes * per_node;
   if (dev->rings > SGPU_MAX_NODES)
     return sgpu__fail(dev, SGPU_ERROR_NO_DEVICE,
-                      "CAPS 0x%08x: %u nodes with high-priority rings make %u ring blocks (at most %u)",
-                      dev->caps, dev->nodes, dev->rings, SGPU_MAX_NODES);
+                      "CAPS 0x%08x: %u nodes with %u rings each make %u ring blocks (at most %u)",
+                      dev->caps, dev->nodes, per_node, dev->rings, SGPU_MAX_NODES);
   /* Let a boot stream still running finish (bounded), then take over. */
   for (uint32_t n = 0; n < dev->rings; n++) {
     for (int i = 0; i < 400; i++) {
@@ -91,18 +94,18 @@ static int open_device(sgpu_device *dev, const sgpu_open_options *o) {
   sgpu__clear_error(dev); /* no firmware is not an error of the open */
 
   uint32_t stage = SGPU_STAGE_BYTES;
-  uint32_t high_rings = (dev->rings - dev->nodes) * SGPU_RING_BYTES; /* in segment 2 too */
-  while (stage * dev->rings + high_rings > s2 / 4 && stage > 256) stage /= 2;
+  uint32_t extra_rings = (dev->rings - dev->nodes) * SGPU_RING_BYTES; /* in segment 2 too */
+  while (stage * dev->rings + extra_rings > s2 / 4 && stage > 256) stage /= 2;
   uint64_t a;
   for (uint32_t n = 0; n < dev->rings; n++) {
     sgpu_node *nd = &dev->node[n];
     nd->node = n % dev->nodes;
-    nd->priority = n < dev->nodes ? SGPU_PRIORITY_NORMAL : SGPU_PRIORITY_HIGH;
+    nd->priority = n / dev->nodes == 1 ? SGPU_PRIORITY_HIGH : SGPU_PRIORITY_NORMAL;
     nd->fence_seq = &dev->node[nd->node].node_submitted64;
-    /* A high-priority ring's buffer goes to segment 2, by its staging area:
-     * segment 1 then starts as it does without priority rings (the user's
-     * first allocations land where they always did). */
-    uint32_t ring_segment = nd->priority == SGPU_PRIORITY_HIGH ? SGPU_SEGMENT_APERTURE : SGPU_SEGMENT_LOCAL;
+    /* A high-priority or second normal ring's buffer goes to segment 2, by
+     * its staging area: segment 1 then starts as it does with one ring per
+     * node (the user's first allocations land where they always did). */
+    uint32_t ring_segment = n >= dev->nodes ? SGPU_SEGMENT_APERTURE : SGPU_SEGMENT_LOCAL;
     if ((r = sgpu__seg_alloc(dev, ring_segment, SGPU_RING_BYTES, SGPU_RING_BYTES, 1, &a)))
       return r;
     nd->ring_base = (uint32_t)a;
@@ -224,6 +227,7 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   info->mem_size = dev->mem_size;
   info->clock_hz = dev->clock_hz;
   info->has_priority = SGPU_FIELD_GET(CAPS_PRIORITY, dev->caps);
+  info->has_time_slice = dev->rings > 2 * dev->nodes;
   sgpu__lock(dev);
   for (uint32_t s = 0; s < SGPU_SEGMENT_COUNT; s++) {
     info->segment[s].base = dev->seg[s].base;
@@ -263,7 +267,8 @@ int sgpu_create_context_windowed(sgpu_device *dev, uint32_t node_ordinal, uint32
   c->win_base = window_base;
   c->win_size = window_size;
   c->priority = SGPU_PRIORITY_NORMAL;
-  c->ring = node_ordinal;
+  c->ring = sgpu__ring_of(dev->nodes, dev->rings, node_ordinal, c->priority, c->id,
+                          dev->quantum[node_ordinal] != 0);
   c->next = dev->contexts;
   if (c->next) c->next->prev = c;
   dev->contexts = c;
@@ -326,14 +331,15 @@ int sgpu_set_context_priority(sgpu_context *ctx, uint32_t priority) {
   SGPU__NOT_CARRIED(dev, "sgpu_set_context_priority");
   sgpu__lock(dev);
   int r = 0;
-  uint32_t ring = sgpu__ring_of(dev->nodes, dev->rings, ctx->node, priority);
+  uint32_t ring = sgpu__ring_of(dev->nodes, dev->rings, ctx->node, priority, ctx->id,
+                                dev->quantum[ctx->node] != 0);
   if (ring != ctx->ring) {
     r = sgpu__retire(dev, ctx->ring);
     if (!r && context_has_work(dev, ctx))
       r = sgpu__fail(dev, SGPU_ERROR_BUSY,
                      "context %u still has work on node %u's %s ring: its priority changes once "
                      "its fences have completed (its work must stay in order)",
-                     ctx->id, ctx->node, ctx->priority == SGPU_PRIORITY_HIGH ? "high-priority" : "normal");
+                     ctx->id, ctx->node, sgpu__ring_kind(dev, ctx->ring));
   }
   if (!r) {
     ctx->priority = priority;
@@ -345,6 +351,60 @@ int sgpu_set_context_priority(sgpu_context *ctx, uint32_t priority) {
 
 uint32_t sgpu_context_priority(const sgpu_context *ctx) {
   return ctx && ctx->magic == SGPU_CONTEXT_MAGIC ? ctx->priority : 0;
+}
+
+/* ------------------------------------------------------------ time slices */
+int sgpu_set_time_slice(sgpu_device *dev, uint32_t node_ordinal, uint32_t quantum_cycles) {
+  if (!dev) return SGPU_ERROR_INVALID_PARAM;
+  SGPU__NOT_CARRIED(dev, "sgpu_set_time_slice");
+  if (node_ordinal >= dev->nodes)
+    return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
+                      dev->nodes);
+  if (quantum_cycles > SGPU_NREG_QUANTUM_MAX)
+    return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM,
+                      "time slice of %u cycles is above the QUANTUM register's limit of %u (0x%X)",
+                      quantum_cycles, SGPU_NREG_QUANTUM_MAX, SGPU_NREG_QUANTUM_MAX);
+  if (dev->rings <= 2 * dev->nodes)
+    return sgpu__fail(dev, SGPU_ERROR_NOT_SUPPORTED,
+                      "no time slices (CAPS.TIME_SLICE): the chip has one normal ring per node; "
+                      "contexts of equal priority run in submission order");
+  sgpu__lock(dev);
+  uint32_t n = node_ordinal, ring[SGPU__NODE_RINGS_MAX], k = sgpu__node_rings(dev, n, ring);
+  int r = 0;
+  /* Turning slices on or off moves the node's even-id normal contexts
+   * between its normal rings: refused while anything is queued or
+   * preempted there, which would then run out of order.  A new non-zero
+   * quantum moves nobody and is taken at once. */
+  if ((dev->quantum[n] != 0) != (quantum_cycles != 0)) {
+    size_t queued = 0, preempted = 0;
+    for (uint32_t i = 0; i < k && !r; i++) r = sgpu__retire(dev, ring[i]);
+    for (uint32_t i = 0; i < k; i++) {
+      queued += dev->node[ring[i]].q_count;
+      preempted += dev->node[ring[i]].pre_count;
+    }
+    if (!r && queued + preempted)
+      r = sgpu__fail(dev, SGPU_ERROR_BUSY,
+                     "node %u has unfinished work (%zu submissions queued, %zu preempted): turning "
+                     "time slices %s would move its contexts' rings under queued work; wait for its "
+                     "fences first", n, queued, preempted, quantum_cycles ? "on" : "off");
+  }
+  /* QUANTUM of both normal rings (A: block n, B: block 2 x nodes + n) */
+  for (uint32_t i = 0; i < k && !r; i++)
+    if (dev->node[ring[i]].priority == SGPU_PRIORITY_NORMAL)
+      r = sgpu__reg_write(dev, SGPU_NODE_REG(ring[i], SGPU_NREG_QUANTUM), quantum_cycles);
+  if (!r) r = sgpu__check_cfg_error(dev, "setting the time slice");
+  if (!r) {
+    dev->quantum[n] = quantum_cycles;
+    for (sgpu_context *c = dev->contexts; c; c = c->next)
+      if (c->node == n)
+        c->ring = sgpu__ring_of(dev->nodes, dev->rings, n, c->priority, c->id, quantum_cycles != 0);
+  }
+  sgpu__unlock(dev);
+  return r;
+}
+
+uint32_t sgpu_time_slice(const sgpu_device *dev, uint32_t node_ordinal) {
+  return dev && !dev->remote && node_ordinal < dev->nodes ? dev->quantum[node_ordinal] : 0;
 }
 
 uint32_t sgpu_context_id(const sgpu_context *ctx) { return ctx ? ctx->id : 0; }

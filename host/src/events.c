@@ -101,8 +101,8 @@ int sgpu__wait_until(sgpu_device *dev, uint64_t cycles, sgpu_wait_pred pred, con
 static uint64_t ms_to_cycles(uint32_t ms) { return (uint64_t)ms * SGPU_CYCLES_PER_MS; }
 
 /* ------------------------------------------------------------ fences */
-/* A node's fence ids are one sequence over both of its rings, and each ring
- * completes in order but independently of the other.  So an id is done when
+/* A node's fence ids are one sequence over all of its rings (up to three),
+ * and each ring completes in order but independently of the others.  So an id is done when
  * the submission that carried it is done (its ring's fence word reached it);
  * an id that no unfinished submission carries was carried by one already
  * retired, or by none (ids may skip values): it is done once a ring of the
@@ -115,7 +115,7 @@ typedef struct fence_arg {
 /* The ring holding the unfinished submission (queued or preempted) that
  * carries fence id target on node n, else NULL; *preempted: a preempted one. */
 static sgpu_node *ring_carrying(sgpu_device *dev, uint32_t n, uint64_t target, int *preempted) {
-  uint32_t ring[2], k = sgpu__node_rings(dev, n, ring);
+  uint32_t ring[SGPU__NODE_RINGS_MAX], k = sgpu__node_rings(dev, n, ring);
   *preempted = 0;
   for (uint32_t i = 0; i < k; i++) {
     sgpu_node *nd = &dev->node[ring[i]];
@@ -131,7 +131,7 @@ static int fence_pred(sgpu_device *dev, const void *v) {
   const fence_arg *a = v;
   int preempted;
   const sgpu_node *own = ring_carrying(dev, a->node, a->target, &preempted);
-  uint32_t ring[2], k = sgpu__node_rings(dev, a->node, ring);
+  uint32_t ring[SGPU__NODE_RINGS_MAX], k = sgpu__node_rings(dev, a->node, ring);
   if (own) {
     if (own->completed64 >= a->target) return 1;
     if (own->faulted)
@@ -161,7 +161,7 @@ int sgpu_wait_fence(sgpu_device *dev, uint32_t node_ordinal, uint32_t fence_id, 
                       dev->nodes);
   sgpu__lock(dev);
   uint64_t seq = dev->node[node_ordinal].node_submitted64;
-  uint32_t ring[2], k = sgpu__node_rings(dev, node_ordinal, ring);
+  uint32_t ring[SGPU__NODE_RINGS_MAX], k = sgpu__node_rings(dev, node_ordinal, ring);
   int r = 0;
   if ((int32_t)(fence_id - (uint32_t)seq) > 0) {
     r = sgpu__fail(dev, SGPU_ERROR_FENCE_NOT_SUBMITTED,
@@ -221,8 +221,8 @@ int sgpu_get_fence(sgpu_device *dev, uint32_t node_ordinal, sgpu_fence_info *inf
     return sgpu__fail(dev, SGPU_ERROR_INVALID_NODE, "node %u does not exist (%u nodes)", node_ordinal,
                       dev->nodes);
   sgpu__lock(dev);
-  /* the node's, over both of its rings */
-  uint32_t ring[2], k = sgpu__node_rings(dev, node_ordinal, ring);
+  /* the node's, over all of its rings */
+  uint32_t ring[SGPU__NODE_RINGS_MAX], k = sgpu__node_rings(dev, node_ordinal, ring);
   int r = 0;
   for (uint32_t i = 0; i < k && !r; i++) r = sgpu__retire(dev, ring[i]);
   info->submitted = dev->node[node_ordinal].node_submitted64;

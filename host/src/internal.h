@@ -7,7 +7,7 @@
  * Each file that others call has its own header with what it offers:
  *   error.h    error text                  regs.h     register access
  *   alloc.h    the segment allocator       shadow.h   the copy of GPU memory
- *   evq.h      the event queue             ring.h     each ring block (a node has 1 or 2)
+ *   evq.h      the event queue             ring.h     each ring block (a node has 1 to 3)
  *   events.h   interrupts and waiting      identity.h the boot identity block
  * recovery.c (engine reset) sits on the ring and the interrupt service, and
  * device.c (open, close, info, contexts) on top. */
@@ -77,15 +77,16 @@ typedef struct sgpu_preempted {
   uint32_t tramp[SGPU__TRAMP_WORDS];
 } sgpu_preempted;
 
-/* One ring block: a node's normal ring (block n) or, with CAPS.PRIORITY, its
- * high-priority ring (block nodes + n).  Each has its own ring buffer,
+/* One ring block: a node's normal ring (block n), with CAPS.PRIORITY its
+ * high-priority ring (block nodes + n), with CAPS.TIME_SLICE its second
+ * normal ring (block 2 x nodes + n).  Each has its own ring buffer,
  * staging area, control words, save area and queues, so everything below
  * is per ring; only the fence id sequence is the node's (fence_seq). */
 typedef struct sgpu_node {
   uint32_t ring_base, ring_size, wptr, rptr_cache;
   uint32_t node;       /* the engine (node ordinal) this ring belongs to */
   uint32_t priority;   /* SGPU_PRIORITY_NORMAL or SGPU_PRIORITY_HIGH */
-  /* the node's last submission_fence_id, extended to 64 bits, over both of
+  /* the node's last submission_fence_id, extended to 64 bits, over all of
    * its rings: node_submitted64 of the node's normal ring block */
   uint64_t *fence_seq;
   uint64_t node_submitted64; /* (normal ring block only) what fence_seq points at */
@@ -102,10 +103,21 @@ typedef struct sgpu_node {
   size_t pre_count, pre_cap;
 } sgpu_node;
 
-/* Ring block b's node is dev->node[b].node; node n's high ring (CAPS.PRIORITY)
- * is block nodes + n, else none: high-priority contexts share the normal one. */
-static inline uint32_t sgpu__ring_of(uint32_t nodes, uint32_t rings, uint32_t n, uint32_t priority) {
-  return priority == SGPU_PRIORITY_HIGH && rings > nodes ? nodes + n : n;
+/* The most ring blocks a node has: normal, high-priority, second normal. */
+#define SGPU__NODE_RINGS_MAX 3u
+
+/* The ring block a context of node n goes to (rings: the device's ring
+ * blocks).  HIGH: node n's high ring (CAPS.PRIORITY, block nodes + n), else
+ * none: high-priority contexts share the normal one.  NORMAL: the normal
+ * ring A (block n), unless the node is time-sliced (sliced: its quantum is
+ * not 0, CAPS.TIME_SLICE): then a context with an even id goes to the
+ * second normal ring B (block 2 x nodes + n) and one with an odd id to A.
+ * Computed when the context, its priority or the node's quantum changes,
+ * never per submission. */
+static inline uint32_t sgpu__ring_of(uint32_t nodes, uint32_t rings, uint32_t n, uint32_t priority,
+                                     uint32_t ctx_id, int sliced) {
+  if (priority == SGPU_PRIORITY_HIGH) return rings > nodes ? nodes + n : n;
+  return sliced && rings > 2 * nodes && (ctx_id & 1u) == 0 ? 2 * nodes + n : n;
 }
 
 #define SGPU_CONTEXT_MAGIC 0x43545854u /* "CTXT" */
@@ -152,7 +164,10 @@ struct sgpu_device {
   sgpu_transport *tr;
   sgpu_errors errors;  /* each thread's error text (error.c) */
   uint32_t nodes, sources, mem_size, caps, version;
-  uint32_t rings;      /* ring blocks: nodes, twice that with CAPS.PRIORITY */
+  uint32_t rings;      /* ring blocks: nodes, twice that with CAPS.PRIORITY,
+                          three times with CAPS.TIME_SLICE too */
+  uint32_t quantum[SGPU_MAX_NODES]; /* per node: its normal rings' QUANTUM
+                                       (sgpu_set_time_slice; 0: not sliced) */
   uint32_t fw_version; /* the boot identity block's, read at open (0: none) */
   uint32_t clock_hz;   /* what the CYCLE counter counts: the board's system clock
                           named by the boot identity block, else SGPU_NOMINAL_CLOCK_HZ */
@@ -172,6 +187,19 @@ struct sgpu_device {
   /* sgpud: the calls go to a server (remote.c); tr is NULL then */
   struct sgpu_remote *remote;
 };
+
+/* Which of its node's rings ring block b is, for messages. */
+static inline const char *sgpu__ring_kind(const sgpu_device *dev, uint32_t b) {
+  uint32_t slot = b / dev->nodes;
+  return slot == 1 ? "high-priority" : slot == 2 ? "second normal" : "normal";
+}
+
+/* " on its <kind> ring" for a ring other than the node's first normal one,
+ * else "": what messages about a node add to name the ring. */
+static inline const char *sgpu__ring_name_suffix(const sgpu_device *dev, uint32_t b) {
+  uint32_t slot = b / dev->nodes;
+  return slot == 1 ? " on its high-priority ring" : slot == 2 ? " on its second normal ring" : "";
+}
 
 static inline void sgpu__lock(sgpu_device *dev) { pthread_mutex_lock(&dev->lock); }
 static inline void sgpu__unlock(sgpu_device *dev) { pthread_mutex_unlock(&dev->lock); }

@@ -247,14 +247,18 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
                       dev->nodes);
   sgpu__lock(dev);
   uint32_t n = node_ordinal;
-  /* Every ring of the node: its high-priority ring (CAPS.PRIORITY) too,
-   * unless it is idle (nothing queued or preempted there): stopping it would
-   * only add round trips to the node's stop. */
-  uint32_t ring[2], rings = sgpu__node_rings(dev, n, ring);
-  if (rings == 2 && sgpu__ring_idle(&dev->node[ring[1]])) rings = 1;
-  uint32_t save[2][SGPU_SAVE_BYTES / 4];
-  uint64_t latency[2] = {0, 0};
-  size_t kept[2] = {0, 0};
+  /* Every ring of the node: its high-priority ring (CAPS.PRIORITY) and its
+   * second normal ring (CAPS.TIME_SLICE) too, unless idle (nothing queued
+   * or preempted there): stopping one would only add round trips to the
+   * node's stop.  The normal ring A is always stopped: its DMA_PREEMPTED is
+   * the node's. */
+  uint32_t all[SGPU__NODE_RINGS_MAX], k = sgpu__node_rings(dev, n, all), ring[SGPU__NODE_RINGS_MAX];
+  uint32_t rings = 0;
+  for (uint32_t i = 0; i < k; i++)
+    if (i == 0 || !sgpu__ring_idle(&dev->node[all[i]])) ring[rings++] = all[i];
+  uint32_t save[SGPU__NODE_RINGS_MAX][SGPU_SAVE_BYTES / 4];
+  uint64_t latency[SGPU__NODE_RINGS_MAX] = {0};
+  size_t kept[SGPU__NODE_RINGS_MAX] = {0};
   int r = 0;
   if (dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
   for (uint32_t i = 0; i < rings && !r; i++)
@@ -262,20 +266,27 @@ int sgpu_preempt(sgpu_device *dev, uint32_t node_ordinal, uint32_t preemption_fe
       r = sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
                      "node %u is stopped on a fault; call sgpu_reset_from_timeout first", n);
   /* The high ring first: it is the one running while it has work (the
-   * normal one holds behind it at a boundary). */
+   * normal ones hold behind it at a boundary); then the normal rings, the
+   * second one before the first. */
+  for (uint32_t i = 0; i < rings && !r; i++)
+    if (dev->node[ring[i]].priority == SGPU_PRIORITY_HIGH)
+      r = stop_node(dev, ring[i], preemption_fence_id, save[i], &latency[i]);
   for (uint32_t i = rings; i-- > 0 && !r;)
-    r = stop_node(dev, ring[i], preemption_fence_id, save[i], &latency[i]);
+    if (dev->node[ring[i]].priority != SGPU_PRIORITY_HIGH)
+      r = stop_node(dev, ring[i], preemption_fence_id, save[i], &latency[i]);
   for (uint32_t i = 0; i < rings && !r; i++) r = sgpu__retire(dev, ring[i]);
   for (uint32_t i = 0; i < rings && !r; i++) r = preempt_ring(dev, ring[i], save[i], &kept[i]);
   if (r) goto out;
   dev->stats.preempted++;
   uint64_t now = dev->tr->ops->now(dev->tr);
-  /* One DMA_PREEMPTED for the node's normal ring, and one for its high
-   * ring when that had work: each with its ring's count and last fence. */
+  /* One DMA_PREEMPTED for the node's normal ring, and one for each other
+   * ring that had work: each with its ring's count and last fence. */
+  uint64_t node_latency = 0; /* the node's: all its stops */
+  for (uint32_t i = 0; i < rings; i++) node_latency += latency[i];
   for (uint32_t i = 0; i < rings; i++) {
     const sgpu_node *nd = &dev->node[ring[i]];
     if (i && !kept[i]) continue;
-    uint64_t cycles = i ? latency[i] : latency[0] + latency[1]; /* the node's: both stops */
+    uint64_t cycles = i ? latency[i] : node_latency;
     sgpu_event ev = sgpu__event_of(SGPU_EVENT_DMA_PREEMPTED, nd, now, NULL);
     ev.fence_id = preemption_fence_id;
     ev.fence_id64 = preemption_fence_id;
@@ -296,7 +307,7 @@ int sgpu__preempted_match(sgpu_device *dev, uint32_t n, const sgpu_submit_comman
     return sgpu__fail(dev, SGPU_ERROR_NOT_PREEMPTED,
                       "flags.resubmission with fence %u: node %u has no preempted submission%s",
                       a->submission_fence_id, nd->node,
-                      nd->priority == SGPU_PRIORITY_HIGH ? " on its high-priority ring" : "");
+                      sgpu__ring_name_suffix(dev, n));
   const sgpu_preempted *e = &nd->pre[0];
   uint32_t len = a->dma_buffer_submission_end_offset - a->dma_buffer_submission_start_offset;
   uint32_t addr = (uint32_t)a->dma_buffer_physical_address + a->dma_buffer_submission_start_offset;

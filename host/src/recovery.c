@@ -18,23 +18,29 @@ static sgpu_context *find_context(sgpu_device *dev, uint32_t id) {
   return NULL;
 }
 
-/* Node n's ring that was running: one that faulted, else its high-priority
- * ring when that has work (the normal one holds behind it), else the normal
- * ring (an index into ring[]). */
+/* Node n's ring that was running (an index into ring[]): one that faulted,
+ * else its high-priority ring when that has work (the normal ones hold
+ * behind it), else the normal ring whose oldest unfinished submission is
+ * the node's oldest (with time slices either may have been running; the
+ * watchdog's fault names the one that hung), else the first normal ring. */
 static uint32_t running_ring(sgpu_device *dev, const uint32_t *ring, uint32_t rings) {
   for (uint32_t i = 0; i < rings; i++)
     if (dev->node[ring[i]].faulted) return i;
-  for (uint32_t i = rings; i-- > 1;) {
+  uint32_t best = 0;
+  uint64_t oldest = UINT64_MAX;
+  for (uint32_t i = 0; i < rings; i++) {
     const sgpu_pending *p = sgpu__ring_oldest(&dev->node[ring[i]]);
-    if (p && !p->dropped) return i;
+    if (!p || p->dropped) continue;
+    if (dev->node[ring[i]].priority == SGPU_PRIORITY_HIGH) return i;
+    if (p->fence64 < oldest) oldest = p->fence64, best = i;
   }
-  return 0;
+  return best;
 }
 
 /* Reset node n, all its rings; the innocent submissions put back are
  * counted in *resubmitted. */
 static int reset_node(sgpu_device *dev, uint32_t n, uint32_t *last_aborted, int *resubmitted) {
-  uint32_t ring[2], rings = sgpu__node_rings(dev, n, ring);
+  uint32_t ring[SGPU__NODE_RINGS_MAX], rings = sgpu__node_rings(dev, n, ring);
   /* Stop them first, so that what they complete is settled before we look. */
   int r = 0;
   for (uint32_t i = 0; i < rings && !r; i++)
@@ -46,7 +52,8 @@ static int reset_node(sgpu_device *dev, uint32_t n, uint32_t *last_aborted, int 
   /* The oldest pending submission of the running ring was running: its
    * context is guilty.  (An oldest one already dropped is a bare FENCE:
    * nothing of substance ran.)  A normal submission held behind
-   * high-priority work is innocent: it goes back whole. */
+   * high-priority work, or behind the other normal ring's time slice, is
+   * innocent: it goes back whole. */
   sgpu_node *run = &dev->node[ring[running_ring(dev, ring, rings)]];
   const sgpu_pending *running = sgpu__ring_oldest(run);
   if (running && running->dropped) running = NULL;
@@ -135,7 +142,7 @@ int sgpu_reset_from_timeout(sgpu_device *dev) {
   if (dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
   for (uint32_t n = 0; n < dev->nodes && !r; n++) {
     /* a node is reset, all its rings, when any of them faulted or has work */
-    uint32_t ring[2], rings = sgpu__node_rings(dev, n, ring);
+    uint32_t ring[SGPU__NODE_RINGS_MAX], rings = sgpu__node_rings(dev, n, ring);
     int needed = 0;
     for (uint32_t i = 0; i < rings && !r; i++) {
       sgpu_node *nd = &dev->node[ring[i]];

@@ -262,7 +262,7 @@ static int ring_emit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job, int
     nd->stage_live++;
     dev->stats.staged_bytes += job->len;
   }
-  /* fence ids are one sequence per node, over both of its rings */
+  /* fence ids are one sequence per node, over all of its rings */
   uint64_t *seq = nd->fence_seq;
   fill_pending(p, job, *seq + (uint32_t)(job->fence - (uint32_t)*seq), stage_bytes, nd->stage_head);
   p->len = job->len;
@@ -340,8 +340,8 @@ int sgpu__ring_try_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job
 }
 
 /* ------------------------------------------------------------ program */
-/* Reset node n and program its ring registers, RPTR write-back and
- * watchdog; the fence word is set to the last completed fence. */
+/* Reset node n and program its ring registers, RPTR write-back,
+ * watchdog and time slice; the fence word is set to the last completed fence. */
 static int program_hw(sgpu_device *dev, uint32_t n) {
   sgpu_node *nd = &dev->node[n];
   uint32_t zero[2] = {0, (uint32_t)nd->completed64};
@@ -354,6 +354,11 @@ static int program_hw(sgpu_device *dev, uint32_t n) {
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RING_SIZE), nd->ring_size))) return r;
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_RPTR_ADDR), nd->rptr_addr | 1u))) return r;
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), dev->watchdog))) return r;
+  /* a normal ring's time slice survives its reset (CAPS.TIME_SLICE: the
+   * node's two normal rings; 0 at open) */
+  if (dev->rings > 2 * dev->nodes && nd->priority == SGPU_PRIORITY_NORMAL &&
+      (r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_QUANTUM), dev->quantum[nd->node])))
+    return r;
   if ((r = sgpu__reg_write(dev, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE))) return r;
   nd->wptr = 0;
   nd->rptr_cache = 0;
@@ -437,20 +442,23 @@ int sgpu_get_ring_info(sgpu_device *dev, uint32_t node_ordinal, sgpu_ring_info *
 }
 
 /* ------------------------------------------------------------ a node's rings */
-uint32_t sgpu__node_rings(const sgpu_device *dev, uint32_t n, uint32_t ring[2]) {
-  ring[0] = n;
-  ring[1] = dev->nodes + n;
-  return dev->rings > dev->nodes ? 2u : 1u;
+uint32_t sgpu__node_rings(const sgpu_device *dev, uint32_t n, uint32_t ring[SGPU__NODE_RINGS_MAX]) {
+  uint32_t k = dev->rings / dev->nodes; /* ring blocks per node: block i x nodes + n */
+  for (uint32_t i = 0; i < k; i++) ring[i] = i * dev->nodes + n;
+  return k;
 }
 
 int sgpu__ring_idle(const sgpu_node *nd) { return nd->q_count == 0 && nd->pre_count == 0; }
 
 uint64_t sgpu__node_completed(const sgpu_device *dev, uint32_t n) {
-  uint32_t ring[2], k = sgpu__node_rings(dev, n, ring);
+  uint32_t ring[SGPU__NODE_RINGS_MAX], k = sgpu__node_rings(dev, n, ring);
+  /* just below the oldest unfinished submission of any ring (queued, or
+   * preempted: those are older than what is queued behind them) */
   uint64_t done = dev->node[n].node_submitted64;
   for (uint32_t i = 0; i < k; i++) {
     const sgpu_node *nd = &dev->node[ring[i]];
-    if (!sgpu__ring_idle(nd) && nd->completed64 < done) done = nd->completed64;
+    if (nd->q_count && nd->q[nd->q_head].fence64 - 1 < done) done = nd->q[nd->q_head].fence64 - 1;
+    if (nd->pre_count && nd->pre[0].fence64 - 1 < done) done = nd->pre[0].fence64 - 1;
   }
   return done;
 }

@@ -1,5 +1,5 @@
-/* ring.h — each ring block's ring (a node's normal ring, or its high-priority
- * one: sgpu_node, indexed by ring block; the n parameters below are ring
+/* ring.h — each ring block's ring (a node's normal ring, its high-priority
+ * one or its second normal one: sgpu_node, indexed by ring block; the n parameters below are ring
  * blocks), its staging area and its queue of pending
  * submissions (owned by ring.c).  It does not wait: a caller that finds no
  * room (sgpu__ring_try_submit) waits with events.h and asks again. */
@@ -48,13 +48,14 @@ const sgpu_pending *sgpu__ring_find(sgpu_node *nd, uint32_t fence32);
 void sgpu__ring_pop(sgpu_node *nd);
 void sgpu__ring_reset(sgpu_node *nd);
 void sgpu__ring_free(sgpu_node *nd);
-/* Node n's ring blocks into ring[]: its normal ring, then its high-priority
- * one when the device has CAPS.PRIORITY; returns how many (1 or 2). */
-uint32_t sgpu__node_rings(const sgpu_device *dev, uint32_t n, uint32_t ring[2]);
+/* Node n's ring blocks into ring[], in block order: its normal ring A, then
+ * its high-priority one (CAPS.PRIORITY), then its second normal ring B
+ * (CAPS.TIME_SLICE); returns how many (1 to SGPU__NODE_RINGS_MAX). */
+uint32_t sgpu__node_rings(const sgpu_device *dev, uint32_t n, uint32_t ring[SGPU__NODE_RINGS_MAX]);
 /* 1 when the ring has no submission left: none queued, none preempted. */
 int sgpu__ring_idle(const sgpu_node *nd);
 /* The node's completed fence id: every submission of the node with an id at
- * or below it is done, on both rings (the last submitted one when idle). */
+ * or below it is done, on all of its rings (the last submitted one when idle). */
 uint64_t sgpu__node_completed(const sgpu_device *dev, uint32_t n);
 
 #endif

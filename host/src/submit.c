@@ -200,7 +200,7 @@ __attribute__((noinline, cold)) static int check_resubmission(sgpu_device *dev,
                       "node %u holds %zu preempted submissions%s: send them again first, with "
                       "flags.resubmission (next: fence %u)",
                       a->node_ordinal, nd->pre_count,
-                      nd->priority == SGPU_PRIORITY_HIGH ? " on its high-priority ring" : "",
+                      sgpu__ring_name_suffix(dev, ring),
                       nd->pre[0].fence32);
   return sgpu__preempted_match(dev, ring, a, c ? c->id : 0, resume);
 }
@@ -455,7 +455,7 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
   if (a->hw_queue_progress_fence_id) {
     for (uint32_t i = 0; i < a->context_count; i++) {
       uint32_t n = a->context[i]->node;
-      uint32_t ring[2], k = sgpu__node_rings(dev, n, ring);
+      uint32_t ring[SGPU__NODE_RINGS_MAX], k = sgpu__node_rings(dev, n, ring);
       for (uint32_t j = 0; j < k; j++)
         if ((r = sgpu__retire(dev, ring[j]))) goto out;
       uint64_t completed = sgpu__node_completed(dev, n);
