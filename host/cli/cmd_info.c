@@ -79,6 +79,7 @@ int cmd_info(cli *c, int argc, char **argv) {
     json_bool(&j, "has_display", in.has_display);
     json_bool(&j, "has_preemption", in.has_preemption);
     json_bool(&j, "has_priority", in.has_priority);
+    json_bool(&j, "has_time_slice", in.has_time_slice);
     json_obj(&j, "preemption");
     json_u64(&j, "granularity_code", in.preemption_granularity);
     json_str(&j, "granularity", cli_granularity_name(in.preemption_granularity));
@@ -169,6 +170,10 @@ int cmd_info(cli *c, int argc, char **argv) {
   fprintf(f, "preemption:  %s\n", cli_granularity_text(in.preemption_granularity));
   fprintf(f, "priority rings: %s\n",
           in.has_priority ? "yes" : "no — high-priority contexts share the normal ring");
+  fprintf(f, "time slices: %s\n",
+          in.has_time_slice ? "two normal rings per node (quantum set per node with sgpu_set_time_slice "
+                              "or submit --quantum; 0 = off)"
+                            : "none — contexts of equal priority run in submission order");
   fprintf(f, "memory:      %u bytes\n", in.mem_size);
   for (unsigned s = 0; s < SGPU_SEGMENT_COUNT; s++)
     fprintf(f, "segment %u:   %-8s base 0x%llx size %llu free %llu\n", s, seg_names[s],

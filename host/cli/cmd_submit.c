@@ -50,6 +50,8 @@ int cmd_submit(cli *c, int argc, char **argv) {
   submit_opts_default(&o);
   positional files = {0};
   int rc = 0;
+  bool quantum_set = false;
+  uint32_t quantum = 0; /* --quantum: the node's time slice, set before submitting */
   for (int i = 1; i < argc; i++) {
     const char *v;
     int m;
@@ -72,6 +74,12 @@ int cmd_submit(cli *c, int argc, char **argv) {
       if (strcmp(v, "normal") == 0) o.priority = SGPU_PRIORITY_NORMAL;
       else if (strcmp(v, "high") == 0) o.priority = SGPU_PRIORITY_HIGH;
       else return cli_fail(c, EXIT_USAGE, "bad --priority '%s' (normal or high)", v);
+    } else if ((m = cli_opt(c, argc, argv, &i, "--quantum", &v))) {
+      if (m < 0) return EXIT_USAGE;
+      if (!cli_parse_u32(v, &quantum) || quantum > SGPU_NREG_QUANTUM_MAX)
+        return cli_fail(c, EXIT_USAGE, "bad --quantum '%s' (cycles, 0..%u; 0 = no time slices)", v,
+                        SGPU_NREG_QUANTUM_MAX);
+      quantum_set = true;
     } else if ((m = cli_opt(c, argc, argv, &i, "--interval", &v))) {
       if (m < 0) return EXIT_USAGE;
       if (!cli_parse_u32(v, &o.interval)) return cli_bad_number(c, "--interval", v);
@@ -99,6 +107,8 @@ int cmd_submit(cli *c, int argc, char **argv) {
     return cli_fail(c, EXIT_USAGE, "no command file given (see sgpu submit --help)");
   o.source = c->source;
   if ((rc = cli_start_device(c, false, true))) return rc;
+  if (quantum_set && (rc = sgpu_set_time_slice(c->dev, o.node, quantum)))
+    return cli_lib_fail(c, rc, "setting the node's time slice");
   if (o.fence) c->next_fence[o.node < SGPU_MAX_NODES ? o.node : 0] = o.fence;
   json j;
   if (c->json) {
