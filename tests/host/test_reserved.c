@@ -120,8 +120,9 @@ static void test_areas(void **state) {
   }
   int staging = 0;
   for (int k = 0; k < n; k++) staging += a[k].kind == SGPU_AREA_RESERVED && strstr(a[k].name, "staging") != NULL;
-  /* one per ring: a node's high-priority ring has its own (CAPS.PRIORITY) */
-  assert_int_equal(staging, (int)(in.node_count * (in.has_priority ? 2u : 1u)));
+  /* one per ring: a node's high-priority ring (CAPS.PRIORITY) and second
+   * normal ring (CAPS.TIME_SLICE) have their own */
+  assert_int_equal(staging, (int)(in.node_count * (in.has_time_slice ? 3u : in.has_priority ? 2u : 1u)));
   assert_int_equal(area_at(a, n, f->buf)->kind, SGPU_AREA_ALLOCATED);
   for (int k = 0; k < n; k++) {
     uint32_t word = 0;

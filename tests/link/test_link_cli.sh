@@ -37,8 +37,8 @@ if "$S" --device "$SRV_URI" --json info >"$T/info.json" 2>"$T/info.err"; then
   kill "$PD"; wait "$PD" 2>/dev/null
   sent=$(jget "$T/info.json" "['link']['frames_sent']"); recv=$(jget "$T/info.json" "['link']['frames_received']")
   errs=$(jget "$T/info.json" "['link']['retransmissions'] + d['link']['naks'] + d['link']['timeouts'] + d['link']['crc_errors'] + d['link']['duplicates']")
-  # closing stops every ring block: each node's, and its high-priority ring's
-  nodes=$(jget "$T/info.json" "['node_count'] * (2 if d['has_priority'] else 1)"); bf=$(bridge_frames "$T/d.err")
+  # closing stops every ring block: each node's, its high-priority ring's and its second normal ring's
+  nodes=$(jget "$T/info.json" "['node_count'] * (3 if d.get('has_time_slice') else 2 if d['has_priority'] else 1)"); bf=$(bridge_frames "$T/d.err")
   if [ "$sent" -gt 0 ] && [ "$sent" = "$recv" ] && [ "$errs" = 0 ]; then ok "info --json link: $sent frames sent and answered, no errors"
   else bad "info link: sent $sent received $recv errors $errs"; fi
   if [ -n "$bf" ] && [ "$bf" = $((sent + 1 + nodes)) ]; then ok "the bridge executed $bf frames = $sent (info) + $((1 + nodes)) (close: one per ring block and one)"
