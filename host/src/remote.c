@@ -579,6 +579,9 @@ int sgpu__remote_refused(sgpu_device *dev, const char *fn) {
     why = "the server keeps each node's programs' fences in one order, which a high-priority "
           "ring completing ahead of the normal one would break; contexts through sgpud are "
           "normal priority";
+  else if (!strcmp(fn, "sgpu_set_time_slice"))
+    why = "the server keeps each node's programs' fences in one order, which a second normal "
+          "ring completing ahead of the first would break; its nodes keep quantum 0";
   else if (!strcmp(fn, "sgpu_preempt"))
     why = "the node runs other programs' work too, which a preemption would stop and leave for "
           "them to send again";
