@@ -196,6 +196,7 @@ module sgpu_top #(
   wire [RINGS*32-1:0] n_rdata, n_rdata_late;
   wire [RINGS-1:0]    n_cfg_err, n_done, n_fault, n_preempt, n_busy, n_faulted, n_kept;
   wire [RINGS-1:0]    n_hold, n_runnable, n_quiet;
+  wire [RINGS*`SGPU_NREG_QUANTUM_W-1:0] n_quantum;   // each ring's QUANTUM (time slices)
   wire [RINGS*CEW-1:0] n_cfg_bits;
   // per-source signals
   wire [SOURCES*32-1:0] s_rdata;
@@ -251,6 +252,7 @@ module sgpu_top #(
         .preempt_irq_o(n_preempt[g]),
         .busy_o(n_busy[g]), .faulted_o(n_faulted[g]),
         .hold_i(n_hold[g]), .runnable_o(n_runnable[g]), .quiet_o(n_quiet[g]),
+        .quantum_o(n_quantum[g*`SGPU_NREG_QUANTUM_W +: `SGPU_NREG_QUANTUM_W]),
         .ring_req_valid_o(a_valid[R]), .ring_req_ready_i(a_ready[R]),
         .ring_req_addr_o(a_addr[R*32 +: 32]),
         .ring_rsp_valid_i(a_rsp[R]), .ring_rsp_rdata_i(a_rdata),
@@ -693,7 +695,7 @@ module sgpu_top #(
   assign fault_o = |n_faulted;
 
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, cyc_hi_wrap, blit_chunk, n_runnable[NODES-1:0], blit1_busy, blit1_cut, blit1_cut_part,
+  wire unused_ok = &{1'b0, cyc_hi_wrap, n_quantum, blit_chunk, n_runnable[NODES-1:0], blit1_busy, blit1_cut, blit1_cut_part,
                      blit1_fire, b1_own, blit1_cut_first, blit1_cut_count, blit1_cut_prow, blit1_cut_lo,
                      blit1_cut_hi, n_quiet[RINGS-1:RINGS-NODES], host_req_addr_i[30:OW], ssel[SBW-1:1], nsel[NBW-1:1],
                      NODE_BASE[NLG-1:0], SRC_BASE[SLG-1:0]};
