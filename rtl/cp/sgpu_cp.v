@@ -61,6 +61,7 @@ module sgpu_cp #(
   input  wire        hold_i,           // start nothing new (a higher-priority ring runs)
   output wire        runnable_o,       // enabled, not stopped, work in progress or queued
   output wire        quiet_o,          // at rest: no memory traffic of its own to come while held
+  output wire [`SGPU_NREG_QUANTUM_W-1:0] quantum_o,  // QUANTUM (time slices between normal rings)
   // ring fetch (read only)
   output wire        ring_req_valid_o,
   input  wire        ring_req_ready_i,
@@ -190,6 +191,7 @@ module sgpu_cp #(
     .rptr_wb_o(rptr_wb), .enable_o(enable), .ring_cfg_we_o(ring_cfg_we), .reset_o(eng_reset),
     .wdog_we_o(wdog_we), .wdog_on_o(wdog_on), .wdog_new_o(wdog_new),
     .preempt_req_o(preempt_req), .save_addr_o(save_addr),
+    .quantum_o(quantum_o),
     .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(hdr_addr), .fault_reason_i(fault_reason), .ctx_null_i(ctx_null),
     .stall_i(stall), .ring_word_i(ring_word), .ib_word_i(ib_word), .pkt_done_i(pkt_done),

@@ -1,7 +1,7 @@
 // Register block of one command-processor node (part of sgpu_cp): the
 // decode of the node register offsets, the write checks that reject a
 // write with CFG_ERROR bits, the configuration registers (ring base and
-// size, WPTR, RPTR_ADDR, CONTROL, WATCHDOG), the perf counters, the shadow
+// size, WPTR, RPTR_ADDR, CONTROL, WATCHDOG, QUANTUM), the perf counters, the shadow
 // RAM of the values the engine only writes and the host only reads, and
 // the read mux.  The executor (sgpu_cp_exec) owns the engine's state and
 // reports it here for the reads (status, RPTR, the header address, the
@@ -42,6 +42,7 @@ module sgpu_cp_regs #(
   output wire          wdog_new_o,      // WATCHDOG written in the last cycle
   output wire          preempt_req_o,   // PREEMPT written: preemption requested (the id: reg_wdata_i)
   output wire [IW-1:2] save_addr_o,     // SAVE_ADDR, word address
+  output wire [`SGPU_NREG_QUANTUM_W-1:0] quantum_o,  // QUANTUM: the chip's time slice for this ring
   // the executor's state, for reads and the write lock
   input  wire          busy_i,
   input  wire          faulted_i,
@@ -83,6 +84,8 @@ module sgpu_cp_regs #(
   reg [`SGPU_NREG_WATCHDOG_W-1:0] wdog_limit_q;  // WATCHDOG: larger values are rejected
                                                  // (read here only without the mirror)
   reg          wdog_on_q, wdog_new_q;
+  reg [`SGPU_NREG_QUANTUM_W-1:0] quantum_q;      // QUANTUM: larger values are rejected
+                                                 // (read here only without the mirror)
   reg [31:0]   perf_busy_q, perf_stall_q, perf_words_q, perf_packets_q;
   reg [IW-1:2] save_addr_q;       // SAVE_ADDR, word address (4-byte aligned; bits at or above IW are rejected)
   reg [31:0]   preempt_fence_q;   // PREEMPT: the last id written (read here only without the mirror)
@@ -139,6 +142,7 @@ module sgpu_cp_regs #(
   wire [31:0] nreg_v_window_size = {32{ctx_null_i}} & {{(31-IW){1'b0}}, MEM_END[IW:0]};
   wire [31:0] nreg_v_save_addr   = {{(32-IW){1'b0}}, save_addr_q, 2'b00};
   wire [31:0] nreg_v_preempt     = preempt_fence_q;
+  wire [31:0] nreg_v_quantum     = {{(32-`SGPU_NREG_QUANTUM_W){1'b0}}, quantum_q};
 `include "sgpu_regs_node.vh"
 
   wire w_base  = nreg_w_ring_base, w_size = nreg_w_ring_size, w_wptr = nreg_w_ring_wptr,
@@ -163,6 +167,7 @@ module sgpu_cp_regs #(
   assign wdog_new_o    = wdog_new_q;
   assign preempt_req_o   = (PREEMPTION != 0) && nreg_w_preempt;
   assign save_addr_o     = save_addr_q;
+  assign quantum_o       = quantum_q;
 
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -174,7 +179,9 @@ module sgpu_cp_regs #(
       wdog_limit_q <= {`SGPU_NREG_WATCHDOG_W{1'b0}}; wdog_on_q <= 1'b0; wdog_new_q <= 1'b0;
       perf_busy_q <= 32'd0; perf_stall_q <= 32'd0; perf_words_q <= 32'd0; perf_packets_q <= 32'd0;
       save_addr_q <= {(IW-2){1'b0}}; preempt_fence_q <= 32'd0;
+      quantum_q <= {`SGPU_NREG_QUANTUM_W{1'b0}};
     end else begin
+      if (nreg_w_quantum) quantum_q <= nreg_wdata[NREG_QUANTUM_W-1:0];
       if (nreg_w_save_addr) save_addr_q <= nreg_wdata[IW-1:NREG_SAVE_ADDR_ALIGN_LG];
       if (nreg_w_preempt) preempt_fence_q <= nreg_wdata;
       if (w_base) ring_base_q <= nreg_wdata[IW-1:0];

@@ -10,6 +10,14 @@
 // one is at rest, so the two never write at the same time.  The high rings
 // share a 2D engine of their own, so a held FILL keeps its place in the
 // normal rings' engine.
+//
+// Time slices (TIME_SLICE = 1, needs PRIORITY): node n also has a second
+// normal ring, block 2 * NODES + n (RINGS = 3 * NODES).  The node's two
+// normal rings take turns: after QUANTUM cycles with the other one waiting,
+// the running one holds at its next boundary like for the high ring, and
+// the other starts once it is at rest (sgpu_sched).  The second normal
+// rings share a third 2D engine, paused like the first, so neither normal
+// ring waits for an engine paused mid-FILL for the other.
 `include "sgpu_hw.vh"
 module sgpu_top #(
   parameter NODES     = 2,
@@ -19,6 +27,7 @@ module sgpu_top #(
   parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH,  // INDIRECT levels below the ring (CAPS.IB_DEPTH)
   parameter PREEMPTION = 1,        // preemption inside a buffer (CAPS.PREEMPTION)
   parameter PRIORITY  = 1,         // a high-priority ring per node (CAPS.PRIORITY)
+  parameter TIME_SLICE = 1,        // a second, time-sliced normal ring per node (CAPS.TIME_SLICE; needs PRIORITY)
   parameter MEM_RDQ   = 8,         // reads the external memory may have outstanding (power of two >= 2)
   parameter PIX_CDC   = 0          // 1: the displays' pixel side runs on pix_clk_i (video outputs in that domain)
 ) (
@@ -66,9 +75,14 @@ module sgpu_top #(
   generate if (!(SOURCES >= 1 && SOURCES <= `SGPU_MAX_SOURCES)) begin : g_bad_sources
     sgpu_precondition_failed_SOURCES_1_to_MAX_SOURCES u_fail ();
   end endgenerate
-  // RINGS (PRIORITY: two per node): each has a register block and interrupt bits.
-  generate if (PRIORITY != 0 && !(2 * NODES <= `SGPU_MAX_NODES)) begin : g_bad_rings
+  // RINGS (PRIORITY: two per node, TIME_SLICE: three): each has a register
+  // block and interrupt bits.
+  generate if (!(RINGS <= `SGPU_MAX_NODES)) begin : g_bad_rings
     sgpu_precondition_failed_RINGS_at_most_MAX_NODES u_fail ();
+  end endgenerate
+  // TIME_SLICE's second normal ring shares the hold points of the priority rings.
+  generate if (TIME_SLICE != 0 && PRIORITY == 0) begin : g_bad_time_slice
+    sgpu_precondition_failed_TIME_SLICE_needs_PRIORITY u_fail ();
   end endgenerate
   // MEM_RDQ: the arbiter's read ID queue (sgpu_fifo) is MEM_RDQ deep.
   generate if (!(MEM_RDQ >= 2 && (MEM_RDQ & (MEM_RDQ - 1)) == 0)) begin : g_bad_mem_rdq
@@ -76,24 +90,29 @@ module sgpu_top #(
   end endgenerate
 
   // Arbiter masters: sources (strict priority), host, per ring (normal
-  // rings, then the high ones) ring fetch, IB fetch, writer, then the high
-  // rings' 2D engine (PRIORITY) and the 2D engine.  All but the sources
-  // share round-robin, so the high rings' ports rank with the normal ones.
-  localparam RINGS  = (PRIORITY != 0) ? 2 * NODES : NODES;   // command processors
+  // rings, then the high ones, then the second normal ones) ring fetch, IB
+  // fetch, writer, then the second normal rings' 2D engine (TIME_SLICE), the
+  // high rings' 2D engine (PRIORITY) and the 2D engine.  All but the
+  // sources share round-robin, so every ring's ports rank alike.
+  localparam SLICE  = (PRIORITY != 0 && TIME_SLICE != 0) ? 1 : 0;
+  localparam RINGS  = (PRIORITY != 0) ? (2 + SLICE) * NODES : NODES;   // command processors
   localparam ENG1   = (PRIORITY != 0) ? 1 : 0;               // the high rings' 2D engine
+  localparam ENG2   = SLICE;                                 // the second normal rings' 2D engine
   localparam AW     = $clog2(MEM_BYTES);   // GPU memory address bits
   localparam BLIT_AW = (AW < 17) ? 17 : AW;  // sgpu_blit takes 17..32 (the arbiter wraps)
-  localparam M      = SOURCES + 2 + 3 * RINGS + ENG1;
+  localparam M      = SOURCES + 2 + 3 * RINGS + ENG1 + ENG2;
   localparam LINE_W = 10;                    // display timing counters: lines < 1024
   localparam MH     = SOURCES;
   localparam MBLIT  = M - 1;
   localparam MBLIT1 = M - 2;                 // PRIORITY: the high rings' 2D engine
+  localparam MBLIT2 = M - 3;                 // TIME_SLICE: the second normal rings' 2D engine
   // The masters that write: host, each node's writer (the third of its
   // three masters), the 2D engine.
   localparam [M-1:0] ONE_M   = {{(M-1){1'b0}}, 1'b1};
-  localparam [M-1:0] NODE_WR = {{(SOURCES+2+ENG1){1'b0}}, {RINGS{3'b100}}};
+  localparam [M-1:0] NODE_WR = {{(SOURCES+2+ENG1+ENG2){1'b0}}, {RINGS{3'b100}}};
   localparam [M-1:0] WRITERS = (ONE_M << MH) | (NODE_WR << (SOURCES + 1)) | (ONE_M << MBLIT) |
-                               ((PRIORITY != 0) ? (ONE_M << MBLIT1) : {M{1'b0}});
+                               ((PRIORITY != 0) ? (ONE_M << MBLIT1) : {M{1'b0}}) |
+                               ((SLICE != 0) ? (ONE_M << MBLIT2) : {M{1'b0}});
   localparam [31:0] MEM32 = MEM_BYTES;
   localparam [31:0] HALF  = MEM32 >> 1;
   localparam [31:0] NODES32 = NODES;
@@ -107,12 +126,14 @@ module sgpu_top #(
   localparam [31:0] IBD32  = IB_DEPTH;
   localparam [31:0] PRE32  = (PREEMPTION != 0) ? 32'd1 : 32'd0;
   localparam [31:0] PRIO32 = (PRIORITY != 0) ? 32'd1 : 32'd0;
+  localparam [31:0] SLICE32 = SLICE;
   localparam [31:0] CAPS = ({28'd0, NODES4} << `SGPU_CAPS_NODES_LSB) |
                            ({28'd0, SRC4} << `SGPU_CAPS_SOURCES_LSB) |
                            (32'd1 << `SGPU_CAPS_BLIT_LSB) | (32'd1 << `SGPU_CAPS_DISPLAY_LSB) |
                            (PERF32 << `SGPU_CAPS_PERF_LSB) |
                            (PRE32 << `SGPU_CAPS_PREEMPTION_LSB) |
                            (PRIO32 << `SGPU_CAPS_PRIORITY_LSB) |
+                           (SLICE32 << `SGPU_CAPS_TIME_SLICE_LSB) |
                            ({28'd0, IBD32[3:0]} << `SGPU_CAPS_IB_DEPTH_LSB);
 
   wire [M-1:0]    a_valid, a_ready, a_write, a_rsp;
@@ -192,10 +213,11 @@ module sgpu_top #(
   reg  [`SGPU_REG_CFG_ERROR_ADDR_W-1:0] cfg_error_addr_q;
   wire [63:0] cycle_q;
 
-  // per-ring signals (normal rings, then the high ones)
+  // per-ring signals (normal rings, then the high ones, then the second normal ones)
   wire [RINGS*32-1:0] n_rdata, n_rdata_late;
   wire [RINGS-1:0]    n_cfg_err, n_done, n_fault, n_preempt, n_busy, n_faulted, n_kept;
   wire [RINGS-1:0]    n_hold, n_runnable, n_quiet;
+  wire [RINGS*`SGPU_NREG_QUANTUM_W-1:0] n_quantum;   // each ring's QUANTUM (time slices)
   wire [RINGS*CEW-1:0] n_cfg_bits;
   // per-source signals
   wire [SOURCES*32-1:0] s_rdata;
@@ -221,12 +243,17 @@ module sgpu_top #(
   wire                blit1_busy, blit1_cut, blit1_cut_part, blit1_fire;
   wire [15:0]         blit1_cut_first, blit1_cut_count, blit1_cut_prow, blit1_cut_lo, blit1_cut_hi;
   wire [NODES-1:0]    b1_own;      // high ring whose command it runs
+  // TIME_SLICE: the second normal rings' 2D engine (tied off without it)
+  wire                blit2_busy, blit2_cut, blit2_cut_part, blit2_fire, blit2_chunk;
+  wire [15:0]         blit2_cut_first, blit2_cut_count, blit2_cut_prow, blit2_cut_lo, blit2_cut_hi;
+  wire [NODES-1:0]    b2_own;      // second normal ring whose command it runs
 
   genvar g;
   generate
     for (g = 0; g < RINGS; g = g + 1) begin : g_node
       localparam R = SOURCES + 1 + 3 * g;   // ring fetch; R+1 IB fetch; R+2 writer
-      // The 2D engine this ring uses: the shared one, or the high rings' one.
+      // The 2D engine this ring uses: the normal rings', the high rings' or
+      // the second normal rings' one.
       wire       e_busy, e_cut, e_cut_part, e_fire;
       wire [15:0] e_cut_first, e_cut_count, e_cut_prow, e_cut_lo, e_cut_hi;
       if (g < NODES) begin : g_eng0
@@ -234,11 +261,16 @@ module sgpu_top #(
         assign e_fire = blit_fire && b_own_q[g];
         assign e_cut_first = blit_cut_first; assign e_cut_count = blit_cut_count;
         assign e_cut_prow = blit_cut_prow; assign e_cut_lo = blit_cut_lo; assign e_cut_hi = blit_cut_hi;
-      end else begin : g_eng1
+      end else if (g < 2 * NODES) begin : g_eng1
         assign e_busy = blit1_busy; assign e_cut = blit1_cut; assign e_cut_part = blit1_cut_part;
         assign e_fire = blit1_fire && b1_own[g - NODES];
         assign e_cut_first = blit1_cut_first; assign e_cut_count = blit1_cut_count;
         assign e_cut_prow = blit1_cut_prow; assign e_cut_lo = blit1_cut_lo; assign e_cut_hi = blit1_cut_hi;
+      end else begin : g_eng2
+        assign e_busy = blit2_busy; assign e_cut = blit2_cut; assign e_cut_part = blit2_cut_part;
+        assign e_fire = blit2_fire && b2_own[g - 2 * NODES];
+        assign e_cut_first = blit2_cut_first; assign e_cut_count = blit2_cut_count;
+        assign e_cut_prow = blit2_cut_prow; assign e_cut_lo = blit2_cut_lo; assign e_cut_hi = blit2_cut_hi;
       end
       sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1),
                 .LINE_W(LINE_W), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION)) u_cp (
@@ -251,6 +283,7 @@ module sgpu_top #(
         .preempt_irq_o(n_preempt[g]),
         .busy_o(n_busy[g]), .faulted_o(n_faulted[g]),
         .hold_i(n_hold[g]), .runnable_o(n_runnable[g]), .quiet_o(n_quiet[g]),
+        .quantum_o(n_quantum[g*`SGPU_NREG_QUANTUM_W +: `SGPU_NREG_QUANTUM_W]),
         .ring_req_valid_o(a_valid[R]), .ring_req_ready_i(a_ready[R]),
         .ring_req_addr_o(a_addr[R*32 +: 32]),
         .ring_rsp_valid_i(a_rsp[R]), .ring_rsp_rdata_i(a_rdata),
@@ -353,26 +386,49 @@ module sgpu_top #(
   );
 
   // ------------------------------------------------------------ priority
-  // Node n's high ring (n + NODES) holds its normal ring n while it is
-  // runnable; it starts once ring n is held and at rest, its 2D engine
-  // included.  Both are registered: no path from one command processor's
-  // state through the other's to its fetcher and the memory arbiter.
+  // Node n's high ring (n + NODES) holds its normal ring(s) while it is
+  // runnable; it starts once they are held and at rest, their 2D engines
+  // included; with TIME_SLICE the two normal rings take turns (sgpu_sched,
+  // one per node).  Every hold is registered: no path from one command
+  // processor's state through another's to its fetcher and the memory
+  // arbiter.
   generate if (PRIORITY != 0) begin : g_high
-    reg  [NODES-1:0] hi_run_q, hi_go_q;
     wire [NODES-1:0] lo_rest = n_quiet[NODES-1:0] & ~(b_own_q & {NODES{blit_chunk}});
-    always @(posedge clk_i or negedge rst_ni)
-      if (!rst_ni) begin
-        hi_run_q <= {NODES{1'b0}}; hi_go_q <= {NODES{1'b0}};
-      end else begin
-        hi_run_q <= n_runnable[RINGS-1:NODES];
-        hi_go_q  <= hi_run_q & lo_rest;
+    wire [NODES-1:0] lo2_rest;
+    if (SLICE != 0) begin : g_rest2
+      assign lo2_rest = n_quiet[3*NODES-1:2*NODES] & ~(b2_own & {NODES{blit2_chunk}});
+    end else begin : g_no_rest2
+      assign lo2_rest = {NODES{1'b1}};
+    end
+    genvar n;
+    for (n = 0; n < NODES; n = n + 1) begin : g_sched
+      localparam B = (SLICE != 0) ? 2 * NODES + n : n;   // the second normal ring (none: ring A)
+      localparam QW = `SGPU_NREG_QUANTUM_W;
+      wire hold_b;
+      sgpu_sched #(.TIME_SLICE(SLICE)) u_sched (
+        .clk_i(clk_i), .rst_ni(rst_ni),
+        .run_a_i(n_runnable[n]), .rest_a_i(lo_rest[n]),
+        .run_b_i(n_runnable[B] && SLICE != 0), .rest_b_i(lo2_rest[n]),
+        .run_h_i(n_runnable[NODES + n]), .rest_h_i(n_quiet[NODES + n]),
+        .quantum_a_i(n_quantum[n*QW +: QW]), .quantum_b_i(n_quantum[B*QW +: QW]),
+        .hold_a_o(n_hold[n]), .hold_b_o(hold_b), .hold_h_o(n_hold[NODES + n]),
+        /* verilator lint_off PINCONNECTEMPTY */
+        .switch_o()
+        /* verilator lint_on PINCONNECTEMPTY */
+      );
+      if (SLICE != 0) begin : g_hold_b
+        assign n_hold[2 * NODES + n] = hold_b;
+      end else begin : g_no_b
+        /* verilator lint_off UNUSEDSIGNAL */
+        wire unused_b = hold_b;
+        /* verilator lint_on UNUSEDSIGNAL */
       end
-    assign n_hold = {~hi_go_q, hi_run_q};
+    end
 
     // The high rings' 2D engine: lowest ring wins, held until accepted.
     reg  [NODES-1:0] sel_q, pick, own_q;
     reg              lock_q;
-    wire [NODES-1:0] req = b_valid[RINGS-1:NODES];
+    wire [NODES-1:0] req = b_valid[2*NODES-1:NODES];
     integer j;
     always @(*) begin
       pick = {NODES{1'b0}};
@@ -398,7 +454,7 @@ module sgpu_top #(
     end
     wire cmd1_ready;
     wire cmd1_valid = |gnt;
-    assign b_ready[RINGS-1:NODES] = gnt & {NODES{cmd1_ready}};
+    assign b_ready[2*NODES-1:NODES] = gnt & {NODES{cmd1_ready}};
     always @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         lock_q <= 1'b0; sel_q <= {NODES{1'b0}}; own_q <= {NODES{1'b0}};
@@ -413,8 +469,8 @@ module sgpu_top #(
 
     /* verilator lint_off PINCONNECTEMPTY */
     sgpu_blit #(.ADDR_W(BLIT_AW), .CMD_HELD(NODES == 1 ? 1 : 0)) u_blit1 (
-      .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(|(n_abort[RINGS-1:NODES] & own_q)),
-      .stop_i(|(n_bstop[RINGS-1:NODES] & own_q)), .pause_i(1'b0), .chunk_o(),
+      .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(|(n_abort[2*NODES-1:NODES] & own_q)),
+      .stop_i(|(n_bstop[2*NODES-1:NODES] & own_q)), .pause_i(1'b0), .chunk_o(),
       .cut_o(blit1_cut), .cut_first_o(blit1_cut_first), .cut_count_o(blit1_cut_count),
       .cut_part_o(blit1_cut_part), .cut_prow_o(blit1_cut_prow), .cut_lo_o(blit1_cut_lo),
       .cut_hi_o(blit1_cut_hi),
@@ -434,6 +490,78 @@ module sgpu_top #(
     assign blit1_fire = 1'b0; assign b1_own = {NODES{1'b0}};
     assign blit1_cut_first = 16'd0; assign blit1_cut_count = 16'd0; assign blit1_cut_prow = 16'd0;
     assign blit1_cut_lo = 16'd0; assign blit1_cut_hi = 16'd0;
+  end endgenerate
+
+  // ------------------------------------------------------------ time slices
+  // The second normal rings' 2D engine: lowest ring wins, held until
+  // accepted; like the first, its owner's hold pauses it after the chunk in
+  // flight (unless a preemption is to cut it), so a held FILL continues
+  // where it paused when the ring's turn comes back.
+  generate if (SLICE != 0) begin : g_slice
+    localparam BASE = 2 * NODES;     // ring of the first node's second normal ring
+    reg  [NODES-1:0] sel_q, pick, own_q;
+    reg              lock_q;
+    wire [NODES-1:0] req = b_valid[RINGS-1:BASE];
+    integer j;
+    always @(*) begin
+      pick = {NODES{1'b0}};
+      for (j = NODES - 1; j >= 0; j = j - 1)
+        if (req[j]) pick = {{(NODES-1){1'b0}}, 1'b1} << j;
+    end
+    wire [NODES-1:0] gnt = lock_q ? (sel_q & req) : pick;
+    reg        c2_copy;
+    reg [31:0] c2_dst, c2_src, c2_pat;
+    reg [15:0] c2_dpitch, c2_spitch, c2_width, c2_height;
+    always @(*) begin
+      c2_copy = 1'b0; c2_dst = 32'd0; c2_src = 32'd0; c2_pat = 32'd0;
+      c2_dpitch = 16'd0; c2_spitch = 16'd0; c2_width = 16'd0; c2_height = 16'd0;
+      for (j = 0; j < NODES; j = j + 1) if (gnt[j] || NODES == 1) begin
+        c2_copy = c2_copy | b_copy[BASE + j];
+        c2_dst = c2_dst | b_dst[(BASE + j)*32 +: 32]; c2_src = c2_src | b_src[(BASE + j)*32 +: 32];
+        c2_pat = c2_pat | b_pat[(BASE + j)*32 +: 32];
+        c2_dpitch = c2_dpitch | b_dpitch[(BASE + j)*16 +: 16];
+        c2_spitch = c2_spitch | b_spitch[(BASE + j)*16 +: 16];
+        c2_width = c2_width | b_width[(BASE + j)*16 +: 16];
+        c2_height = c2_height | b_height[(BASE + j)*16 +: 16];
+      end
+    end
+    wire cmd2_ready;
+    wire cmd2_valid = |gnt;
+    assign b_ready[RINGS-1:BASE] = gnt & {NODES{cmd2_ready}};
+    always @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        lock_q <= 1'b0; sel_q <= {NODES{1'b0}}; own_q <= {NODES{1'b0}};
+      end else begin
+        lock_q <= cmd2_valid && !cmd2_ready;
+        if (!lock_q) sel_q <= pick;
+        if (cmd2_valid && cmd2_ready) own_q <= gnt;
+      end
+    end
+    assign b2_own = own_q;
+    assign blit2_fire = a_valid[MBLIT2] && a_ready[MBLIT2];
+    wire stop2  = |(n_bstop[RINGS-1:BASE] & own_q);
+    wire pause2 = |(n_hold[RINGS-1:BASE] & own_q) && !stop2;
+
+    sgpu_blit #(.ADDR_W(BLIT_AW), .CMD_HELD(NODES == 1 ? 1 : 0)) u_blit2 (
+      .clk_i(clk_i), .rst_ni(rst_ni), .abort_i(|(n_abort[RINGS-1:BASE] & own_q)),
+      .stop_i(stop2), .pause_i(pause2), .chunk_o(blit2_chunk),
+      .cut_o(blit2_cut), .cut_first_o(blit2_cut_first), .cut_count_o(blit2_cut_count),
+      .cut_part_o(blit2_cut_part), .cut_prow_o(blit2_cut_prow), .cut_lo_o(blit2_cut_lo),
+      .cut_hi_o(blit2_cut_hi),
+      .cmd_valid_i(cmd2_valid), .cmd_ready_o(cmd2_ready), .cmd_copy_i(c2_copy),
+      .cmd_dst_i(c2_dst), .cmd_dst_pitch_i(c2_dpitch), .cmd_src_i(c2_src), .cmd_src_pitch_i(c2_spitch),
+      .cmd_width_i(c2_width), .cmd_height_i(c2_height), .cmd_pattern_i(c2_pat),
+      .busy_o(blit2_busy),
+      .mem_req_valid_o(a_valid[MBLIT2]), .mem_req_ready_i(a_ready[MBLIT2]),
+      .mem_req_write_o(a_write[MBLIT2]), .mem_req_addr_o(a_addr[MBLIT2*32 +: 32]),
+      .mem_req_wdata_o(a_wdata[MBLIT2*32 +: 32]), .mem_req_wstrb_o(a_wstrb[MBLIT2*4 +: 4]),
+      .mem_rsp_valid_i(a_rsp[MBLIT2]), .mem_rsp_rdata_i(a_rdata)
+    );
+  end else begin : g_no_slice
+    assign blit2_busy = 1'b0; assign blit2_cut = 1'b0; assign blit2_cut_part = 1'b0;
+    assign blit2_fire = 1'b0; assign blit2_chunk = 1'b0; assign b2_own = {NODES{1'b0}};
+    assign blit2_cut_first = 16'd0; assign blit2_cut_count = 16'd0; assign blit2_cut_prow = 16'd0;
+    assign blit2_cut_lo = 16'd0; assign blit2_cut_hi = 16'd0;
   end endgenerate
 
   // ------------------------------------------------------------ displays
@@ -532,7 +660,7 @@ module sgpu_top #(
   localparam SELW = (RINGS > 1 || SOURCES > 1) ? $clog2((RINGS > SOURCES) ? RINGS : SOURCES) : 1;
   localparam MAW  = 2 + SELW + NLG - 2;          // region, block, word offset
   // slots: the global ones, then per node, then per source
-  localparam NV   = MREG_GLOBAL_SLOTS + MREG_NODE_SLOTS * RINGS + MREG_SRC_SLOTS * SOURCES;
+  localparam NV   = {24'd0, MREG_GLOBAL_SLOTS} + MREG_NODE_SLOTS * RINGS + MREG_SRC_SLOTS * SOURCES;
   localparam [7:0] M_NODE0 = MREG_GLOBAL_SLOTS, M_NODE_N = MREG_NODE_SLOTS, M_SRC_N = MREG_SRC_SLOTS;
   localparam [7:0] M_SRC0 = M_NODE0 + M_NODE_N * RINGS32[7:0];
   reg         m_hit;        // roff is a mirrored register
@@ -693,9 +821,11 @@ module sgpu_top #(
   assign fault_o = |n_faulted;
 
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, cyc_hi_wrap, blit_chunk, n_runnable[NODES-1:0], blit1_busy, blit1_cut, blit1_cut_part,
+  wire unused_ok = &{1'b0, cyc_hi_wrap, n_quantum, blit_chunk, n_runnable, n_quiet, blit1_busy, blit1_cut, blit1_cut_part,
                      blit1_fire, b1_own, blit1_cut_first, blit1_cut_count, blit1_cut_prow, blit1_cut_lo,
-                     blit1_cut_hi, n_quiet[RINGS-1:RINGS-NODES], host_req_addr_i[30:OW], ssel[SBW-1:1], nsel[NBW-1:1],
+                     blit1_cut_hi, blit2_busy, blit2_cut, blit2_cut_part, blit2_fire, blit2_chunk, b2_own,
+                     blit2_cut_first, blit2_cut_count, blit2_cut_prow, blit2_cut_lo, blit2_cut_hi,
+                     host_req_addr_i[30:OW], ssel[SBW-1:1], nsel[NBW-1:1],
                      NODE_BASE[NLG-1:0], SRC_BASE[SLG-1:0]};
   /* verilator lint_on UNUSEDSIGNAL */
 endmodule

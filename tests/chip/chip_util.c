@@ -37,7 +37,9 @@ uint32_t chip_rd(sgpu_sim *sim, uint32_t offset) {
 
 uint32_t chip_rings(sgpu_sim *sim) {
   const uint32_t nodes = sgpu_sim_nodes(sim);
-  return SGPU_FIELD_GET(CAPS_PRIORITY, chip_rd(sim, SGPU_REG_CAPS)) ? 2u * nodes : nodes;
+  const uint32_t caps = chip_rd(sim, SGPU_REG_CAPS);
+  if (SGPU_FIELD_GET(CAPS_TIME_SLICE, caps)) return 3u * nodes;
+  return SGPU_FIELD_GET(CAPS_PRIORITY, caps) ? 2u * nodes : nodes;
 }
 
 void chip_wr(sgpu_sim *sim, uint32_t offset, uint32_t value) {

@@ -1,7 +1,8 @@
 /* test_regs_diff — the node registers' rules, chip against the reference
  * model: random writes (good and bad values) to RING_BASE, RING_SIZE,
- * RING_WPTR, RPTR_ADDR, CONTROL and WATCHDOG of every ring block (both nodes
- * and, with CAPS.PRIORITY, their high-priority rings).  After every
+ * RING_WPTR, RPTR_ADDR, CONTROL, WATCHDOG and QUANTUM of every ring block
+ * (both nodes and, with CAPS.PRIORITY, their high-priority rings, with
+ * CAPS.TIME_SLICE their second normal rings).  After every
  * write: CFG_ERROR and CFG_ERROR_ADDR, the read-back of every written
  * register, STATUS (ENABLED, FAULTED) and, on a fault, FAULT_REASON /
  * FAULT_ADDR must agree (a doorbell runs whatever the ring holds: zeros,
@@ -24,6 +25,7 @@ static const char *name_of(uint32_t r) {
   case SGPU_NREG_RPTR_ADDR: return "RPTR_ADDR";
   case SGPU_NREG_CONTROL: return "CONTROL";
   case SGPU_NREG_WATCHDOG: return "WATCHDOG";
+  case SGPU_NREG_QUANTUM: return "QUANTUM";
   case SGPU_NREG_STATUS: return "STATUS";
   case SGPU_NREG_RING_RPTR: return "RING_RPTR";
   case SGPU_NREG_FAULT_REASON: return "FAULT_REASON";
@@ -58,6 +60,11 @@ static uint32_t value_for(uint32_t r, uint32_t *rng, uint32_t mem) {
     if (k < 10) return 0;
     if (k < 13) return SGPU_CONTROL_RESET | (chip_rand(rng) & 1);
     return v & 0xFF;
+  case SGPU_NREG_QUANTUM:
+    if (k < 4) return 0;
+    if (k < 12) return 1 + chip_rand(rng) % 5000;
+    if (k < 14) return 0xFFFFFFu + chip_rand(rng) % 3;
+    return v;
   default: /* WATCHDOG */
     if (k < 12) return 1000 + chip_rand(rng) % 100000;
     if (k < 14) return 0xFFFFFFu + chip_rand(rng) % 3;
@@ -78,15 +85,17 @@ int main(int argc, char **argv) {
     }
   }
   static const uint32_t regs[] = {SGPU_NREG_RING_BASE, SGPU_NREG_RING_SIZE, SGPU_NREG_RING_WPTR,
-                                  SGPU_NREG_RPTR_ADDR, SGPU_NREG_CONTROL,   SGPU_NREG_WATCHDOG};
+                                  SGPU_NREG_RPTR_ADDR, SGPU_NREG_CONTROL,   SGPU_NREG_WATCHDOG,
+                                  SGPU_NREG_QUANTUM};
   static const uint32_t checked[] = {SGPU_NREG_RING_BASE, SGPU_NREG_RING_SIZE, SGPU_NREG_RING_WPTR,
-                                     SGPU_NREG_RPTR_ADDR, SGPU_NREG_WATCHDOG,  SGPU_NREG_RING_RPTR};
+                                     SGPU_NREG_RPTR_ADDR, SGPU_NREG_WATCHDOG,  SGPU_NREG_RING_RPTR,
+                                     SGPU_NREG_QUANTUM};
   uint32_t writes = 0, rejected = 0, faults = 0;
   for (uint32_t si = 0; si < seeds; si++) {
     const uint32_t seed = base + si;
     uint32_t rng = seed * 2654435761u + 1;
     sgpu_sim *sim = chip_create(NULL);
-    const uint32_t mem = sgpu_sim_mem_bytes(sim), nodes = chip_rings(sim);  /* with the high-priority rings */
+    const uint32_t mem = sgpu_sim_mem_bytes(sim), nodes = chip_rings(sim);  /* with the high-priority and second normal rings */
     sgpu_ref_config rc = {mem, nodes, sgpu_sim_sources(sim), SGPU_MAX_IB_DEPTH};
     sgpu_ref *ref = sgpu_ref_create(&rc);
     CHIP_CHECK(ref != NULL, "sgpu_ref_create");
@@ -97,7 +106,7 @@ int main(int argc, char **argv) {
       CHIP_CHECK(sgpu_ref_mem_write(ref, a, &v, 4) == 0, "model memory");
     }
     for (uint32_t i = 0; i < 150; i++) {
-      const uint32_t n = chip_rand(&rng) % nodes, r = regs[chip_rand(&rng) % 6];
+      const uint32_t n = chip_rand(&rng) % nodes, r = regs[chip_rand(&rng) % (sizeof regs / sizeof regs[0])];
       const uint32_t v = value_for(r, &rng, mem), off = SGPU_NODE_REG(n, r);
       chip_wr(sim, off, v);
       int mr = sgpu_ref_reg_write(ref, off, v);

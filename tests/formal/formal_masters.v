@@ -127,7 +127,7 @@ module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_
     .reg_re_i(1'b0), .reg_rdata_late_o(),
     .cfg_err_o(cerr), .cfg_err_bits_o(cbits), .cycle_i(cycle_i),
     .done_irq_o(dirq), .fault_irq_o(firq), .busy_o(), .faulted_o(),
-    .hold_i(hold_i), .runnable_o(), .quiet_o(),
+    .hold_i(hold_i), .runnable_o(), .quiet_o(), .quantum_o(),
     .ring_req_valid_o(rv), .ring_req_ready_i(ring_req_ready_i), .ring_req_addr_o(ra),
     .ring_rsp_valid_i(ring_rsp_valid_i), .ring_rsp_rdata_i(ring_rsp_rdata_i),
     .ib_req_valid_o(iv), .ib_req_ready_i(ib_req_ready_i), .ib_req_addr_o(ia),

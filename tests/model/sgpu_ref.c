@@ -10,6 +10,7 @@
 
 typedef struct ref_node {
   uint32_t ring_base, ring_size, wptr, rptr, rptr_addr, control, watchdog;
+  uint32_t quantum; /* QUANTUM: read back only (the model runs each ring on its own) */
   uint32_t faulted, waiting; /* waiting: stuck in a wait that never ends (watchdog 0) */
   uint32_t fault_reason, fault_addr, fault_header, fault_fence;
   uint32_t fence_in_flight, last_fence;
@@ -808,6 +809,12 @@ int sgpu_ref_reg_write(sgpu_ref *m, uint32_t offset, uint32_t v) {
        * sgpu_ref_preempt_at; the write only sets the preemption fence id */
       nd->preempt_id = v;
       return 0;
+    case SGPU_NREG_QUANTUM:
+      /* time slices change when a ring runs, not what it does: the model
+       * runs every ring on its own and only keeps the value */
+      if (v > SGPU_NREG_QUANTUM_MAX) cfg_err(m, offset, SGPU_CFG_ERROR_VALUE_RANGE);
+      else nd->quantum = v;
+      return 0;
     default: return -1;
     }
   }
@@ -859,6 +866,7 @@ int sgpu_ref_reg_read(sgpu_ref *m, uint32_t offset, uint32_t *value) {
     case SGPU_NREG_WINDOW_SIZE: v = nd->win_size; break;
     case SGPU_NREG_SAVE_ADDR: v = nd->save_addr; break;
     case SGPU_NREG_PREEMPT: v = nd->preempt_id; break;
+    case SGPU_NREG_QUANTUM: v = nd->quantum; break;
     default: return -1;
     }
     *value = v;

@@ -49,13 +49,18 @@ elab() {
 cases=$(cat <<'EOF'
 sgpu_top              -
 sgpu_top              -                                           NODES=1 MEM_RDQ=2
-sgpu_top              -                                           NODES=4 SOURCES=2 MEM_BYTES=65536 PRIORITY=0
+sgpu_top              -                                           NODES=4 SOURCES=2 MEM_BYTES=65536 PRIORITY=0 TIME_SLICE=0
 sgpu_top              -                                           NODES=2 PRIORITY=1
+sgpu_top              -                                           NODES=3 PRIORITY=1 TIME_SLICE=0
+sgpu_top              -                                           NODES=1 PRIORITY=1 TIME_SLICE=1
 sgpu_top              RINGS_at_most_MAX_NODES                     NODES=3 PRIORITY=1
+sgpu_top              RINGS_at_most_MAX_NODES                     NODES=4 PRIORITY=1 TIME_SLICE=0
+sgpu_top              TIME_SLICE_needs_PRIORITY                   NODES=1 PRIORITY=0
+sgpu_top              TIME_SLICE_needs_PRIORITY                   NODES=2 PRIORITY=0 TIME_SLICE=1
 sgpu_top              MEM_RDQ_power_of_two_at_least_2             MEM_RDQ=1
 sgpu_top              MEM_RDQ_power_of_two_at_least_2             MEM_RDQ=3
 sgpu_top              MEM_RDQ_power_of_two_at_least_2             MEM_RDQ=12
-sgpu_top              NODES_1_to_MAX_NODES                        NODES=5 PRIORITY=0
+sgpu_top              NODES_1_to_MAX_NODES                        NODES=7 PRIORITY=0 TIME_SLICE=0
 sgpu_top              SOURCES_1_to_MAX_SOURCES                    SOURCES=3
 sgpu_top              MEM_BYTES_at_least_64KiB_and_AW_at_least_16 MEM_BYTES=32768
 sgpu_cp               -

@@ -97,7 +97,7 @@ module tb_sgpu_cp;
     .reg_re_i(reg_re), .reg_rdata_late_o(reg_rdata_late),
     .cfg_err_o(cfg_err), .cfg_err_bits_o(cfg_bits), .cycle_i(cycle),
     .done_irq_o(done_irq), .fault_irq_o(fault_irq), .busy_o(), .faulted_o(),
-    .hold_i(1'b0), .runnable_o(), .quiet_o(),   // priority hold: tb_sgpu_cp_exec and test_chip_priority
+    .hold_i(1'b0), .runnable_o(), .quiet_o(), .quantum_o(),   // priority hold: tb_sgpu_cp_exec and test_chip_priority
     .ring_req_valid_o(a_valid[0]), .ring_req_ready_i(a_ready[0]), .ring_req_addr_o(a_addr[31:0]),
     .ring_rsp_valid_i(a_rsp[0]), .ring_rsp_rdata_i(a_rdata),
     .ib_req_valid_o(a_valid[1]), .ib_req_ready_i(a_ready[1]), .ib_req_addr_o(a_addr[63:32]),

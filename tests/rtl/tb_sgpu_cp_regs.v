@@ -35,6 +35,7 @@ module tb_sgpu_cp_regs;
   wire [IW-1:0] base_o, mask_o, wptr_o, base_o1, mask_o1, wptr_o1;
   wire [IW-1:2] rpa_o, rpa_o1, save_o, save_o1;
   wire          preq_o, preq_o1;
+  wire [23:0]   quantum_o, quantum_o1;
   wire        wb_o, en_o, cfgwe_o, rst_o, wdwe_o, wdon_o, wdnew_o;
   wire        wb_o1, en_o1, cfgwe_o1, rst_o1, wdwe_o1, wdon_o1, wdnew_o1;
 
@@ -45,7 +46,7 @@ module tb_sgpu_cp_regs;
     .ring_base_o(base_o), .ring_mask_o(mask_o), .wptr_o(wptr_o), .rptr_addr_o(rpa_o), .rptr_wb_o(wb_o),
     .enable_o(en_o), .ring_cfg_we_o(cfgwe_o), .reset_o(rst_o), .wdog_we_o(wdwe_o), .wdog_on_o(wdon_o),
     .wdog_new_o(wdnew_o),
-    .preempt_req_o(preq_o), .save_addr_o(save_o),
+    .preempt_req_o(preq_o), .save_addr_o(save_o), .quantum_o(quantum_o),
     .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(haddr), .fault_reason_i(freason), .ctx_null_i(ctx_null),
     .stall_i(stall), .ring_word_i(rword), .ib_word_i(iword), .pkt_done_i(pdone),
@@ -59,7 +60,7 @@ module tb_sgpu_cp_regs;
     .ring_base_o(base_o1), .ring_mask_o(mask_o1), .wptr_o(wptr_o1), .rptr_addr_o(rpa_o1), .rptr_wb_o(wb_o1),
     .enable_o(en_o1), .ring_cfg_we_o(cfgwe_o1), .reset_o(rst_o1), .wdog_we_o(wdwe_o1), .wdog_on_o(wdon_o1),
     .wdog_new_o(wdnew_o1),
-    .preempt_req_o(preq_o1), .save_addr_o(save_o1),
+    .preempt_req_o(preq_o1), .save_addr_o(save_o1), .quantum_o(quantum_o1),
     .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(haddr), .fault_reason_i(freason), .ctx_null_i(ctx_null),
     .stall_i(stall), .ring_word_i(rword), .ib_word_i(iword), .pkt_done_i(pdone),
@@ -68,7 +69,7 @@ module tb_sgpu_cp_regs;
 
   // ---- the model
   localparam SIZE = 0, ALIGN = 1, PTR = 2, BITS = 3, VAL = 4, EN = 5;
-  reg [31:0] m_base, m_size, m_wptr, m_rpa, m_en, m_wdog, m_save, m_pre;
+  reg [31:0] m_base, m_size, m_wptr, m_rpa, m_en, m_wdog, m_save, m_pre, m_quantum;
   reg        e_preq;
   reg [31:0] m_busy, m_stall, m_words, m_pkts;
   reg [31:0] m_opcode, m_ffence;
@@ -117,6 +118,7 @@ module tb_sgpu_cp_regs;
         7'h54: if (d % 4 != 0) e_bits[ALIGN] = 1; else if (d >= MEMB) e_bits[VAL] = 1;
                else begin m_save = d; e_kept = 1; end
         7'h58: begin m_pre = d; e_kept = 1; e_preq = 1; end
+        7'h5C: if (d > 32'hFF_FFFF) e_bits[VAL] = 1; else begin m_quantum = d; e_kept = 1; end
         default: e_bits[BITS] = 1;
       endcase
     end
@@ -161,6 +163,7 @@ module tb_sgpu_cp_regs;
       7'h50: model_read = haddr;
       7'h54: model_read = mirror ? 0 : m_save;
       7'h58: model_read = mirror ? 0 : m_pre;
+      7'h5C: model_read = mirror ? 0 : m_quantum;
       default: model_read = 0;
     endcase
   endfunction
@@ -175,7 +178,8 @@ module tb_sgpu_cp_regs;
       end
       if (base_o !== m_base[IW-1:0] || mask_o !== (m_size[IW-1:0] - 1'b1) || wptr_o !== m_wptr[IW-1:0] ||
           {rpa_o, 1'b0, wb_o} !== m_rpa[IW-1:0] || en_o !== m_en[0] ||
-          {save_o, 2'b00} !== m_save[IW-1:0] || save_o1 !== save_o)
+          {save_o, 2'b00} !== m_save[IW-1:0] || save_o1 !== save_o ||
+          quantum_o !== m_quantum[23:0] || quantum_o1 !== quantum_o)
         $fatal(1, "configuration outputs: base %h mask %h wptr %h rpa %h en %b", base_o, mask_o, wptr_o, rpa_o, en_o);
     end
   endtask
@@ -193,10 +197,10 @@ module tb_sgpu_cp_regs;
     case ($unsigned(tb_random(0)) % 13)
       0: pick_addr = 7'h00; 1: pick_addr = 7'h04; 2, 3: pick_addr = 7'h08; 4: pick_addr = 7'h10;
       5, 6: pick_addr = 7'h14; 7: pick_addr = 7'h2C;
-      10: pick_addr = 7'h54; 11: pick_addr = 7'h58;
+      10: pick_addr = 7'h54; 11: pick_addr = 7'h58; 12: pick_addr = 7'h5C;
+      default: pick_addr = 7'h04;
       8: pick_addr = 7'h0C + 4 * ($unsigned(tb_random(0)) % 4);   // read-only: RPTR, STATUS, ...
       9: pick_addr = tb_random(0);                                 // anything, unaligned too
-      default: pick_addr = 7'h04;
     endcase
   endfunction
   function [31:0] pick_data(input [6:0] a);
@@ -209,14 +213,14 @@ module tb_sgpu_cp_regs;
                      (a == 7'h00) ? ($unsigned(tb_random(0)) % 32'h20000) & ~32'h3F :
                      (a == 7'h10) ? ($unsigned(tb_random(0)) % 32'h20000) & ~32'h2 :
                      (a == 7'h54) ? ($unsigned(tb_random(0)) % 32'h28000) & ~32'h3 :
-                     (a == 7'h2C) ? $unsigned(tb_random(0)) % 32'h2000000 : $unsigned(tb_random(0)) % 4;
+                     (a == 7'h2C || a == 7'h5C) ? $unsigned(tb_random(0)) % 32'h2000000 : $unsigned(tb_random(0)) % 4;
       default: pick_data = $unsigned(tb_random(0)) >> ($unsigned(tb_random(0)) % 32);
     endcase
   endfunction
 
   initial begin
     if (!$value$plusargs("seed=%d", seed)) seed = 11;
-    m_base = 0; m_size = 64; m_wptr = 0; m_rpa = 0; m_en = 0; m_wdog = 0; m_save = 0; m_pre = 0;
+    m_base = 0; m_size = 64; m_wptr = 0; m_rpa = 0; m_en = 0; m_wdog = 0; m_save = 0; m_pre = 0; m_quantum = 0;
     m_busy = 0; m_stall = 0; m_words = 0; m_pkts = 0;
     m_opcode = 0; m_ffence = 0; m_lf_ok = 0; m_lf_cur = 0; m_cx_cur = 0;
     repeat (2) @(posedge clk);
