@@ -41,10 +41,15 @@ static uint32_t running_ring(sgpu_device *dev, const uint32_t *ring, uint32_t ri
  * counted in *resubmitted. */
 static int reset_node(sgpu_device *dev, uint32_t n, uint32_t *last_aborted, int *resubmitted) {
   uint32_t ring[SGPU__NODE_RINGS_MAX], rings = sgpu__node_rings(dev, n, ring);
-  /* Stop them first, so that what they complete is settled before we look. */
+  /* Stop them first, so that what they complete is settled before we look.
+   * The high ring last: while it has work the normal rings hold behind it,
+   * and a chip that runs on between two writes (a link) would let a normal
+   * ring run once the high one is gone. */
   int r = 0;
-  for (uint32_t i = 0; i < rings && !r; i++)
-    r = sgpu__reg_write(dev, SGPU_NODE_REG(ring[i], SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
+  for (int high = 0; high < 2; high++)
+    for (uint32_t i = 0; i < rings && !r; i++)
+      if ((dev->node[ring[i]].priority == SGPU_PRIORITY_HIGH) == high)
+        r = sgpu__reg_write(dev, SGPU_NODE_REG(ring[i], SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
   if (!r && dev->tr->ops->irq(dev->tr)) r = sgpu__service_irq(dev);
   for (uint32_t i = 0; i < rings && !r; i++) r = sgpu__retire(dev, ring[i]);
   if (r) return r;
