@@ -102,11 +102,11 @@ static uint64_t ms_to_cycles(uint32_t ms) { return (uint64_t)ms * SGPU_CYCLES_PE
 
 /* ------------------------------------------------------------ fences */
 /* A node's fence ids are one sequence over all of its rings (up to three),
- * and each ring completes in order but independently of the others.  So an id is done when
- * the submission that carried it is done (its ring's fence word reached it);
- * an id that no unfinished submission carries was carried by one already
- * retired, or by none (ids may skip values): it is done once a ring of the
- * node has passed it, or nothing is left on the node. */
+ * and each ring completes in order but independently of the others.  So an
+ * id is done when the submission that carried it is done (its ring's fence
+ * word reached it); an id that no unfinished submission carries was carried
+ * by one already retired, or by none (ids may skip values): it is done once
+ * a ring of the node has passed it, or nothing is left on the node. */
 typedef struct fence_arg {
   uint32_t node;
   uint64_t target;
