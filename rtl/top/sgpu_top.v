@@ -77,7 +77,7 @@ module sgpu_top #(
   end endgenerate
   // RINGS (PRIORITY: two per node, TIME_SLICE: three): each has a register
   // block and interrupt bits.
-  generate if (!(RINGS <= `SGPU_MAX_NODES)) begin : g_bad_rings
+  generate if (PRIORITY != 0 && !(RINGS <= `SGPU_MAX_NODES)) begin : g_bad_rings
     sgpu_precondition_failed_RINGS_at_most_MAX_NODES u_fail ();
   end endgenerate
   // TIME_SLICE's second normal ring shares the hold points of the priority rings.

@@ -607,6 +607,13 @@ void dg_generate_second(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_
   g_off = 0;
 }
 
+void dg_generate_third(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t node) {
+  generate(w, seed * 0x85EBCA77u + 0x27D4EB2Fu, lim, DG_THIRD_OFF, 0);
+  w->seed = seed;
+  w->node = node;
+  g_off = 0;
+}
+
 void dg_generate_buffer(dg_work *w, uint32_t seed, const dg_limits *lim) {
   memset(w, 0, sizeof *w);
   g_off = 0;

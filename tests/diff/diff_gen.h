@@ -27,8 +27,10 @@
 #define DG_SPAN_END 0x00160000u
 #define DG_SAVE_AREA 0x00028000u /* preemption (sgpu_diff): save area at +0, trampoline buffer at +0x40 */
 /* A second node's workload runs at the same time in memory of its own: its
- * span is DG_SECOND_OFF higher, its ring area and RPTR words elsewhere. */
+ * span is DG_SECOND_OFF higher, its ring area and RPTR words elsewhere; a
+ * third one's (three rings of one node) DG_THIRD_OFF higher. */
 #define DG_SECOND_OFF 0x00100000u
+#define DG_THIRD_OFF 0x00200000u
 
 typedef struct dg_list dg_list;
 
@@ -73,11 +75,16 @@ void dg_generate(dg_work *w, uint32_t seed, const dg_limits *lim);
 /* The workload of a second node running at the same time as seed's
  * (disjoint memory, no valid display packets). */
 void dg_generate_second(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t node);
+/* The third workload at the same time (disjoint memory from both, no valid
+ * display packets), on ring `node`. */
+void dg_generate_third(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t node);
+/* Which of the three memory slots a workload uses (0, 1 second, 2 third). */
+static inline uint32_t dg_slot(const dg_work *w) { return w->off / DG_SECOND_OFF; }
 /* Where a workload's ring and RPTR write-back words live (64 KiB, 256 bytes). */
-static inline uint32_t dg_ring_area(const dg_work *w) { return DG_RING_AREA + (w->off ? 0x20000u : 0u); }
-static inline uint32_t dg_rptr_area(const dg_work *w) { return DG_RPTR_AREA + (w->off ? 0x100u : 0u); }
+static inline uint32_t dg_ring_area(const dg_work *w) { return DG_RING_AREA + 0x20000u * dg_slot(w); }
+static inline uint32_t dg_rptr_area(const dg_work *w) { return DG_RPTR_AREA + 0x100u * dg_slot(w); }
 /* Where a preemption of the workload's node saves its state (256 bytes). */
-static inline uint32_t dg_save_area(const dg_work *w) { return DG_SAVE_AREA + (w->off ? 0x100u : 0u); }
+static inline uint32_t dg_save_area(const dg_work *w) { return DG_SAVE_AREA + 0x100u * dg_slot(w); }
 /* One command buffer for validation: segment 0 holds CONTEXT (id 1 and a
  * window, or the null context) and an INDIRECT that owns the buffer.  No
  * waits that never end and no display packets that could wait (what

@@ -122,29 +122,55 @@ static uint32_t seg_cut(const dg_seg *s) {
   return s->cut < last ? s->cut : last - 1;
 }
 
-/* A seed's work: the main workload, and sometimes a second node's running at
- * the same time in memory of its own. */
+/* A seed's work: the main workload, and sometimes a second (and third)
+ * running at the same time in memory of its own. */
+#define JOB_MAX 3
 typedef struct job {
-  dg_work w[2];
+  dg_work w[JOB_MAX];
   int n;
   int preempt; /* random PREEMPT requests while segments run */
+  uint32_t quantum[JOB_MAX]; /* QUANTUM of each workload's ring (time slices) */
 } job;
 
+/* QUANTUM for a normal ring: none, a tiny or small slice, or a large one. */
+static uint32_t pick_quantum(uint32_t h) {
+  switch (h % 8) {
+  case 0: case 1: return 0;
+  case 2: return 1 + (h >> 3) % 20;
+  case 3: case 4: case 5: return 50 + (h >> 3) % 451;
+  default: return 1000 + (h >> 3) % 100000;
+  }
+}
+
 /* The main workload runs on a node's normal ring, or (rings > nodes) now and
- * then on its high-priority ring; a second one, in memory of its own, on the
- * other node or on the high-priority ring of the main one's node, which then
- * holds the normal ring at its boundaries while it has work. */
+ * then on its high-priority ring or (rings = 3 x nodes) its second normal
+ * ring; a second one, in memory of its own, on the other node, on the
+ * high-priority ring of the main one's node (which then holds the normal
+ * ring at its boundaries while it has work) or on the node's other normal
+ * ring (the two take turns by QUANTUM); sometimes all three rings of a node
+ * run a workload each. */
 static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes, uint32_t rings) {
   dg_generate(&j->w[0], seed, lim);
   j->n = 1;
   j->preempt = (seed * 2246822519u >> 7) % 100 < 40;
   const uint32_t pick = (seed * 0x85EBCA6Bu) >> 25; /* 0..127 */
+  const int slice = rings >= 3 * nodes;
+  const uint32_t kind = (seed * 0xC2B2AE35u) >> 28;  /* 0..15 */
   const int high_pair = rings > nodes && j->w[0].node < nodes && pick < 64;
+  const int b_pair = slice && high_pair && kind < 8;  /* instead of the high ring: the other normal one */
+  for (int k = 0; k < JOB_MAX; k++) j->quantum[k] = pick_quantum((seed + 977u * (uint32_t)k) * 0x27D4EB2Fu >> 7);
   if ((nodes >= 2 || high_pair) && (seed * 2654435761u) % 100 < 35) {
-    dg_generate_second(&j->w[1], seed, lim, high_pair ? j->w[0].node + nodes : j->w[0].node ^ 1u);
+    const uint32_t n0 = j->w[0].node;
+    dg_generate_second(&j->w[1], seed, lim, b_pair ? n0 + 2 * nodes : high_pair ? n0 + nodes : n0 ^ 1u);
     j->n = 2;
+    if (slice && high_pair && kind % 4 == 1) { /* all three rings of node n0 */
+      dg_generate_third(&j->w[2], seed, lim, b_pair ? n0 + nodes : n0 + 2 * nodes);
+      j->n = 3;
+    }
   } else if (rings > nodes && pick >= 112) {
     j->w[0].node += nodes;
+  } else if (slice && pick >= 96) {
+    j->w[0].node += 2 * nodes;
   }
 }
 
@@ -155,6 +181,7 @@ static void job_free(job *j) {
 static void job_clone(job *dst, const job *src) {
   dst->n = src->n;
   dst->preempt = src->preempt;
+  memcpy(dst->quantum, src->quantum, sizeof dst->quantum);
   for (int i = 0; i < src->n; i++) {
     dg_work *c = dg_clone(&src->w[i]);
     dst->w[i] = *c;
@@ -169,14 +196,20 @@ static size_t job_count(const job *j) {
 }
 
 static void job_remove(job *j, size_t k) {
-  size_t c0 = dg_count(&j->w[0]);
-  if (k < c0) dg_remove(&j->w[0], k);
-  else if (j->n > 1) dg_remove(&j->w[1], k - c0);
+  for (int i = 0; i < j->n; i++) {
+    const size_t c = dg_count(&j->w[i]);
+    if (k < c) {
+      dg_remove(&j->w[i], k);
+      return;
+    }
+    k -= c;
+  }
 }
 
 static void job_print(const job *j, FILE *out) {
   for (int i = 0; i < j->n; i++) {
-    if (i) fprintf(out, "; at the same time, on node %u:\n", j->w[i].node);
+    if (i) fprintf(out, "; at the same time, on node %u (QUANTUM %u):\n", j->w[i].node, j->quantum[i]);
+    else if (j->n > 1) fprintf(out, "; on node %u (QUANTUM %u):\n", j->w[i].node, j->quantum[i]);
     dg_print(&j->w[i], out);
   }
 }
@@ -554,7 +587,7 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
     CHIP_CHECK(sgpu_ref_reg_write(b.ref, SGPU_SOURCE_REG(s, SGPU_SREG_DISP_BASE), base0[s]) == 0, "DISP_BASE");
   }
 
-  uint32_t watchdog[2], wptr[2] = {0, 0}, int_enable = 0;
+  uint32_t watchdog[JOB_MAX], wptr[JOB_MAX] = {0, 0, 0}, int_enable = 0;
   size_t nseg = 0;
   uint8_t *data = malloc(DG_DATA_END - DG_DATA_BASE);
   CHIP_CHECK(data != NULL, "oom");
@@ -570,6 +603,7 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
     wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RPTR_ADDR), w->rptr_addr);
     watchdog[k] = seg_watchdog(j, w->nseg ? w->seg[0].watchdog : 3000);
     wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_WATCHDOG), watchdog[k]);
+    if (rings >= 3 * sgpu_sim_nodes(b.sim)) wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_QUANTUM), j->quantum[k]);
     wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), SGPU_CONTROL_ENABLE);
     int_enable |= SGPU_INT_DMA_FAULTED(n);
     if (w->nseg > nseg) nseg = w->nseg;
@@ -581,10 +615,10 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
   uint32_t split_rng = w0->sim_seed | 1u;
 
   for (size_t si = 0; si < nseg && !o->fail; si++) {
-    int active[2] = {0, 0};
-    uint32_t second_wptr[2] = {0, 0};
-    int pre[2] = {0, 0};
-    pre_seg ps[2];
+    int active[JOB_MAX] = {0, 0, 0};
+    uint32_t second_wptr[JOB_MAX] = {0, 0, 0};
+    int pre[JOB_MAX] = {0, 0, 0};
+    pre_seg ps[JOB_MAX];
     uint64_t limit = 200000;
     /* put each workload's segment in its ring and ring its doorbell; now and
      * then in two steps, the second while the node works on the first */
@@ -629,7 +663,7 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
       active[k] = 1;
       limit += (uint64_t)watchdog[k] * 4 + (w0->display ? 40u * TINY_FRAME : 0);
     }
-    if (second_wptr[0] || second_wptr[1]) {
+    if (second_wptr[0] || second_wptr[1] || second_wptr[2]) {
       sgpu_sim_run(b.sim, chip_rand(&split_rng) % 300, 0);
       for (int k = 0; k < j->n; k++) {
         if (!second_wptr[k]) continue;
@@ -658,7 +692,7 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
 
     /* the chip: until every node is idle or faulted */
     const uint64_t start = sgpu_sim_cycle(b.sim);
-    int state[2] = {0, 0}; /* 0 running, 1 idle, 2 faulted, 3 hung */
+    int state[JOB_MAX] = {0, 0, 0}; /* 0 running, 1 idle, 2 faulted, 3 hung */
     for (;;) {
       sgpu_sim_run(b.sim, 256, 1);
       int running = 0;
@@ -679,9 +713,11 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
         /* now and then RESET a node that finished while the other still
          * works (it may own the 2D engine the other one is using or waiting
          * for): nothing of the other node's work may change */
-        if (state[k] == 1 && !o->fail && j->n > 1 && active[k ^ 1] && !state[k ^ 1] &&
-            chip_rand(&split_rng) % 100 < 60) {
-          if (g_verbose) printf("segment %zu node %u: RESET while node %u works\n", si, j->w[k].node, j->w[k ^ 1].node);
+        int other = -1; /* a workload still running beside this one */
+        for (int q = 0; q < j->n; q++)
+          if (q != k && active[q] && !state[q]) other = q;
+        if (state[k] == 1 && !o->fail && other >= 0 && chip_rand(&split_rng) % 100 < 60) {
+          if (g_verbose) printf("segment %zu node %u: RESET while node %u works\n", si, j->w[k].node, j->w[other].node);
           wr2(&b, SGPU_NODE_REG(j->w[k].node, SGPU_NREG_CONTROL), SGPU_CONTROL_RESET);
           wptr[k] = 0;
           g_busy_resets++;
@@ -899,7 +935,7 @@ int main(int argc, char **argv) {
 
   sgpu_ref_stats acc;
   memset(&acc, 0, sizeof acc);
-  uint32_t failures = 0, shrunk = 0, two = 0, high = 0, high_pairs = 0;
+  uint32_t failures = 0, shrunk = 0, two = 0, high = 0, high_pairs = 0, b_rings = 0, b_pairs = 0, triples = 0;
   uint64_t cycles = 0;
   const double t0 = now_s();
   for (uint32_t i = 0; i < seeds; i++) {
@@ -913,8 +949,16 @@ int main(int argc, char **argv) {
     }
     job_generate(&j, seed, &lim, nodes, rings);
     two += j.n > 1;
-    high += j.w[0].node >= nodes || (j.n > 1 && j.w[1].node >= nodes);
-    high_pairs += j.n > 1 && j.w[1].node >= nodes;
+    int on_high = 0, on_b = 0;
+    for (int k = 0; k < j.n; k++) {
+      on_high |= j.w[k].node >= nodes && j.w[k].node < 2 * nodes;
+      on_b |= j.w[k].node >= 2 * nodes;
+    }
+    high += on_high;
+    high_pairs += j.n > 1 && j.w[1].node >= nodes && j.w[1].node < 2 * nodes;
+    b_rings += on_b;
+    b_pairs += j.n > 1 && j.w[1].node >= 2 * nodes;
+    triples += j.n > 2;
     if (g_verbose) job_print(&j, stdout);
     outcome o;
     run_job(&j, &o, &acc);
@@ -933,10 +977,13 @@ int main(int argc, char **argv) {
     job_free(&j);
   }
   const double dt = now_s() - t0;
-  printf("%u seeds (%u with two rings at once, %u on a high-priority ring, %u of them beside the normal ring it holds), "
+  printf("%u seeds (%u with two rings at once, %u on a high-priority ring, %u of them beside the normal ring it holds; "
+         "%u on a second normal ring, %u of them beside the first, time-sliced; %u with three rings of a node), "
          "%u failed, %.1f s, %llu chip cycles\n",
-         seeds, two, high, high_pairs, failures, dt, (unsigned long long)cycles);
+         seeds, two, high, high_pairs, b_rings, b_pairs, triples, failures, dt, (unsigned long long)cycles);
   chip_figure("diff_high_priority_pairs_per_1000_seeds", (double)high_pairs * 1000.0 / seeds);
+  chip_figure("diff_time_slice_pairs_per_1000_seeds", (double)b_pairs * 1000.0 / seeds);
+  chip_figure("diff_three_ring_nodes_per_1000_seeds", (double)triples * 1000.0 / seeds);
   chip_figure("diff_seeds_per_sec", seeds / (dt > 0 ? dt : 1));
   int missing = 0;
   for (uint32_t op = 0; op < SGPU_OP_COUNT_OF_OPCODES; op++) {
