@@ -11,7 +11,7 @@ module sgpu_cp_regs #(
   parameter IW        = 23,        // internal address width (sgpu_cp)
   parameter MEM_BYTES = 8388608,
   parameter PERF      = 1,         // 0: no PERF_* counters (they read 0)
-  // 1: RING_BASE, RING_SIZE, RPTR_ADDR, CONTROL and WATCHDOG read 0 here
+  // 1: RING_BASE, RING_SIZE, RPTR_ADDR, CONTROL, WATCHDOG and QUANTUM read 0 here
   // (the chip's register mirror answers them)
   parameter MIRROR    = 0,
   parameter PREEMPTION = 1         // 0: PREEMPT and SAVE_ADDR drive nothing (CAPS.PREEMPTION)

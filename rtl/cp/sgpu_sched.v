@@ -28,7 +28,8 @@ module sgpu_sched #(
 ) (
   input  wire          clk_i,
   input  wire          rst_ni,
-  // per ring: has work (enabled, busy), at rest (quiet, its 2D engine not mid-chunk for it)
+  // per ring: has work (normal rings: busy, enabled or not, so a ring disabled inside a
+  // packet finishes it; H: runnable), at rest (quiet, its 2D engine not mid-chunk for it)
   input  wire          run_a_i,
   input  wire          rest_a_i,
   input  wire          run_b_i,

@@ -407,8 +407,10 @@ module sgpu_top #(
       wire hold_b;
       sgpu_sched #(.TIME_SLICE(SLICE)) u_sched (
         .clk_i(clk_i), .rst_ni(rst_ni),
-        .run_a_i(n_runnable[n]), .rest_a_i(lo_rest[n]),
-        .run_b_i(n_runnable[B] && SLICE != 0), .rest_b_i(lo2_rest[n]),
+        // A normal ring has work while busy, enabled or not: one whose
+        // ENABLE was cleared inside a packet must get its turn to finish it.
+        .run_a_i(n_busy[n]), .rest_a_i(lo_rest[n]),
+        .run_b_i(n_busy[B] && SLICE != 0), .rest_b_i(lo2_rest[n]),
         .run_h_i(n_runnable[NODES + n]), .rest_h_i(n_quiet[NODES + n]),
         .quantum_a_i(n_quantum[n*QW +: QW]), .quantum_b_i(n_quantum[B*QW +: QW]),
         .hold_a_o(n_hold[n]), .hold_b_o(hold_b), .hold_h_o(n_hold[NODES + n]),

@@ -48,7 +48,8 @@ sgpu_sim *chip_create(const sgpu_sim_config *cfg);
 /* Register access by offset (SGPU_REG_*, SGPU_NODE_REG(), SGPU_SOURCE_REG()); fail on timeout. */
 uint32_t chip_rd(sgpu_sim *sim, uint32_t offset);
 /* The chip's ring blocks: its nodes, then (CAPS.PRIORITY) node n's
- * high-priority ring at block nodes + n. */
+ * high-priority ring at block nodes + n, then (CAPS.TIME_SLICE) node n's
+ * second normal ring at block 2 x nodes + n. */
 uint32_t chip_rings(sgpu_sim *sim);
 void chip_wr(sgpu_sim *sim, uint32_t offset, uint32_t value);
 /* Node register shorthands: chip_nrd(sim, 0, SGPU_NREG_STATUS). */

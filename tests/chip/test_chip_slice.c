@@ -16,6 +16,8 @@
  *  5. Node 0's switches do not hold node 1: node 0's A and B run WRITE_DATA
  *     streams by QUANTUM 200 (switching only between packets), node 1's
  *     ring A a FILL that keeps writing while node 0's B runs.
+ *  6. A ring whose ENABLE is cleared inside its FILL gets turns to finish
+ *     it beside B (busy, not runnable), and takes no further packet.
  * Figures: slice switch latency (B's doorbell + QUANTUM, the slice's
  * expiry, to B's first ring read), A's FILL alone and with B's work sliced
  * in, and B's doorbell to fence with a slice.
@@ -313,6 +315,34 @@ static void other_node(void) {
   sgpu_sim_destroy(sim);
 }
 
+/* Part 6: a ring whose ENABLE is cleared inside its FILL still gets turns
+ * to finish it (it is busy, though no longer runnable), while B runs. */
+static void disabled_inside(void) {
+  sgpu_sim *sim = chip_create(NULL);
+  chip_ring ra, rb;
+  chip_ring_init(&ra, sim, 0, RINGA, 4096);
+  chip_ring_init(&rb, sim, ring_b0, RINGB, 4096);
+  chip_nwr(sim, 0, SGPU_NREG_QUANTUM, 300);
+  chip_nwr(sim, ring_b0, SGPU_NREG_QUANTUM, 300);
+  fill_region(sim, DST, PITCH * 64, 0);
+  submit_fill_fence(&rb, LONGB, 1024, LONGB_ROWS, 0x5A5A5A5Au, FENCEB, 1);
+  submit_fill_fence(&ra, DST, PITCH, 64, PATTERN, FENCEA, 1);
+  sgpu_sim_run(sim, 1500, 0);
+  CHIP_CHECK(chip_nrd(sim, 0, SGPU_NREG_STATUS) & SGPU_STATUS_BUSY, "A is not inside its FILL");
+  chip_nwr(sim, 0, SGPU_NREG_CONTROL, 0);
+  uint64_t t = 0;
+  while ((chip_nrd(sim, 0, SGPU_NREG_STATUS) & SGPU_STATUS_BUSY) && t < 400000) {
+    sgpu_sim_run(sim, 500, 0);
+    t += 500;
+  }
+  CHIP_CHECK(!(chip_nrd(sim, 0, SGPU_NREG_STATUS) & SGPU_STATUS_BUSY), "disabled A never finished its FILL");
+  for (uint32_t a = DST; a < DST + PITCH * 64; a += 4) CHIP_EQ(chip_peek(sim, a), PATTERN, "disabled A's FILL");
+  CHIP_CHECK(chip_wait_fence(sim, FENCEB, 1, 400000) == 0, "B's fence not written");
+  CHIP_EQ(chip_peek(sim, FENCEA), 0, "disabled A took its FENCE");
+  printf("A disabled inside its FILL finished it within %llu cycles beside B\n", (unsigned long long)t);
+  sgpu_sim_destroy(sim);
+}
+
 int main(void) {
   sgpu_sim *sim = chip_create(NULL);
   const uint32_t caps = chip_rd(sim, SGPU_REG_CAPS);
@@ -342,6 +372,7 @@ int main(void) {
   no_slices();
   high_over_both();
   other_node();
+  disabled_inside();
   printf("PASS test_chip_slice\n");
   return 0;
 }
