@@ -87,7 +87,7 @@ static void test_preempt_inside_wait(void **state) {
   sgpu_submit_command_args a1 = args_at(f, f->buf, &cb, 1), a2 = args_at(f, f->buf + 1024, &cb2, 2);
   CHECK(sgpu_submit_command(f->dev, &a1));
   CHECK(sgpu_submit_command(f->dev, &a2));
-  CHECK(sgpu_run_cycles(f->dev, 3000));
+  run_chip(f, 3000);
   assert_true(node_status(f, 0) & SGPU_STATUS_WAITING);
 
   CHECK(sgpu_preempt(f->dev, 0, 0x77));
@@ -160,7 +160,7 @@ static void test_preempt_inside_level2(void **state) {
   put_cb(f, f->buf, &l1);
   sgpu_submit_command_args a = args_at(f, f->buf, &l1, 1);
   CHECK(sgpu_submit_command(f->dev, &a));
-  CHECK(sgpu_run_cycles(f->dev, 3000));
+  run_chip(f, 3000);
   uint32_t st = node_status(f, 0);
   assert_true(st & SGPU_STATUS_WAITING);
   assert_int_equal((st & SGPU_STATUS_IB_DEPTH_MASK) >> SGPU_STATUS_IB_DEPTH_SHIFT, 2);
@@ -173,7 +173,7 @@ static void test_preempt_inside_level2(void **state) {
   /* Resumed: still waiting in level 2; preempted there again, resumed again. */
   a.flags.resubmission = 1;
   CHECK(sgpu_submit_command(f->dev, &a));
-  CHECK(sgpu_run_cycles(f->dev, 2000));
+  run_chip(f, 2000);
   st = node_status(f, 0);
   assert_true(st & SGPU_STATUS_WAITING);
   assert_int_equal((st & SGPU_STATUS_IB_DEPTH_MASK) >> SGPU_STATUS_IB_DEPTH_SHIFT, 2);
@@ -207,7 +207,7 @@ static void test_preempt_between_packets(void **state) {
     CHECK(sgpu_submit_command(f->dev, &a));
     uint32_t rounds = 0;
     for (;;) {
-      CHECK(sgpu_run_cycles(f->dev, delay));
+      run_chip(f, delay);
       CHECK(sgpu_preempt(f->dev, 0, 0x1000 + fence));
       sgpu_event ev = preempted_event(f, NULL);
       if (ev.preempted_count == 0) break; /* it had completed */
@@ -276,7 +276,7 @@ static void test_preempt_inside_fill_and_copy(void **state) {
     CHECK(sgpu_submit_command(f->dev, &a));
     uint32_t rounds = 0;
     for (;;) {
-      CHECK(sgpu_run_cycles(f->dev, delay));
+      run_chip(f, delay);
       uint32_t st = node_status(f, 0);
       CHECK(sgpu_preempt(f->dev, 0, 0x2000 + rounds));
       sgpu_event ev = preempted_event(f, NULL);
@@ -338,10 +338,10 @@ static void test_preempt_after_reset(void **state) {
   CHECK(sgpu_submit_command(f->dev, &a1));
   CHECK(sgpu_submit_command(f->dev, &a2));
   CHECK(sgpu_submit_command(f->dev, &a3));
-  CHECK(sgpu_run_cycles(f->dev, 2000));
+  run_chip(f, 2000);
   uint32_t last = 0;
   assert_int_equal(sgpu_reset_engine(f->dev, 0, &last), 1); /* 2 goes back; 1 and 3 dropped */
-  CHECK(sgpu_run_cycles(f->dev, 2000));                     /* 1's bare FENCE passes, 2 waits */
+  run_chip(f, 2000); /* 1's bare FENCE passes, 2 waits */
   CHECK(sgpu_preempt(f->dev, 0, 0x99));
   sgpu_event ev = preempted_event(f, NULL);
   assert_int_equal(ev.preempted_count, 1);

@@ -114,7 +114,7 @@ static void test_priority_overtakes_fill(void **state) {
   CHECK(submit_cb(f, f->ctx0, f->buf, &big, 1, 0));
   /* well into the FILL (a 1.2 MB FILL takes some 300,000 cycles): the high
    * one makes it hold between two chunks */
-  CHECK(sgpu_run_cycles(f->dev, 20000));
+  run_chip(f, 20000);
   CHECK(submit_cb(f, hi, f->buf + 256, &small, 2, 0));
   CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(200)));
   int fill_pending = sgpu_wait_fence(f->dev, 0, 1, 0) == SGPU_ERROR_TIMEOUT;
@@ -263,9 +263,9 @@ static void test_priority_preempt_both_rings(void **state) {
   CHECK(sgpu_cmd_wait_mem(&ch, flag_h, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
   marker(f, &ch, 3);
   CHECK(submit_cb(f, f->ctx0, f->buf, &cn, 1, 0));
-  CHECK(sgpu_run_cycles(f->dev, 3000)); /* the normal one reaches its WAIT */
+  run_chip(f, 3000); /* the normal one reaches its WAIT */
   CHECK(submit_cb(f, hi, f->buf + 1024, &ch, 2, 0));
-  CHECK(sgpu_run_cycles(f->dev, 3000));
+  run_chip(f, 3000);
   CHECK(sgpu_preempt(f->dev, 0, 77));
   sgpu_event ev;
   uint32_t preempted_normal = 0, preempted_high = 0, events = 0;
@@ -320,10 +320,10 @@ static void test_priority_reset_both_rings(void **state) {
   marker(f, &a, 1);
   marker(f, &c, 2);
   CHECK(submit_cb(f, hi, f->buf, &hang, 1, 0));
-  CHECK(sgpu_run_cycles(f->dev, 2000)); /* the high one waits */
+  run_chip(f, 2000); /* the high one waits */
   CHECK(submit_cb(f, f->ctx0, f->buf + 1024, &a, 2, 0));
   CHECK(submit_cb(f, f->ctx0, f->buf + 2048, &c, 3, 0));
-  CHECK(sgpu_run_cycles(f->dev, 2000));
+  run_chip(f, 2000);
   assert_int_equal(rd(f, dst_of(f, 1)), 0); /* held (or behind, in order) */
   uint32_t aborted = 0;
   int put_back = sgpu_reset_engine(f->dev, 0, &aborted);

@@ -119,7 +119,7 @@ static int fill_pair(fixture *f, uint32_t q, uint32_t base, uint32_t order[2]) {
   CHECK(sgpu_cmd_fill(&small, (uint32_t)f->tgt + 8, 256, 64, 16, 0xC0FFEE11u));
   CHECK(submit_cb(f, x, f->buf, &big, base + 1, 0));
   /* into the FILL (a 1.2 MB FILL takes some 300,000 cycles) */
-  CHECK(sgpu_run_cycles(f->dev, 5000));
+  run_chip(f, 5000);
   CHECK(submit_cb(f, y, f->buf + 256, &small, base + 2, 0));
   CHECK(sgpu_wait_fence(f->dev, 0, base + 2, wait_ms(500)));
   int overtook = sgpu_wait_fence(f->dev, 0, base + 1, 0) == SGPU_ERROR_TIMEOUT;
@@ -372,7 +372,7 @@ static void test_time_slice_preempt_three_rings(void **state) {
   }
   for (uint32_t i = 0; i < 3; i++) {
     CHECK(submit_cb(f, ctx[i], f->buf + 1024 * i, &cmd[i], i + 1, 0));
-    CHECK(sgpu_run_cycles(f->dev, 3 * QUANTUM)); /* each reaches its WAIT */
+    run_chip(f, 3 * QUANTUM); /* each reaches its WAIT */
   }
   CHECK(sgpu_preempt(f->dev, 0, 77));
   sgpu_event ev;
@@ -431,10 +431,10 @@ static void test_time_slice_reset_three_rings(void **state) {
   marker(f, &ca, 1);
   marker(f, &cb, 2);
   CHECK(submit_cb(f, hi, f->buf, &hang, 1, 0));
-  CHECK(sgpu_run_cycles(f->dev, 2000)); /* the high one waits */
+  run_chip(f, 2000); /* the high one waits */
   CHECK(submit_cb(f, f->ctx0, f->buf + 1024, &ca, 2, 0));
   CHECK(submit_cb(f, b, f->buf + 2048, &cb, 3, 0));
-  CHECK(sgpu_run_cycles(f->dev, 2000));
+  run_chip(f, 2000);
   assert_int_equal(rd(f, dst_of(f, 1)), 0); /* held behind the high ring */
   assert_int_equal(rd(f, dst_of(f, 2)), 0);
   uint32_t aborted = 0;
@@ -500,7 +500,7 @@ static void test_time_slice_hang_on_b(void **state) {
   CHECK(sgpu_cmd_wait_mem(&hang, never, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
   marker(f, &ca, 1);
   CHECK(submit_cb(f, b, f->buf, &hang, 1, 0));
-  CHECK(sgpu_run_cycles(f->dev, 2000)); /* B waits */
+  run_chip(f, 2000); /* B waits */
   CHECK(submit_cb(f, f->ctx0, f->buf + 1024, &ca, 2, 0));
   CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(50))); /* A's turn came */
   assert_int_equal(sgpu_wait_fence(f->dev, 0, 1, 0), SGPU_ERROR_TIMEOUT);
