@@ -184,6 +184,45 @@ static inline void run_chip(fixture *f, uint32_t cycles) {
     CHECK(sgpu_reg_read(f->dev, SGPU_REG_CYCLE_LO, &now));
   } while (now - start < cycles);
 }
+
+/* Submit the words of cb, written at `at` (segment 1), from ctx on node 0. */
+static inline int submit_at(fixture *f, sgpu_context *ctx, uint64_t at, const sgpu_cmdbuf *cb,
+                            uint32_t fence, uint32_t flags) {
+  assert_int_equal(sgpu_write(f->dev, at, cb->words, sgpu_cmdbuf_size(cb)), 0);
+  sgpu_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  a.context = ctx;
+  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+  a.dma_buffer_physical_address = at;
+  a.dma_buffer_size = sgpu_cmdbuf_size(cb);
+  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
+  a.submission_fence_id = fence;
+  a.flags.value = flags;
+  return sgpu_submit_command(f->dev, &a);
+}
+
+/* The DMA_COMPLETED events in the queue, in order: fence ids and rings. */
+static inline int completed_events(fixture *f, uint32_t *fence, uint32_t *priority, int max) {
+  sgpu_event ev;
+  int n = 0;
+  while (sgpu_next_event(f->dev, &ev, 0) == 0)
+    if (ev.type == SGPU_EVENT_DMA_COMPLETED && n < max) {
+      fence[n] = ev.fence_id;
+      priority[n++] = ev.priority;
+    }
+  return n;
+}
+
+/* A new context on node 0 with SGPU_PRIORITY_HIGH. */
+static inline sgpu_context *high_context(fixture *f) {
+  sgpu_context *c = NULL;
+  CHECK(sgpu_create_context(f->dev, 0, &c));
+  assert_int_equal(sgpu_context_priority(c), SGPU_PRIORITY_NORMAL);
+  CHECK(sgpu_set_context_priority(c, SGPU_PRIORITY_HIGH));
+  assert_int_equal(sgpu_context_priority(c), SGPU_PRIORITY_HIGH);
+  return c;
+}
+
 static inline uint32_t src_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 4 * i; }
 static inline uint32_t dst_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 1024 + 4 * i; }
 static inline void marker(fixture *f, sgpu_cmdbuf *cb, uint32_t i) {

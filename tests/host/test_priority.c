@@ -22,43 +22,6 @@ static int has_priority(fixture *f) {
   return (int)info.has_priority;
 }
 
-/* Submit the words of cb, written at `at` (segment 1), from ctx on node 0. */
-static int submit_cb(fixture *f, sgpu_context *ctx, uint64_t at, const sgpu_cmdbuf *cb, uint32_t fence,
-                     uint32_t flags) {
-  assert_int_equal(sgpu_write(f->dev, at, cb->words, sgpu_cmdbuf_size(cb)), 0);
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = ctx;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = at;
-  a.dma_buffer_size = sgpu_cmdbuf_size(cb);
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
-  a.submission_fence_id = fence;
-  a.flags.value = flags;
-  return sgpu_submit_command(f->dev, &a);
-}
-
-/* The DMA_COMPLETED events in the queue, in order: fence ids and rings. */
-static int completed_events(fixture *f, uint32_t *fence, uint32_t *priority, int max) {
-  sgpu_event ev;
-  int n = 0;
-  while (sgpu_next_event(f->dev, &ev, 0) == 0)
-    if (ev.type == SGPU_EVENT_DMA_COMPLETED && n < max) {
-      fence[n] = ev.fence_id;
-      priority[n++] = ev.priority;
-    }
-  return n;
-}
-
-static sgpu_context *high_context(fixture *f) {
-  sgpu_context *c = NULL;
-  CHECK(sgpu_create_context(f->dev, 0, &c));
-  assert_int_equal(sgpu_context_priority(c), SGPU_PRIORITY_NORMAL);
-  CHECK(sgpu_set_context_priority(c, SGPU_PRIORITY_HIGH));
-  assert_int_equal(sgpu_context_priority(c), SGPU_PRIORITY_HIGH);
-  return c;
-}
-
 /* Bad values and handles; the default; sgpud refuses it. */
 static void test_priority_refusals(void **state) {
   (void)state;
@@ -111,11 +74,11 @@ static void test_priority_overtakes_fill(void **state) {
   sgpu_cmdbuf_init(&small, m2, sizeof m2);
   CHECK(sgpu_cmd_fill(&big, (uint32_t)fb, FB_PITCH, FB_PITCH, FB_H, 0x5A3C961Eu));
   CHECK(sgpu_cmd_fill(&small, (uint32_t)f->tgt + 8, 256, 64, 16, 0xC0FFEE11u));
-  CHECK(submit_cb(f, f->ctx0, f->buf, &big, 1, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf, &big, 1, 0));
   /* well into the FILL (a 1.2 MB FILL takes some 300,000 cycles): the high
    * one makes it hold between two chunks */
   run_chip(f, 20000);
-  CHECK(submit_cb(f, hi, f->buf + 256, &small, 2, 0));
+  CHECK(submit_at(f, hi, f->buf + 256, &small, 2, 0));
   CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(200)));
   int fill_pending = sgpu_wait_fence(f->dev, 0, 1, 0) == SGPU_ERROR_TIMEOUT;
   CHECK(sgpu_wait_fence(f->dev, 0, 1, wait_ms(500)));
@@ -175,10 +138,10 @@ static void test_priority_fences(void **state) {
   CHECK(sgpu_cmd_wait_mem(&held, flag, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
   CHECK(sgpu_cmd_write_data(&held, (uint32_t)f->tgt, (uint32_t[]){0x11}, 1));
   CHECK(sgpu_cmd_write_data(&quick, (uint32_t)f->tgt + 4, (uint32_t[]){0x22}, 1));
-  CHECK(submit_cb(f, f->ctx0, f->buf, &held, 10, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf, &held, 10, 0));
   /* the node's sequence: the high ring may not go back below 10 */
-  assert_int_equal(submit_cb(f, hi, f->buf + 256, &quick, 10, 0), SGPU_ERROR_SUBMIT_FENCE_ORDER);
-  CHECK(submit_cb(f, hi, f->buf + 256, &quick, 12, 0));
+  assert_int_equal(submit_at(f, hi, f->buf + 256, &quick, 10, 0), SGPU_ERROR_SUBMIT_FENCE_ORDER);
+  CHECK(submit_at(f, hi, f->buf + 256, &quick, 12, 0));
   assert_int_equal(sgpu_wait_fence(f->dev, 0, 13, 0), SGPU_ERROR_FENCE_NOT_SUBMITTED);
   if (prio) {
     CHECK(sgpu_wait_fence(f->dev, 0, 12, wait_ms(50)));
@@ -222,7 +185,7 @@ static void test_priority_fences(void **state) {
   }
   /* idle now: the context may change ring */
   CHECK(sgpu_set_context_priority(f->ctx0, SGPU_PRIORITY_HIGH));
-  CHECK(submit_cb(f, f->ctx0, f->buf + 512, &quick, 13, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf + 512, &quick, 13, 0));
   CHECK(sgpu_wait_fence(f->dev, 0, 13, wait_ms(50)));
   n = completed_events(f, fence, ring, 8);
   assert_int_equal(n, 1);
@@ -262,9 +225,9 @@ static void test_priority_preempt_both_rings(void **state) {
   marker(f, &ch, 2);
   CHECK(sgpu_cmd_wait_mem(&ch, flag_h, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
   marker(f, &ch, 3);
-  CHECK(submit_cb(f, f->ctx0, f->buf, &cn, 1, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf, &cn, 1, 0));
   run_chip(f, 3000); /* the normal one reaches its WAIT */
-  CHECK(submit_cb(f, hi, f->buf + 1024, &ch, 2, 0));
+  CHECK(submit_at(f, hi, f->buf + 1024, &ch, 2, 0));
   run_chip(f, 3000);
   CHECK(sgpu_preempt(f->dev, 0, 77));
   sgpu_event ev;
@@ -286,8 +249,8 @@ static void test_priority_preempt_both_rings(void **state) {
   }
   assert_int_equal(sgpu_wait_fence(f->dev, 0, 2, 0), SGPU_ERROR_PREEMPTED);
   /* sent again: each on its ring (without priority rings, in order) */
-  CHECK(submit_cb(f, f->ctx0, f->buf, &cn, 1, SGPU_SUBMIT_RESUBMISSION));
-  CHECK(submit_cb(f, hi, f->buf + 1024, &ch, 2, SGPU_SUBMIT_RESUBMISSION));
+  CHECK(submit_at(f, f->ctx0, f->buf, &cn, 1, SGPU_SUBMIT_RESUBMISSION));
+  CHECK(submit_at(f, hi, f->buf + 1024, &ch, 2, SGPU_SUBMIT_RESUBMISSION));
   wr(f, flag_h, 1);
   wr(f, flag_n, 1);
   CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(50)));
@@ -319,10 +282,10 @@ static void test_priority_reset_both_rings(void **state) {
   CHECK(sgpu_cmd_wait_mem(&hang, never, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
   marker(f, &a, 1);
   marker(f, &c, 2);
-  CHECK(submit_cb(f, hi, f->buf, &hang, 1, 0));
+  CHECK(submit_at(f, hi, f->buf, &hang, 1, 0));
   run_chip(f, 2000); /* the high one waits */
-  CHECK(submit_cb(f, f->ctx0, f->buf + 1024, &a, 2, 0));
-  CHECK(submit_cb(f, f->ctx0, f->buf + 2048, &c, 3, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf + 1024, &a, 2, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf + 2048, &c, 3, 0));
   run_chip(f, 2000);
   assert_int_equal(rd(f, dst_of(f, 1)), 0); /* held (or behind, in order) */
   uint32_t aborted = 0;

@@ -47,41 +47,6 @@ static sgpu_context *context_with_parity(fixture *f, int odd) {
   return c;
 }
 
-static sgpu_context *high_context(fixture *f) {
-  sgpu_context *c = NULL;
-  CHECK(sgpu_create_context(f->dev, 0, &c));
-  CHECK(sgpu_set_context_priority(c, SGPU_PRIORITY_HIGH));
-  return c;
-}
-
-/* Submit the words of cb, written at `at` (segment 1), from ctx on node 0. */
-static int submit_cb(fixture *f, sgpu_context *ctx, uint64_t at, const sgpu_cmdbuf *cb, uint32_t fence,
-                     uint32_t flags) {
-  assert_int_equal(sgpu_write(f->dev, at, cb->words, sgpu_cmdbuf_size(cb)), 0);
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = ctx;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = at;
-  a.dma_buffer_size = sgpu_cmdbuf_size(cb);
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
-  a.submission_fence_id = fence;
-  a.flags.value = flags;
-  return sgpu_submit_command(f->dev, &a);
-}
-
-/* The DMA_COMPLETED events in the queue, in order: fence ids and rings. */
-static int completed_events(fixture *f, uint32_t *fence, uint32_t *priority, int max) {
-  sgpu_event ev;
-  int n = 0;
-  while (sgpu_next_event(f->dev, &ev, 0) == 0)
-    if (ev.type == SGPU_EVENT_DMA_COMPLETED && n < max) {
-      fence[n] = ev.fence_id;
-      priority[n++] = ev.priority;
-    }
-  return n;
-}
-
 /* QUANTUM of node 0's two normal rings (blocks 0 and 2 x nodes) is q. */
 static void expect_quantum_registers(fixture *f, uint32_t q) {
   uint32_t a = 1, b = 1;
@@ -117,10 +82,10 @@ static int fill_pair(fixture *f, uint32_t q, uint32_t base, uint32_t order[2]) {
   sgpu_cmdbuf_init(&small, m2, sizeof m2);
   CHECK(sgpu_cmd_fill(&big, (uint32_t)fb, FB_PITCH, FB_PITCH, FB_H, 0x5A3C961Eu));
   CHECK(sgpu_cmd_fill(&small, (uint32_t)f->tgt + 8, 256, 64, 16, 0xC0FFEE11u));
-  CHECK(submit_cb(f, x, f->buf, &big, base + 1, 0));
+  CHECK(submit_at(f, x, f->buf, &big, base + 1, 0));
   /* into the FILL (a 1.2 MB FILL takes some 300,000 cycles) */
   run_chip(f, 5000);
-  CHECK(submit_cb(f, y, f->buf + 256, &small, base + 2, 0));
+  CHECK(submit_at(f, y, f->buf + 256, &small, base + 2, 0));
   CHECK(sgpu_wait_fence(f->dev, 0, base + 2, wait_ms(500)));
   int overtook = sgpu_wait_fence(f->dev, 0, base + 1, 0) == SGPU_ERROR_TIMEOUT;
   CHECK(sgpu_wait_fence(f->dev, 0, base + 1, wait_ms(500)));
@@ -245,7 +210,7 @@ static void test_time_slice_refusals(void **state) {
   sgpu_cmdbuf held;
   sgpu_cmdbuf_init(&held, m, sizeof m);
   CHECK(sgpu_cmd_wait_mem(&held, flag, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
-  CHECK(submit_cb(f, f->ctx0, f->buf, &held, 1, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf, &held, 1, 0));
   assert_int_equal(sgpu_set_time_slice(f->dev, 0, QUANTUM), SGPU_ERROR_BUSY);
   assert_non_null(strstr(sgpu_last_error(f->dev), "node 0 has unfinished work"));
   assert_null(strchr(sgpu_last_error(f->dev), '\n'));
@@ -258,7 +223,7 @@ static void test_time_slice_refusals(void **state) {
   /* with slicing on: a new quantum moves nobody and is taken with work
    * pending; turning it off is refused then */
   wr(f, flag, 0);
-  CHECK(submit_cb(f, f->ctx0, f->buf, &held, 2, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf, &held, 2, 0));
   CHECK(sgpu_set_time_slice(f->dev, 0, 3 * QUANTUM));
   expect_quantum_registers(f, 3 * QUANTUM);
   assert_int_equal(sgpu_set_time_slice(f->dev, 0, 0), SGPU_ERROR_BUSY);
@@ -296,11 +261,11 @@ static void test_time_slice_fences(void **state) {
   CHECK(sgpu_cmd_wait_mem(&cb, flag_b, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
   CHECK(sgpu_cmd_write_data(&cb, (uint32_t)f->tgt + 4, (uint32_t[]){0xB}, 1));
   CHECK(sgpu_cmd_write_data(&ch, (uint32_t)f->tgt + 8, (uint32_t[]){0xC}, 1));
-  CHECK(submit_cb(f, f->ctx0, f->buf, &ca, 10, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf, &ca, 10, 0));
   /* the node's one sequence: ring B may not go back below 10 */
-  assert_int_equal(submit_cb(f, b, f->buf + 256, &cb, 10, 0), SGPU_ERROR_SUBMIT_FENCE_ORDER);
-  CHECK(submit_cb(f, b, f->buf + 256, &cb, 11, 0));
-  CHECK(submit_cb(f, hi, f->buf + 512, &ch, 13, 0));
+  assert_int_equal(submit_at(f, b, f->buf + 256, &cb, 10, 0), SGPU_ERROR_SUBMIT_FENCE_ORDER);
+  CHECK(submit_at(f, b, f->buf + 256, &cb, 11, 0));
+  CHECK(submit_at(f, hi, f->buf + 512, &ch, 13, 0));
   assert_int_equal(sgpu_wait_fence(f->dev, 0, 14, 0), SGPU_ERROR_FENCE_NOT_SUBMITTED);
   CHECK(sgpu_wait_fence(f->dev, 0, 13, wait_ms(50)));
   assert_int_equal(rd(f, f->tgt + 8), 0xC);
@@ -371,7 +336,7 @@ static void test_time_slice_preempt_three_rings(void **state) {
     marker(f, &cmd[i], 2 * i + 1);
   }
   for (uint32_t i = 0; i < 3; i++) {
-    CHECK(submit_cb(f, ctx[i], f->buf + 1024 * i, &cmd[i], i + 1, 0));
+    CHECK(submit_at(f, ctx[i], f->buf + 1024 * i, &cmd[i], i + 1, 0));
     run_chip(f, 3 * QUANTUM); /* each reaches its WAIT */
   }
   CHECK(sgpu_preempt(f->dev, 0, 77));
@@ -390,10 +355,10 @@ static void test_time_slice_preempt_three_rings(void **state) {
   assert_int_equal(high, 1);
   for (uint32_t i = 0; i < 3; i++) assert_int_equal(sgpu_wait_fence(f->dev, 0, i + 1, 0), SGPU_ERROR_PREEMPTED);
   /* ring B's preempted work does not match ring A's context */
-  assert_int_equal(submit_cb(f, f->ctx0, f->buf + 1024, &cmd[1], 2, SGPU_SUBMIT_RESUBMISSION),
+  assert_int_equal(submit_at(f, f->ctx0, f->buf + 1024, &cmd[1], 2, SGPU_SUBMIT_RESUBMISSION),
                    SGPU_ERROR_NOT_PREEMPTED);
   for (uint32_t i = 3; i-- > 0;)
-    CHECK(submit_cb(f, ctx[i], f->buf + 1024 * i, &cmd[i], i + 1, SGPU_SUBMIT_RESUBMISSION));
+    CHECK(submit_at(f, ctx[i], f->buf + 1024 * i, &cmd[i], i + 1, SGPU_SUBMIT_RESUBMISSION));
   for (uint32_t i = 0; i < 3; i++) assert_int_equal(rd(f, dst_of(f, 2 * i + 1)), 0);
   for (uint32_t i = 0; i < 3; i++) wr(f, flag + 4 * i, 1);
   for (uint32_t i = 0; i < 3; i++) CHECK(sgpu_wait_fence(f->dev, 0, i + 1, wait_ms(50)));
@@ -430,10 +395,10 @@ static void test_time_slice_reset_three_rings(void **state) {
   CHECK(sgpu_cmd_wait_mem(&hang, never, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
   marker(f, &ca, 1);
   marker(f, &cb, 2);
-  CHECK(submit_cb(f, hi, f->buf, &hang, 1, 0));
+  CHECK(submit_at(f, hi, f->buf, &hang, 1, 0));
   run_chip(f, 2000); /* the high one waits */
-  CHECK(submit_cb(f, f->ctx0, f->buf + 1024, &ca, 2, 0));
-  CHECK(submit_cb(f, b, f->buf + 2048, &cb, 3, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf + 1024, &ca, 2, 0));
+  CHECK(submit_at(f, b, f->buf + 2048, &cb, 3, 0));
   run_chip(f, 2000);
   assert_int_equal(rd(f, dst_of(f, 1)), 0); /* held behind the high ring */
   assert_int_equal(rd(f, dst_of(f, 2)), 0);
@@ -499,9 +464,9 @@ static void test_time_slice_hang_on_b(void **state) {
   marker(f, &hang, 0);
   CHECK(sgpu_cmd_wait_mem(&hang, never, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ));
   marker(f, &ca, 1);
-  CHECK(submit_cb(f, b, f->buf, &hang, 1, 0));
+  CHECK(submit_at(f, b, f->buf, &hang, 1, 0));
   run_chip(f, 2000); /* B waits */
-  CHECK(submit_cb(f, f->ctx0, f->buf + 1024, &ca, 2, 0));
+  CHECK(submit_at(f, f->ctx0, f->buf + 1024, &ca, 2, 0));
   CHECK(sgpu_wait_fence(f->dev, 0, 2, wait_ms(50))); /* A's turn came */
   assert_int_equal(sgpu_wait_fence(f->dev, 0, 1, 0), SGPU_ERROR_TIMEOUT);
   uint32_t aborted = 0;
