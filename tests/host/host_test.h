@@ -223,6 +223,58 @@ static inline sgpu_context *high_context(fixture *f) {
   return c;
 }
 
+/* The overtaking scene of the priority and time-slice tests: context `big`
+ * submits a 640x480 32-bpp FILL (fence base + 1) and, `after` cycles into
+ * it, context `small` a 64x16 FILL in f->tgt (fence base + 2), both on node
+ * 0.  It waits for both and checks every word of both targets against
+ * memset oracles.  Returns 1 when the small fence was done while the big
+ * one was not; fence[2] and ring[2] are the two DMA_COMPLETED events'. */
+#define OVERTAKE_FB_PITCH (640u * 4u)
+#define OVERTAKE_FB_BYTES (OVERTAKE_FB_PITCH * 480u)
+static inline int overtake_fill(fixture *f, sgpu_context *big, sgpu_context *small, uint32_t after,
+                                uint32_t base, uint32_t fence[2], uint32_t ring[2]) {
+  const uint32_t big_pattern = 0x5A3C961Eu, small_pattern = 0xC0FFEE11u;
+  uint64_t fb = 0;
+  CHECK(sgpu_alloc(f->dev, SGPU_SEGMENT_LOCAL, OVERTAKE_FB_BYTES, 4096, &fb));
+  uint8_t *zero = calloc(1, OVERTAKE_FB_BYTES), *got = malloc(OVERTAKE_FB_BYTES), *want = malloc(OVERTAKE_FB_BYTES);
+  assert_non_null(zero);
+  assert_non_null(got);
+  assert_non_null(want);
+  CHECK(sgpu_write(f->dev, fb, zero, OVERTAKE_FB_BYTES));
+  /* the small one's target: 64 bytes x 16 rows in f->tgt, pitch 256 */
+  uint8_t tzero[4096] = {0}, tgot[4096], twant[4096];
+  CHECK(sgpu_write(f->dev, f->tgt, tzero, sizeof tzero));
+  uint32_t m1[16], m2[16];
+  sgpu_cmdbuf bcb, scb;
+  sgpu_cmdbuf_init(&bcb, m1, sizeof m1);
+  sgpu_cmdbuf_init(&scb, m2, sizeof m2);
+  CHECK(sgpu_cmd_fill(&bcb, (uint32_t)fb, OVERTAKE_FB_PITCH, OVERTAKE_FB_PITCH, 480, big_pattern));
+  CHECK(sgpu_cmd_fill(&scb, (uint32_t)f->tgt + 8, 256, 64, 16, small_pattern));
+  CHECK(submit_at(f, big, f->buf, &bcb, base + 1, 0));
+  run_chip(f, after); /* into the FILL (a 1.2 MB FILL takes some 300,000 cycles) */
+  CHECK(submit_at(f, small, f->buf + 256, &scb, base + 2, 0));
+  CHECK(sgpu_wait_fence(f->dev, 0, base + 2, wait_ms(500)));
+  int overtook = sgpu_wait_fence(f->dev, 0, base + 1, 0) == SGPU_ERROR_TIMEOUT;
+  CHECK(sgpu_wait_fence(f->dev, 0, base + 1, wait_ms(500)));
+  uint32_t fences[8], rings[8];
+  assert_int_equal(completed_events(f, fences, rings, 8), 2);
+  memcpy(fence, fences, 2 * sizeof *fence);
+  memcpy(ring, rings, 2 * sizeof *ring);
+  for (uint32_t i = 0; i < OVERTAKE_FB_BYTES; i += 4) memcpy(want + i, &big_pattern, 4);
+  CHECK(sgpu_read(f->dev, fb, got, OVERTAKE_FB_BYTES));
+  assert_memory_equal(got, want, OVERTAKE_FB_BYTES);
+  memset(twant, 0, sizeof twant);
+  for (uint32_t y = 0; y < 16; y++)
+    for (uint32_t x = 0; x < 64; x += 4) memcpy(twant + 8 + y * 256 + x, &small_pattern, 4);
+  CHECK(sgpu_read(f->dev, f->tgt, tgot, sizeof tgot));
+  assert_memory_equal(tgot, twant, sizeof twant);
+  CHECK(sgpu_free(f->dev, fb));
+  free(zero);
+  free(got);
+  free(want);
+  return overtook;
+}
+
 static inline uint32_t src_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 4 * i; }
 static inline uint32_t dst_of(fixture *f, uint32_t i) { return (uint32_t)f->tgt + 1024 + 4 * i; }
 static inline void marker(fixture *f, sgpu_cmdbuf *cb, uint32_t i) {

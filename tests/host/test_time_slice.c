@@ -10,10 +10,6 @@
  * sgpu_set_time_slice is refused and the tests check that instead. */
 #include "host_test.h"
 
-#define FB_W 640u
-#define FB_H 480u
-#define FB_PITCH (FB_W * 4u)
-#define FB_BYTES (FB_PITCH * FB_H)
 #define QUANTUM 2000u
 
 static int has_time_slice(fixture *f) {
@@ -66,32 +62,8 @@ static int fill_pair(fixture *f, uint32_t q, uint32_t base, uint32_t order[2]) {
   assert_int_equal(sgpu_context_id(x) & 1u, 1);
   assert_int_equal(sgpu_context_id(y) & 1u, 0);
   assert_int_equal(sgpu_time_slice(f->dev, 0), q);
-  uint64_t fb = 0;
-  CHECK(sgpu_alloc(f->dev, SGPU_SEGMENT_LOCAL, FB_BYTES, 4096, &fb));
-  uint8_t *zero = calloc(1, FB_BYTES), *got = malloc(FB_BYTES), *want = malloc(FB_BYTES);
-  assert_non_null(zero);
-  assert_non_null(got);
-  assert_non_null(want);
-  CHECK(sgpu_write(f->dev, fb, zero, FB_BYTES));
-  /* Y's target: 64 bytes x 16 rows in f->tgt, pitch 256 */
-  uint8_t tzero[4096] = {0}, tgot[4096], twant[4096];
-  CHECK(sgpu_write(f->dev, f->tgt, tzero, sizeof tzero));
-  uint32_t m1[16], m2[16];
-  sgpu_cmdbuf big, small;
-  sgpu_cmdbuf_init(&big, m1, sizeof m1);
-  sgpu_cmdbuf_init(&small, m2, sizeof m2);
-  CHECK(sgpu_cmd_fill(&big, (uint32_t)fb, FB_PITCH, FB_PITCH, FB_H, 0x5A3C961Eu));
-  CHECK(sgpu_cmd_fill(&small, (uint32_t)f->tgt + 8, 256, 64, 16, 0xC0FFEE11u));
-  CHECK(submit_at(f, x, f->buf, &big, base + 1, 0));
-  /* into the FILL (a 1.2 MB FILL takes some 300,000 cycles) */
-  run_chip(f, 5000);
-  CHECK(submit_at(f, y, f->buf + 256, &small, base + 2, 0));
-  CHECK(sgpu_wait_fence(f->dev, 0, base + 2, wait_ms(500)));
-  int overtook = sgpu_wait_fence(f->dev, 0, base + 1, 0) == SGPU_ERROR_TIMEOUT;
-  CHECK(sgpu_wait_fence(f->dev, 0, base + 1, wait_ms(500)));
-  uint32_t ring[8], fence[8];
-  int n = completed_events(f, fence, ring, 8);
-  assert_int_equal(n, 2);
+  uint32_t fence[2], ring[2];
+  int overtook = overtake_fill(f, x, y, 5000, base, fence, ring);
   assert_int_equal(ring[0], SGPU_PRIORITY_NORMAL); /* both normal rings say NORMAL */
   assert_int_equal(ring[1], SGPU_PRIORITY_NORMAL);
   order[0] = fence[0] - base;
@@ -100,19 +72,6 @@ static int fill_pair(fixture *f, uint32_t q, uint32_t base, uint32_t order[2]) {
   CHECK(sgpu_get_fence(f->dev, 0, &fi));
   assert_int_equal(fi.completed, base + 2);
   assert_int_equal(fi.pending, 0);
-  /* the oracles: memset over the whole framebuffer and the small target */
-  for (uint32_t i = 0; i < FB_BYTES; i += 4) memcpy(want + i, &(uint32_t){0x5A3C961Eu}, 4);
-  CHECK(sgpu_read(f->dev, fb, got, FB_BYTES));
-  assert_memory_equal(got, want, FB_BYTES);
-  memset(twant, 0, sizeof twant);
-  for (uint32_t yy = 0; yy < 16; yy++)
-    for (uint32_t xx = 0; xx < 64; xx += 4) memcpy(twant + 8 + yy * 256 + xx, &(uint32_t){0xC0FFEE11u}, 4);
-  CHECK(sgpu_read(f->dev, f->tgt, tgot, sizeof tgot));
-  assert_memory_equal(tgot, twant, sizeof twant);
-  CHECK(sgpu_free(f->dev, fb));
-  free(zero);
-  free(got);
-  free(want);
   sgpu_destroy_context(x);
   sgpu_destroy_context(y);
   return overtook;
