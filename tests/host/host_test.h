@@ -35,10 +35,12 @@ static inline const char *test_second_uri(void) {
   return test_link_uri() ? (u && *u ? u : NULL) : "sim";
 }
 /* SGPU_TEST_FILTER=NAME runs only the test functions matching NAME (the
- * link suite runs each in a process and server of its own). */
+ * link suite runs each in a process and server of its own);
+ * SGPU_TEST_SKIP=PATTERN skips those matching PATTERN (run_valgrind.sh). */
 __attribute__((constructor)) static void test_filter_from_env(void) {
-  const char *f = getenv("SGPU_TEST_FILTER");
+  const char *f = getenv("SGPU_TEST_FILTER"), *s = getenv("SGPU_TEST_SKIP");
   if (f && *f) cmocka_set_test_filter(f);
+  if (s && *s) cmocka_set_skip_filter(s);
 }
 /* A wait for something that is going to happen (the fence, or the fault
  * that ends its wait): on the model its timeout is simulated time; on a
