@@ -187,7 +187,7 @@ static inline void run_chip(fixture *f, uint32_t cycles) {
   } while (now - start < cycles);
 }
 
-/* Submit the words of cb, written at `at` (segment 1), from ctx on node 0. */
+/* Submit the words of cb, written at `at` (segment 1), from ctx on its node. */
 static inline int submit_at(fixture *f, sgpu_context *ctx, uint64_t at, const sgpu_cmdbuf *cb,
                             uint32_t fence, uint32_t flags) {
   assert_int_equal(sgpu_write(f->dev, at, cb->words, sgpu_cmdbuf_size(cb)), 0);
@@ -199,6 +199,7 @@ static inline int submit_at(fixture *f, sgpu_context *ctx, uint64_t at, const sg
   a.dma_buffer_size = sgpu_cmdbuf_size(cb);
   a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
   a.submission_fence_id = fence;
+  a.node_ordinal = sgpu_context_node(ctx);
   a.flags.value = flags;
   return sgpu_submit_command(f->dev, &a);
 }

@@ -24,19 +24,7 @@ static void arm_watchdog(fixture *f) {
 /* Each submission gets its own 256-byte slot of f->buf. */
 static int submit_cb(fixture *f, sgpu_context *ctx, uint32_t slot, const sgpu_cmdbuf *cb,
                      uint32_t fence) {
-  uint64_t at = f->buf + slot * 256u;
-  int r = sgpu_write(f->dev, at, cb->words, sgpu_cmdbuf_size(cb));
-  if (r) return r;
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = ctx;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = at;
-  a.dma_buffer_size = sgpu_cmdbuf_size(cb);
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
-  a.submission_fence_id = fence;
-  a.node_ordinal = sgpu_context_node(ctx);
-  return sgpu_submit_command(f->dev, &a);
+  return submit_at(f, ctx, f->buf + slot * 256u, cb, fence, 0);
 }
 
 /* A submission whose effect shows how often it ran: it copies the word at
