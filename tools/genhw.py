@@ -105,12 +105,19 @@ def check_code():
     o = ["/* Index + 1 (in sgpu_hw_ops[op].checks) of the first check the packet",
          " * fails, 0 when it passes.  p: payload, cnt: payload count, flags: header",
          " * FLAGS; ib_depth: the build's INDIRECT levels (CAPS.IB_DEPTH, at most",
-         " * MAX_IB_DEPTH); the header checks have passed. */",
+         " * MAX_IB_DEPTH); the header checks have passed.  vm: a VM context's",
+         " * tables (NULL: physical), whose page checks take the window checks'",
+         " * places; sgpu_hw_page_fails (the includer's) makes them. */",
+         "struct sgpu_pkt_vm;",
+         "static int sgpu_hw_page_fails(struct sgpu_pkt_vm *vm, uint64_t va, uint64_t len, uint32_t access,",
+         "                              uint32_t unit);",
          "static inline int sgpu_hw_failing_check(uint32_t op, uint32_t flags, uint32_t cnt, const uint32_t *p,",
          "                                        uint32_t level, uint32_t ib_depth, int windowed, uint64_t mem,",
          "                                        uint32_t sources,",
-         "                                        uint64_t win_base, uint64_t win_end) {",
+         "                                        uint64_t win_base, uint64_t win_end,",
+         "                                        struct sgpu_pkt_vm *vm) {",
          "  (void)flags; (void)cnt; (void)sources; (void)win_base; (void)win_end; (void)windowed; (void)mem;",
+         "  (void)vm;",
          "  switch (op) {"]
     d = o.append
 
@@ -151,10 +158,13 @@ def check_code():
             elif k == "range":
                 ai = payload_index(op, a[0])
                 cond = f"!((uint64_t)p[{ai}] < mem && (uint64_t)p[{ai}] + {length(op, a[1])} <= mem)"
-            else:  # window
+            else:  # window; in a VM context a page check (the ring's INDIRECT too)
                 ai = payload_index(op, a[0])
-                cond = (f"level > 0u && windowed && ((uint64_t)p[{ai}] < win_base || "
-                        f"(uint64_t)p[{ai}] + {length(op, a[1])} > win_end)")
+                lvl = "1" if op["name"] == "INDIRECT" else "level > 0u"
+                cond = (f"vm ? ({lvl} && sgpu_hw_page_fails(vm, p[{ai}], {length(op, a[1])}, "
+                        f"SGPU_HW_ACCESS_{c['access']}, SGPU_HW_UNIT_{c['unit']})) : "
+                        f"(level > 0u && windowed && ((uint64_t)p[{ai}] < win_base || "
+                        f"(uint64_t)p[{ai}] + {length(op, a[1])} > win_end))")
             if c["when"]:
                 cond = f"p[{payload_index(op, c['when'])}] != 0u && ({cond})"
             d(f"    if ({cond}) return {0 if k == 'empty' else i + 1};")
@@ -431,6 +441,18 @@ def c_header():
     for name, val, doc in S.LIMITS:
         d(f"#define SGPU_{name} {val}u  /* {doc} */")
     d("")
+    d("/* virtual memory: page size, entries per table, directory and page-table entry fields */")
+    d(f"#define SGPU_PAGE_BYTES {S.PAGE_BYTES}u")
+    d(f"#define SGPU_PT_ENTRIES {S.PT_ENTRIES}u")
+    for kind, fields in (("PDE", S.PDE_FIELDS), ("PTE", S.PTE_FIELDS)):
+        for name, lsb, w, doc in fields:
+            d(f"#define SGPU_{kind}_{name}_SHIFT {lsb}u  /* {doc} */")
+            d(f"#define SGPU_{kind}_{name}_MASK 0x{((1 << w) - 1) << lsb:08X}u")
+    for name, val, doc in S.ACCESS_KINDS:
+        d(f"#define SGPU_HW_ACCESS_{name} {val}u  /* {doc} */")
+    for name, val, doc in S.FAULT_UNITS:
+        d(f"#define SGPU_HW_UNIT_{name} {val}u  /* {doc} */")
+    d("")
     d("/* fault codes (FAULT_REASON) */")
     for name, val, doc in S.FAULTS:
         d(f"#define SGPU_FAULT_{name} {val}u  /* {doc} */")
@@ -528,6 +550,16 @@ def v_include():
         d(f"`define SGPU_{name} {val}")
     for name, val, doc in S.FAULTS:
         d(f"`define SGPU_FAULT_{name} 4'd{val}")
+    d(f"`define SGPU_PAGE_BYTES {S.PAGE_BYTES}")
+    d(f"`define SGPU_PT_ENTRIES {S.PT_ENTRIES}")
+    for kind, fields in (("PDE", S.PDE_FIELDS), ("PTE", S.PTE_FIELDS)):
+        for name, lsb, w, doc in fields:
+            d(f"`define SGPU_{kind}_{name}_LSB {lsb}")
+            d(f"`define SGPU_{kind}_{name}_W {w}")
+    for name, val, doc in S.ACCESS_KINDS:
+        d(f"`define SGPU_ACCESS_{name} 2'd{val}")
+    for name, val, doc in S.FAULT_UNITS:
+        d(f"`define SGPU_UNIT_{name} 2'd{val}")
     for name, base, doc in S.INTERRUPTS:
         d(f"`define SGPU_INT_{name}_BASE {base}")
     d(f"`define SGPU_REG_SPACE_BIT {S.REG_SPACE_BIT}")
@@ -1052,6 +1084,26 @@ def markdown():
     d("|---|---|---|")
     for name, val, doc in S.FAULTS:
         d(f"| {val} | {name} | {doc} |")
+    d("")
+    d("## Page tables (CAPS.VM)")
+    d("")
+    d(f"A VM context's 32-bit GPU virtual addresses go through two levels of tables of "
+      f"{S.PT_ENTRIES} 32-bit entries ({S.PAGE_BYTES} bytes each, {S.PAGE_BYTES}-aligned, physical): the page "
+      f"directory (CONTEXT's base) is indexed by VA[31:22], a page table by VA[21:12]; VA[11:0] is the "
+      f"offset in the {S.PAGE_BYTES}-byte page. Scanout addresses (DISP_BASE, the flips the display takes) "
+      f"stay physical.")
+    d("")
+    for kind, title, fields in (("PDE", "Directory entry", S.PDE_FIELDS), ("PTE", "Page-table entry", S.PTE_FIELDS)):
+        d(f"| {title} field | bits | meaning |")
+        d("|---|---|---|")
+        for name, lsb, w, doc in fields:
+            bits = f"[{lsb}]" if w == 1 else f"[{lsb + w - 1}:{lsb}]"
+            d(f"| {name} | {bits} | {doc} |")
+        d("")
+    d("Page-fault access kinds (FAULT_ACCESS.ACCESS): " +
+      ", ".join(f"{n}={v} ({doc})" for n, v, doc in S.ACCESS_KINDS) + ".")
+    d("")
+    d("Units (FAULT_ACCESS.UNIT): " + ", ".join(f"{n}={v} ({doc})" for n, v, doc in S.FAULT_UNITS) + ".")
     d("")
     d("## Interrupts (INT_STATUS / INT_ENABLE)")
     d("")

@@ -69,8 +69,10 @@ def F(name, lsb, width, asm, doc, names=None, alias=None):
     return dict(name=name, lsb=lsb, width=width, asm=asm, doc=doc, names=names, alias=alias)
 
 
-def C(*args, when=None):
-    return dict(check=args[0], args=args[1:], when=when)
+def C(*args, when=None, access="WRITE", unit="CP"):
+    """access, unit: a window check's in a VM context, where it is a page
+    check (ACCESS_KINDS, FAULT_UNITS)."""
+    return dict(check=args[0], args=args[1:], when=when, access=access, unit=unit)
 
 
 def Op(name, value, payload, doc, flags=(), checks=(), min_count=None):
@@ -95,7 +97,7 @@ OPCODES = [
        "The fence id is reported as 'fence in flight' if the buffer faults.",
        flags=[F("SKIP", 0, 1, "skip", "NullRendering: the buffer is not fetched or executed")],
        checks=[C("nesting"), C("align", "addr", "length"), C("range", "addr", "length"),
-               C("window", "addr", "length")]),
+               C("window", "addr", "length", access="FETCH")]),
     Op("FENCE", 0x02, [W("addr", "address", kind="addr"), W("value", "value", fmt="dec")],
        "Write value to address once every earlier write of this ring is in memory.",
        flags=[F("IRQ", 0, 1, "irq", "raise DMA_COMPLETED for this node once the value is visible")],
@@ -110,7 +112,7 @@ OPCODES = [
        "Poll the word at address until (word & mask) FUNC reference holds.",
        flags=[F("FUNC", 0, 3, "func", "compare function (WAIT_FUNC_*)", names=_WAIT_FUNC_NAMES)],
        checks=[C("flag_max", "FUNC", 6), C("align", "addr"), C("range", "addr", 4),
-               C("window", "addr", 4)]),
+               C("window", "addr", 4, access="READ")]),
     Op("WAIT_VSYNC", 0x05, [W("source", "display source", kind="source", fmt="dec")],
        "Wait for the next start of vertical blanking of the source. On a disabled display it waits "
        "until the display is enabled (or the watchdog ends it).",
@@ -131,7 +133,7 @@ OPCODES = [
        checks=[C("max", "pitch", _DIM), C("max", "width", _DIM), C("max", "height", _DIM),
                C("pitch", "pitch", "width", "height"), C("empty", "width", "height"),
                C("range", "dst", ("rect", "pitch", "width", "height")),
-               C("window", "dst", ("rect", "pitch", "width", "height"))]),
+               C("window", "dst", ("rect", "pitch", "width", "height"), unit="2D")]),
     Op("COPY", 0x08,
        [W("dst", "destination", kind="addr"), W("dst_pitch", "destination pitch", kind="u16", fmt="dec"),
         W("src", "source", kind="addr"), W("src_pitch", "source pitch", kind="u16", fmt="dec"),
@@ -141,20 +143,26 @@ OPCODES = [
                C("max", "height", _DIM), C("pitch", "dst_pitch", "width", "height"),
                C("pitch", "src_pitch", "width", "height"), C("empty", "width", "height"),
                C("range", "dst", ("rect", "dst_pitch", "width", "height")),
-               C("window", "dst", ("rect", "dst_pitch", "width", "height")),
+               C("window", "dst", ("rect", "dst_pitch", "width", "height"), unit="2D"),
                C("range", "src", ("rect", "src_pitch", "width", "height")),
-               C("window", "src", ("rect", "src_pitch", "width", "height"))]),
+               C("window", "src", ("rect", "src_pitch", "width", "height"), access="READ", unit="2D")]),
     Op("FLIP", 0x09,
        [W("source", "display source", kind="source", fmt="dec"), W("addr", "address", kind="addr"),
         W("interval", "interval (FLIP_INTERVAL_*)", fmt="dec", default=1, max=5, names=_INTERVAL_NAMES)],
        "Make address the source's scanout buffer at vblank (or at once for IMMEDIATE).",
        flags=[F("NO_WAIT", 0, 1, "nowait", "queue the flip and go on (FlipWithNoWait)", alias="no_wait")],
        checks=[C("source", "source"), C("max", "interval", 5), C("align", "addr"),
-               C("range", "addr", 4), C("window", "addr", 4)]),
+               C("range", "addr", 4), C("window", "addr", 4, access="READ")]),
     Op("CONTEXT", 0x0A,
-       [W("id", "context id (0 = null context)", fmt="dec"), W("base", "window base", kind="addr"),
-        W("size", "window size in bytes", kind="len")],
-       "Switch context after draining. Only allowed in the ring itself.",
+       [W("id", "context id (0 = null context)", fmt="dec"),
+        W("base", "window base (VM: the page directory)", kind="addr"),
+        W("size", "window size in bytes (VM: PAGE_BYTES)", kind="len")],
+       "Switch context after draining. Only allowed in the ring itself. With VM (and a non-zero id, "
+       "on a build with CAPS.VM) the context has its own GPU virtual address space: base is its page "
+       "directory (bits [11:0] ignored) and every TLB entry of the ring is forgotten; without CAPS.VM "
+       "the flag is ignored.",
+       flags=[F("VM", 0, 1, "vm", "the context's addresses are virtual, translated through the page "
+                                   "directory at base")],
        checks=[C("privileged"), C("align", "base", "size", when="id"),
                C("range", "base", "size", when="id")]),
     Op("TIMESTAMP", 0x0B, [W("addr", "address (two words: cycle counter low, high)", kind="addr")],
@@ -162,6 +170,11 @@ OPCODES = [
        "the low word's write is accepted (that word's data follows the counter while it waits), "
        "its high word written next.",
        checks=[C("align", "addr"), C("range", "addr", 8), C("window", "addr", 8)]),
+    Op("TLB_INVALIDATE", 0x0C, [],
+       "Drain (the 2D engine too), then forget every translation the ring's MMU holds, so that page "
+       "tables changed before it are walked again. Only allowed in the ring itself. A build without "
+       "CAPS.VM runs it as a NOP.",
+       checks=[C("privileged")]),
 ]
 
 # Fault raised by each kind of check.
@@ -182,6 +195,34 @@ FLIP_INTERVALS = [
     ("IMMEDIATE", 0), ("ONE", 1), ("TWO", 2), ("THREE", 3), ("FOUR", 4),
     ("IMMEDIATE_ALLOW_TEARING", 5),
 ]
+
+# ---------------------------------------------------------------- virtual memory
+# A VM context's 32-bit GPU virtual address space: two levels, 4 KiB pages.
+# The page directory (PAGE_BYTES, PAGE_BYTES-aligned, physical) holds
+# PT_ENTRIES directory entries indexed by VA[31:22]; each valid one points
+# at a page table (PAGE_BYTES, physical) of PT_ENTRIES page-table entries
+# indexed by VA[21:12]; a valid page-table entry gives the physical page.
+# The hardware reads directory entries only for addresses inside GPU memory
+# (the range check comes first), so a build with MEM_SIZE bytes reads the
+# first MEM_SIZE / (PT_ENTRIES * PAGE_BYTES) of them (at least one).
+PAGE_BYTES = 4096
+PT_ENTRIES = 1024
+# entry fields: name, lsb, width, meaning
+PDE_FIELDS = [
+    ("VALID", 0, 1, "the page table exists"),
+    ("TABLE", 12, 20, "physical address of the page table >> 12"),
+]
+PTE_FIELDS = [
+    ("VALID", 0, 1, "the page is mapped (readable, and fetchable)"),
+    ("WRITABLE", 1, 1, "writes allowed (else PAGE_PROTECTION)"),
+    ("SEGMENT", 2, 2, "the segment the page lies in (1 local video memory, 2 aperture); kept for the "
+                      "driver, the translation does not use it"),
+    ("FRAME", 12, 20, "physical address of the page >> 12"),
+]
+# A page fault's access kind and unit (FAULT_ACCESS, sgpu_event).
+ACCESS_KINDS = [("FETCH", 0, "a command fetch (INDIRECT buffer)"), ("READ", 1, "a read (WAIT_MEM, COPY source, FLIP)"),
+                ("WRITE", 2, "a write (FENCE, WRITE_DATA, TIMESTAMP, FILL, COPY destination)")]
+FAULT_UNITS = [("CP", 0, "the command processor"), ("2D", 1, "the 2D engine (FILL, COPY)")]
 
 # Limits the hardware enforces.
 LIMITS = [
@@ -206,8 +247,12 @@ FAULTS = [
     ("NESTING", 8, "INDIRECT buffers nested deeper than MAX_IB_DEPTH"),
     ("TIMEOUT", 9, "watchdog: no progress for WATCHDOG cycles"),
     ("BAD_PARAM", 10, "parameter out of range (source, interval, compare function, pitch)"),
-    ("PRIVILEGED", 11, "CONTEXT packet outside the ring"),
+    ("PRIVILEGED", 11, "CONTEXT or TLB_INVALIDATE packet outside the ring"),
     ("UNSUPPORTED", 12, "packet not implemented by this build"),
+    ("PAGE_NOT_PRESENT", 13, "VM context: a page of the access has no valid directory or table entry "
+                             "(FAULT_VA, FAULT_ACCESS say which)"),
+    ("PAGE_PROTECTION", 14, "VM context: a write to a page whose entry is not WRITABLE "
+                            "(FAULT_VA, FAULT_ACCESS say which)"),
 ]
 
 # ---------------------------------------------------------------- library error codes
@@ -285,6 +330,11 @@ ERRORS = [
     ('PREEMPTED', -36, 'the node holds preempted submissions (sgpu_preempt): they go back first, '
      'resubmitted in order with flags.resubmission; or the fence waited for belongs to one of them',
      'the node holds preempted submissions: resubmit them first, in order, with flags.resubmission'),
+    ('NOT_MAPPED', -38, 'sgpu_unmap of a range that is not wholly mapped, or a VM submission whose DMA '
+     'buffer is not mapped in its context: nothing was changed or queued',
+     'address range is not mapped in the context'),
+    ('ALREADY_MAPPED', -39, 'sgpu_map onto virtual addresses the context has already mapped',
+     'virtual address range already mapped in the context'),
     ('NOT_PREEMPTED', -37, 'flags.resubmission on a submission that does not match the node\'s next '
      'preempted one (fence id, length, buffer address): nothing was queued',
      'resubmission does not match a preempted submission (fence id, length, buffer)'),
@@ -319,8 +369,9 @@ ERRORS = [
      'submit: conflicting flags'),
     ('SUBMIT_ENGINE_ORDINAL', -54, 'engine_ordinal != 0',
      'submit: engine_ordinal must be 0'),
-    ('SUBMIT_VIRTUAL_ADDRESS', -55, 'dma_buffer_virtual_address != 0',
-     'submit: dma_buffer_virtual_address must be 0'),
+    ('SUBMIT_VIRTUAL_ADDRESS', -55, 'dma_buffer_virtual_address != 0 for a physical context (or on a '
+     'device without CAPS.VM)',
+     'submit: dma_buffer_virtual_address must be 0 for a physical context'),
     ('SUBMIT_NODE_RANGE', -56, 'node_ordinal >= number of nodes',
      'submit: node_ordinal >= number of nodes'),
     ('SUBMIT_NODE_MISMATCH', -57, "node_ordinal != the context's node",
@@ -369,7 +420,9 @@ PACKET_ERRORS = [
     ("CONTEXT_WINDOW", -86, "packet: access outside the context's window"),
     ("NESTING", -87, "packet: INDIRECT nested too deep"),
     ("BAD_PARAM", -88, "packet: parameter out of range"),
-    ("PRIVILEGED", -89, "packet: CONTEXT packet outside the ring"),
+    ("PRIVILEGED", -89, "packet: CONTEXT or TLB_INVALIDATE packet outside the ring"),
+    ("PAGE_NOT_PRESENT", -90, "packet: access to a page the context has not mapped"),
+    ("PAGE_PROTECTION", -91, "packet: write to a page the context mapped read-only"),
 ]
 
 # ---------------------------------------------------------------- interrupts
@@ -558,6 +611,13 @@ NODE_REGS = [
                                "slices, the ring runs until it is dry. Ignored on a high ring and without "
                                "CAPS.TIME_SLICE. 24 bits: a value above 0xFFFFFF is rejected (CFG_ERROR[4])",
         width=24, checks=[("max", 0xFFFFFF, "VALUE_RANGE")], readback="written"),
+    Reg("FAULT_VA", 0x60, "ro", "a page fault (PAGE_NOT_PRESENT, PAGE_PROTECTION): the virtual address "
+                                "of the first byte of the access in the page that faulted (0 otherwise)"),
+    Reg("FAULT_ACCESS", 0x64, "ro", "a page fault: [1:0] the access (ACCESS_*: fetch, read, write), "
+                                    "[3:2] the unit whose access it is (UNIT_*: command processor, 2D "
+                                    "engine); 0 otherwise", width=4),
+    Reg("VM_ROOT", 0x68, "ro", "page directory of the current context (its CONTEXT's base, bits [11:0] "
+                               "clear); 0 for a physical context and without CAPS.VM"),
 ]
 
 # The resume state a preemption writes at SAVE_ADDR, in this order (the
@@ -601,12 +661,15 @@ REG_FIELDS = {
                                        "NODES + n, which the node runs before its normal ring"),
              ("TIME_SLICE", 17, 1, "ro", "1: each node n also has a second normal-priority ring, the node register "
                                          "block 2 x NODES + n; the node's two normal rings take turns, each holding "
-                                         "at its next boundary after QUANTUM cycles while the other has work")],
+                                         "at its next boundary after QUANTUM cycles while the other has work"),
+             ("VM", 18, 1, "ro", "1: GPU virtual memory: CONTEXT's VM flag, page tables walked through "
+                                 "a TLB, TLB_INVALIDATE, page faults")],
     "CONTROL": [("ENABLE", 0, 1, "rw", "0/1"), ("RESET", 1, 1, "strobe", "write 1: reset the node (self-clearing)")],
     "STATUS": [("BUSY", 0, 1, "ro", "0/1"), ("FAULTED", 1, 1, "ro", "0/1"), ("WAITING", 2, 1, "ro", "0/1"),
                ("ENABLED", 3, 1, "ro", "0/1"), ("IB_DEPTH", 4, 4, "ro", f"0..{LIMIT_VALUES['MAX_IB_DEPTH']}"),
                ("PREEMPTED", 8, 1, "ro", "0/1: stopped by a preemption, its state saved (until CONTROL.RESET)")],
     "RPTR_ADDR": [("ENABLE", 0, 1, "rw", "0/1"), ("ADDR", 2, 30, "rw", "word address inside memory")],
+    "FAULT_ACCESS": [("ACCESS", 0, 2, "ro", "ACCESS_*"), ("UNIT", 2, 2, "ro", "UNIT_*")],
     "DISP_CONTROL": [("ENABLE", 0, 1, "rw", "0/1"), ("FORMAT", 1, 1, "rw", "FORMATS"),
                      ("HREP", 2, 2, "rw", "0..3 (log2)"), ("VREP", 4, 2, "rw", "0..3 (log2)"),
                      ("TINY", 6, 1, "rw", "0/1")],
@@ -810,13 +873,16 @@ BOARD_PARAMS = [
     ("TIME_SLICE", "TIME_SLICE", "a second normal-priority ring per node (node block 2 x NODES + n, needs PRIORITY): "
                                  "the two normal rings take turns by QUANTUM; 0: contexts of equal priority share "
                                  "one ring and run in submission order"),
+    ("VM", "VM", "GPU virtual memory (an MMU with a TLB and page walker per ring port); 0: contexts have "
+                 "physical windows only, sgpu_create_context_vm and a DMA buffer virtual address are refused"),
     ("RX_FIFO_BYTES", None, "host bridge receive FIFO in bytes (0: none, link version "
                             "LINK_VERSION_SINGLE; the PING info word says it)"),
 ]
 # board (a BOARDS name) -> {parameter: value}; every BOARD_PARAMS entry set
 BOARD_FEATURES = {
     "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "PREEMPTION": 0, "PRIORITY": 0, "TIME_SLICE": 0,
-                   "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+                   "VM": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
     "ULX3S": {"NODES": 2, "SOURCES": 1, "PERF": 1, "IB_DEPTH": LIMIT_VALUES["MAX_IB_DEPTH"],
-              "PREEMPTION": 1, "PRIORITY": 0, "TIME_SLICE": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
+              "PREEMPTION": 1, "PRIORITY": 0, "TIME_SLICE": 0, "VM": 0,
+              "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
 }

@@ -8,6 +8,34 @@
 #define SGPU_HW_CHECK_CODE
 #include "packet_check.h"
 
+uint32_t sgpu__vm_translate(const sgpu_pkt_vm *vm, uint32_t va, uint32_t access, uint64_t *pa) {
+  uint64_t wrap = vm->mem_size - 1;
+  uint32_t pde = vm->read_word(vm->mem, (vm->root + 4ull * (va / SGPU_PAGE_BYTES / SGPU_PT_ENTRIES)) & wrap);
+  if (!(pde & SGPU_PDE_VALID_MASK)) return SGPU_FAULT_PAGE_NOT_PRESENT;
+  uint32_t pte = vm->read_word(vm->mem, ((pde & SGPU_PDE_TABLE_MASK) +
+                                         4ull * (va / SGPU_PAGE_BYTES % SGPU_PT_ENTRIES)) & wrap);
+  if (!(pte & SGPU_PTE_VALID_MASK)) return SGPU_FAULT_PAGE_NOT_PRESENT;
+  if (access == SGPU_HW_ACCESS_WRITE && !(pte & SGPU_PTE_WRITABLE_MASK)) return SGPU_FAULT_PAGE_PROTECTION;
+  if (pa) *pa = ((pte & SGPU_PTE_FRAME_MASK) | (va % SGPU_PAGE_BYTES)) & wrap;
+  return SGPU_FAULT_NONE;
+}
+
+/* The page check of a window check in a VM context (sgpu_hw_failing_check
+ * calls it): every page of [va, va + len), in order. */
+static int sgpu_hw_page_fails(struct sgpu_pkt_vm *vm, uint64_t va, uint64_t len, uint32_t access,
+                              uint32_t unit) {
+  for (uint64_t a = va; a < va + len; a = (a / SGPU_PAGE_BYTES + 1) * SGPU_PAGE_BYTES) {
+    uint32_t f = sgpu__vm_translate(vm, (uint32_t)a, access, NULL);
+    if (f != SGPU_FAULT_NONE) {
+      vm->fault_va = (uint32_t)a;
+      vm->fault_access = SGPU_FIELD_PUT(FAULT_ACCESS_ACCESS, access) | SGPU_FIELD_PUT(FAULT_ACCESS_UNIT, unit);
+      vm->fault_reason = f;
+      return 1;
+    }
+  }
+  return 0;
+}
+
 static uint32_t fail(uint32_t fault, char *why, size_t why_size, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 static uint32_t fail(uint32_t fault, char *why, size_t why_size, const char *fmt, ...) {
@@ -120,10 +148,19 @@ uint32_t sgpu__check_payload(const sgpu_pkt_env *env, const uint32_t *pkt, char 
   int i = sgpu_hw_failing_check(op, SGPU_PKT_GET(FLAGS, pkt[0]), SGPU_PKT_GET(COUNT, pkt[0]), pkt + 1,
                                 env->level, sgpu__ib_depth(env->ib_depth), env->windowed, env->mem_size,
                                 env->sources, env->win_base,
-                                env->win_end);
+                                env->win_end, env->vm);
   if (i == 0) return SGPU_FAULT_NONE;
   const sgpu_hw_op *o = &sgpu_hw_ops[op];
   const sgpu_hw_check *c = &o->checks[i - 1];
+  if (c->kind == SGPU_CHECK_WINDOW && env->vm) {
+    static const char *const kinds[] = {"fetch", "read", "write", "?"};
+    sgpu_pkt_vm *vm = env->vm;
+    return fail(vm->fault_reason, why, why_size, "%s: %s of %s 0x%x: page 0x%x %s", o->name,
+                kinds[SGPU_FIELD_GET(FAULT_ACCESS_ACCESS, vm->fault_access)],
+                o->words[c->word[0]].asm_name, pkt[1 + c->word[0]], vm->fault_va & ~(SGPU_PAGE_BYTES - 1),
+                vm->fault_reason == SGPU_FAULT_PAGE_PROTECTION ? "is mapped read-only"
+                                                               : "is not mapped in the context");
+  }
   if (why && why_size) describe(env, o, c, pkt, why, why_size);
   return c->fault;
 }

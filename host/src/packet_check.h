@@ -13,6 +13,24 @@
 
 #include "sgpu_hw_tables.h"
 
+/* A VM context's address space, as the hardware walks it (CONTEXT's VM
+ * flag on a CAPS.VM device).  Its page checks take the places of the window
+ * checks in the precedence (the ring's INDIRECT is checked too: its buffer
+ * is fetched in the context): every page from that of the first byte to
+ * that of the last, in order, must have a VALID directory and table entry
+ * (else PAGE_NOT_PRESENT) and, for a write, a WRITABLE one (else
+ * PAGE_PROTECTION).  A fault records the address of the access's first
+ * byte in that page and the access kind and unit. */
+typedef struct sgpu_pkt_vm {
+  uint32_t root;      /* page directory: CONTEXT's base with bits [11:0] clear */
+  uint64_t mem_size;  /* physical addresses wrap at this (a power of two) */
+  /* the 32-bit word at physical address pa (4-byte aligned, < mem_size) */
+  uint32_t (*read_word)(void *mem, uint64_t pa);
+  void *mem;
+  /* set by a page fault (else left alone): as FAULT_VA and FAULT_ACCESS */
+  uint32_t fault_va, fault_access, fault_reason;
+} sgpu_pkt_vm;
+
 /* Where a packet executes. */
 typedef struct sgpu_pkt_env {
   uint64_t mem_size;  /* bytes of GPU memory (a power of two) */
@@ -25,7 +43,14 @@ typedef struct sgpu_pkt_env {
   /* INDIRECT levels the build nests below the ring (CAPS.IB_DEPTH); 0 means
    * SGPU_MAX_IB_DEPTH.  An INDIRECT at this level faults NESTING. */
   uint32_t ib_depth;
+  /* a VM context's tables (then windowed is ignored); NULL: physical */
+  sgpu_pkt_vm *vm;
 } sgpu_pkt_env;
+
+/* Translates the virtual address va of a VM context for an access of kind
+ * access (SGPU_HW_ACCESS_*): SGPU_FAULT_NONE and *pa, or the page fault
+ * (PAGE_NOT_PRESENT, PAGE_PROTECTION) it raises. */
+uint32_t sgpu__vm_translate(const sgpu_pkt_vm *vm, uint32_t va, uint32_t access, uint64_t *pa);
 
 /* Header checks: type, opcode, flags, count and overrun, in that order.
  * avail_words counts the words from the header (included) to the end of the

@@ -118,7 +118,7 @@ static int walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t r
   /* CAPS.IB_DEPTH: a build may nest fewer INDIRECT levels than the
    * interface's MAX_IB_DEPTH (0, from a build before the field: all of them) */
   sgpu_pkt_env env = {w->dev->mem_size, w->dev->sources, level, w->windowed, w->win_base, w->win_end,
-                      SGPU_FIELD_GET(CAPS_IB_DEPTH, w->dev->caps)};
+                      SGPU_FIELD_GET(CAPS_IB_DEPTH, w->dev->caps), NULL};
   uint32_t i = 0;
   while (i < nwords) {
     const uint32_t *pkt = &words[i];

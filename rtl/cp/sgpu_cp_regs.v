@@ -143,6 +143,8 @@ module sgpu_cp_regs #(
   wire [31:0] nreg_v_save_addr   = {{(32-IW){1'b0}}, save_addr_q, 2'b00};
   wire [31:0] nreg_v_preempt     = preempt_fence_q;
   wire [31:0] nreg_v_quantum     = {{(32-`SGPU_NREG_QUANTUM_W){1'b0}}, quantum_q};
+  // Virtual memory (CAPS.VM): not in this build yet.
+  wire [31:0] nreg_v_fault_va = 32'd0, nreg_v_fault_access = 32'd0, nreg_v_vm_root = 32'd0;
 `include "sgpu_regs_node.vh"
 
   wire w_base  = nreg_w_ring_base, w_size = nreg_w_ring_size, w_wptr = nreg_w_ring_wptr,

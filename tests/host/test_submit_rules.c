@@ -306,7 +306,7 @@ static void test_nesting_caps(void **state) {
   (void)state;
   const uint32_t ind[] = {H(INDIRECT, 3, 0), 0x1000u, 16, 0};
   char why[256] = "";
-  sgpu_pkt_env env = {1u << 20, 1, 1, 0, 0, 0, 1};
+  sgpu_pkt_env env = {1u << 20, 1, 1, 0, 0, 0, 1, NULL};
   assert_int_equal(sgpu__check_payload(&env, ind, why, sizeof why), SGPU_FAULT_NESTING);
   printf("ib_depth 1: %s\n", why);
   assert_non_null(strstr(why, "at most 1"));

@@ -584,7 +584,7 @@ static void trace_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t level
  * `level` of node n; returns the fault or NONE. */
 static uint32_t check(sgpu_ref *m, uint32_t n, uint32_t level, char *why, size_t why_size) {
   const ref_node *nd = &m->node[n];
-  sgpu_pkt_env env = {m->cfg.mem_bytes, m->cfg.sources, level, 0, 0, 0, m->cfg.ib_depth};
+  sgpu_pkt_env env = {m->cfg.mem_bytes, m->cfg.sources, level, 0, 0, 0, m->cfg.ib_depth, NULL};
   if (level >= 1 && nd->ctx_id != 0) {
     env.windowed = 1;
     env.win_base = nd->win_base;
