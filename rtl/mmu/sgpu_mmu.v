@@ -75,8 +75,8 @@ module sgpu_mmu #(
   // ---------------------------------------------------------------- TLB
   reg [N-1:0]  tv_q;               // entry valid
   reg [N-1:0]  tw_q;               // entry writable
-  reg [31:12]  tvpn_q [0:N-1];
-  reg [31:12]  tppn_q [0:N-1];
+  reg [N*20-1:0] tvpn_q;           // entry i: bits [20*i +: 20], the virtual page
+  reg [N*20-1:0] tppn_q;           // ... its physical page
   reg [NW-1:0] rr_q;               // next entry to replace
 
   wire [31:12] vpn = up_addr_i[31:12];
@@ -86,8 +86,8 @@ module sgpu_mmu #(
   always @(*) begin
     hit = 1'b0; hit_w = 1'b0; hit_ppn = 20'd0;
     for (i = 0; i < N; i = i + 1)
-      if (tv_q[i] && tvpn_q[i] == vpn) begin
-        hit = 1'b1; hit_w = hit_w | tw_q[i]; hit_ppn = hit_ppn | tppn_q[i];
+      if (tv_q[i] && tvpn_q[20*i +: 20] == vpn) begin
+        hit = 1'b1; hit_w = hit_w | tw_q[i]; hit_ppn = hit_ppn | tppn_q[20*i +: 20];
       end
   end
   wire [31:0] pa = {hit_ppn, up_addr_i[11:0]} & MASK;
@@ -149,7 +149,7 @@ module sgpu_mmu #(
       st_q <= S_IDLE; tv_q <= {N{1'b0}}; tw_q <= {N{1'b0}}; rr_q <= {NW{1'b0}};
       infl_q <= {CW{1'b0}}; dummy_q <= 1'b0; dead_q <= 1'b0; flushed_q <= 1'b0;
       wvpn_q <= 20'd0; wtab_q <= 20'd0;
-      for (i = 0; i < N; i = i + 1) begin tvpn_q[i] <= 20'd0; tppn_q[i] <= 20'd0; end
+      tvpn_q <= {(N*20){1'b0}}; tppn_q <= {(N*20){1'b0}};
     end else begin
       infl_q  <= infl_q + {{(CW-1){1'b0}}, dn_rd_acc} - {{(CW-1){1'b0}}, dn_rsp_valid_i};
       dummy_q <= acc_fault && !up_write_i && !up_probe_i;
@@ -173,8 +173,8 @@ module sgpu_mmu #(
             if (!flushed_q && !flush_i) begin
               tv_q[rr_q] <= 1'b1;
               tw_q[rr_q] <= dn_rsp_rdata_i[`SGPU_PTE_WRITABLE_LSB];
-              tvpn_q[rr_q] <= wvpn_q;
-              tppn_q[rr_q] <= dn_rsp_rdata_i[31:12];
+              tvpn_q[20*rr_q +: 20] <= wvpn_q;
+              tppn_q[20*rr_q +: 20] <= dn_rsp_rdata_i[31:12];
               rr_q <= (rr_q == N[NW-1:0] - 1'b1) ? {NW{1'b0}} : rr_q + 1'b1;
             end
           end

@@ -90,10 +90,10 @@ module sgpu_top #(
     sgpu_precondition_failed_TIME_SLICE_needs_PRIORITY u_fail ();
   end endgenerate
   // MEM_RDQ: the arbiter's read ID queue (sgpu_fifo) is MEM_RDQ deep.
-  // VM: the TLB's round-robin needs two entries, a walk at least two pages
-  // of memory (a directory and a table).
-  generate if (VM != 0 && !(TLB_ENTRIES >= 2 && MEM_BYTES >= 8192)) begin : g_bad_vm
-    sgpu_precondition_failed_VM_needs_TLB_ENTRIES_at_least_2_and_MEM_BYTES_at_least_2_pages u_fail ();
+  // VM: the TLB's round-robin needs two entries (the memory holds a
+  // directory and a table: it has 64 KiB at least, see sgpu_cp).
+  generate if (VM != 0 && !(TLB_ENTRIES >= 2)) begin : g_bad_vm
+    sgpu_precondition_failed_VM_needs_TLB_ENTRIES_at_least_2 u_fail ();
   end endgenerate
   generate if (!(MEM_RDQ >= 2 && (MEM_RDQ & (MEM_RDQ - 1)) == 0)) begin : g_bad_mem_rdq
     sgpu_precondition_failed_MEM_RDQ_power_of_two_at_least_2 u_fail ();
