@@ -203,8 +203,12 @@ module sgpu_mmu #(
   always @(*) if (rst_ni) begin
     if (dummy_q) assert(!dn_rsp_valid_i);
     if (dn_rsp_valid_i) assert(infl_q != {CW{1'b0}});
-    // the walk's requests are held until accepted (their state does not change before)
-    if (dn_valid_o && !up_virt_i) assert(st_q == S_IDLE);
+    // a walk's read is presented until accepted (its state changes only then)
+    if (st_q == S_PDE || st_q == S_PTE) assert(dn_valid_o && !dn_write_o);
+    // a virtual request reaches memory only translated, by a hit that allows it
+    if (st_q == S_IDLE && dn_valid_o && up_virt_i)
+      assert(hit && perm && !dead_q && !up_probe_i && dn_addr_o == pa);
+    if (st_q != S_IDLE && st_q != S_PDE && st_q != S_PTE) assert(!dn_valid_o);
   end
 `endif
 endmodule
