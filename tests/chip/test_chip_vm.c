@@ -508,6 +508,39 @@ static void scene_preempt(sgpu_sim *sim, chip_ring *ring) {
   chip_buf_free(&rb);
 }
 
+/* Tables changed under a running packet (a driver bug): a context C maps
+ * its own page table at VA page 0x150 and a frame at 0x151; a FILL over
+ * both passes the page check, then zeroes 0x151's entry on its way: the
+ * 2D engine's walk for 0x151 finds it invalid, the node faults there and
+ * nothing of the FILL reaches 0x151's frame. */
+static void scene_tables_changed(sgpu_sim *sim, chip_ring *ring) {
+  const uint32_t pd_c = 0x00034000u, pt_c = 0x00035000u, f1 = FRAMES + 60 * 0x1000;
+  uint32_t z[1024] = {0}, e;
+  phys_put(sim, pd_c, z, 4096);
+  phys_put(sim, pt_c, z, 4096);
+  e = (pt_c & SGPU_PDE_TABLE_MASK) | SGPU_PDE_VALID_MASK;
+  phys_put(sim, pd_c, &e, 4);
+  e = pte(pt_c, 1);
+  phys_put(sim, pt_c + 4 * 0x150, &e, 4);
+  e = pte(f1, 1);
+  phys_put(sim, pt_c + 4 * 0x151, &e, 4);
+  e = pte(pa_of(&ma, VA_IB + 0x7000), 0); /* the IB page, as in A */
+  phys_put(sim, pt_c + 4 * ((VA_IB + 0x7000) >> 12), &e, 4);
+  chip_buf ib, rb;
+  chip_buf_init(&ib);
+  chip_buf_init(&rb);
+  chip_pkt_fill(&ib, 0x150540u, 0x2000, 0xBC0, 1, 0);
+  put_buf(sim, &ma, VA_IB + 0x7000, &ib);
+  pkt_context_vm(&rb, 9, pd_c);
+  chip_pkt_indirect(&rb, VA_IB + 0x7000, chip_buf_bytes(&ib), 0, 0);
+  int r = run_ring(sim, ring, &rb, 100000, NULL);
+  memset(expect + pt_c + 0x540, 0, 0x1000 - 0x540); /* what the FILL wrote before the fault */
+  expect_fault(sim, ring, "tables changed under a FILL", r, SGPU_FAULT_PAGE_NOT_PRESENT, 0x151000u,
+               SGPU_HW_ACCESS_WRITE, SGPU_HW_UNIT_2D);
+  chip_buf_free(&ib);
+  chip_buf_free(&rb);
+}
+
 /* Figures: cycles of one IB (doorbell to idle), VM and physical. */
 static uint64_t timed(sgpu_sim *sim, chip_ring *ring, int vm, const chip_buf *ib) {
   chip_buf rb;
@@ -642,6 +675,7 @@ int main(void) {
   scene_watchdog(sim, &ring);
   scene_shared_engine(sim, &ring);
   scene_preempt(sim, &ring);
+  scene_tables_changed(sim, &ring);
   free(expect);
   free(actual);
   sgpu_sim_destroy(sim);
