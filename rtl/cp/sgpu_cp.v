@@ -11,6 +11,8 @@
 //                   write-back, WAIT_MEM's polls
 //   sgpu_cp_wait    WAIT_MEM's compare and poll pacing, the display
 //                   conditions of WAIT_VSYNC, WAIT_SCANLINE and FLIP
+//   sgpu_mmu        (VM = 1) the TLBs and page walks of the IB fetch and
+//                   writer ports; the writer's also answers the page checks
 // The checks and their order (which fault wins) are the interface spec's
 // (docs/interface.md, "Checks and their precedence"); the library's packet
 // checker reads the same table, and the differential test holds this RTL to it.

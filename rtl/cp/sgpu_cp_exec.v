@@ -31,6 +31,17 @@
 // A PREEMPT or engine reset acts as usual, and the watchdog does not count.
 // runnable_o and quiet_o tell the chip whether this ring has work and
 // whether it is at rest (no memory traffic of its own to come while held).
+//
+// Virtual memory (VM = 1): a CONTEXT with the VM flag (and an id) makes a
+// VM context, its directory at the base (root_o); in it the IB fetch is
+// virtual, and so are the writer's requests of a buffer's packets
+// (wr_virt_o) and a buffer's FILL / COPY (the 2D engine's MMU).  In place
+// of each window check the packet gets a page check (S_PCHK): one probe per
+// page of the range, through the writer's MMU, in the checks' precedence;
+// a FLIP keeps the probe's translation for the display.  CONTEXT,
+// TLB_INVALIDATE and an engine reset flush the ring's MMUs (mmu_flush_o).
+// An access an MMU refuses at execution time (the tables changed under a
+// TLB) stops the node too, once the writer does not wait.
 `include "sgpu_hw.vh"
 module sgpu_cp_exec #(
   parameter IW        = 23,        // internal address width (sgpu_cp)
