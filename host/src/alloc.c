@@ -58,6 +58,7 @@ int sgpu__seg_insert(sgpu_device *dev, sgpu_segment *seg, size_t i, uint64_t add
   seg->blocks[i].addr = addr;
   seg->blocks[i].size = size;
   seg->blocks[i].internal = (uint32_t)internal;
+  seg->blocks[i].maps = 0;
   seg->blocks[i].host = host;
   seg->count++;
   seg->used += ((uint64_t)size + 3) & ~3ull;
