@@ -698,6 +698,16 @@ static const char *event_priority(cli *c, const sgpu_event *ev) {
   return ev->priority == SGPU_PRIORITY_HIGH ? " priority=high" : " priority=normal";
 }
 
+/* A page fault's access and unit (sgpu_event.fault_access, fault_unit). */
+static const char *access_name(uint32_t a) {
+  return a == SGPU_ACCESS_FETCH ? "fetch" : a == SGPU_ACCESS_READ ? "read" : a == SGPU_ACCESS_WRITE ? "write" : "?";
+}
+static const char *unit_name(uint32_t u) { return u == SGPU_UNIT_CP ? "cp" : u == SGPU_UNIT_2D ? "2d" : "?"; }
+static int page_fault(const sgpu_event *ev) {
+  return ev->type == SGPU_EVENT_DMA_FAULTED &&
+         (ev->fault_reason == SGPU_FAULT_PAGE_NOT_PRESENT || ev->fault_reason == SGPU_FAULT_PAGE_PROTECTION);
+}
+
 void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
   char packet[256] = "";
   const char *prio = event_priority(c, ev);
@@ -724,6 +734,11 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
         json_u64(j, "address", ev->fault_address);
         json_u64(j, "header", ev->fault_opcode);
         json_str(j, "packet", packet);
+        if (page_fault(ev)) {
+          json_u64(j, "fault_va", ev->fault_va);
+          json_str(j, "fault_access", access_name(ev->fault_access));
+          json_str(j, "fault_unit", unit_name(ev->fault_unit));
+        }
       }
       if (ev->type == SGPU_EVENT_DMA_PREEMPTED) {
         json_u64(j, "preemption_fence", ev->fence_id);
@@ -754,6 +769,9 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
                "  faulting packet: %s\n",
             ev->node_ordinal, ev->fence_id, sgpu_fault_name(ev->fault_reason), ev->fault_address,
             ev->fault_opcode, ev->last_completed_fence_id, prio, packet);
+    if (page_fault(ev))
+      fprintf(f, "  page fault: va=0x%08llx access=%s unit=%s\n", (unsigned long long)ev->fault_va,
+              access_name(ev->fault_access), unit_name(ev->fault_unit));
     break;
   case SGPU_EVENT_DMA_PREEMPTED:
     fprintf(f, " node=%u preemption_fence=%u last_completed=%u preempted=%u latency=%u cycles%s\n",
