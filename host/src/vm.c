@@ -266,7 +266,9 @@ int sgpu_map(sgpu_context *ctx, uint64_t address, uint64_t size, uint32_t access
     memmove(&vm->maps[at + 1], &vm->maps[at], (vm->count - at) * sizeof *vm->maps);
     vm->maps[at] = (sgpu_vm_map){va, size, address, access};
     vm->count++;
-    b->maps++;
+    /* found again: a new page table may have moved the allocator's blocks */
+    sgpu_block *nb = sgpu__gpu_block(dev, address, size);
+    if (nb) nb->maps++;
     *gpu_va = va;
   }
   sgpu__unlock(dev);

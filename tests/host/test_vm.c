@@ -379,11 +379,14 @@ static void test_rewritten_buffer_faults(void **state) {
   sgpu_cmd_write_data(&a, (uint32_t)bva + 4, &evil, 1);
   uint32_t iv = 0x1A1A1A1A;
   sgpu_cmd_write_data(&ib, (uint32_t)idva, &iv, 1);
-  CHECK(sgpu_write(f->dev, bpa, mb, sgpu_cmdbuf_size(&b)));
-  snap before, after;
-  take(f, &before, data);
   /* A rewrites B's FILL address and waits until the word is there */
   sgpu_cmd_wait_mem(&a, (uint32_t)bva + 4, 0xFFFFFFFFu, evil, SGPU_WAIT_FUNC_EQ);
+  /* both buffers written before the snapshot: from there on only the GPU writes */
+  CHECK(sgpu_write(f->dev, bpa, mb, sgpu_cmdbuf_size(&b)));
+  CHECK(sgpu_write(f->dev, apa, ma, sgpu_cmdbuf_size(&a)));
+  CHECK(sgpu_write(f->dev, ipa, mi, sgpu_cmdbuf_size(&ib)));
+  snap before, after;
+  take(f, &before, data);
   CHECK(submit_vm(f, c, apa, ava, &a, 2));
   sgpu_submit_command_args s;
   memset(&s, 0, sizeof s);
