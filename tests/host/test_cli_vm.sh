@@ -7,7 +7,8 @@
 #     with --json as an error object;
 #   - with CAPS.VM: a fresh chip's nodes are physical (VM_ROOT 0), --node 0
 #     says so in one line (exit 3), --root of a zeroed page maps nothing,
-#     --json lists the spaces.
+#     --root of tables a set-up file wrote lists their runs, --json lists
+#     the spaces.
 set -u
 BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
 SGPU="$BIN/sgpu"
@@ -44,6 +45,17 @@ True)
   "$SGPU" vm --root 0x7ff000 >"$T/out" 2>"$T/err"; rc=$?
   [ "$rc" -eq 0 ] && grep -q 'nothing mapped' "$T/out" && ok "vm --root: a zeroed directory maps nothing" \
     || bad "vm --root: exit $rc $(cat "$T/out" "$T/err")"
+  # a directory and a table written by a set-up file: runs merged, access shown
+  cat >"$T/tables.s" <<'S'
+  write_data 0x200000, 0x201001
+  write_data 0x201004, 0x300007, 0x301007
+  write_data 0x201014, 0x400001
+S
+  "$SGPU" vm --root 0x200000 --run "$T/tables.s" >"$T/out" 2>"$T/err"; rc=$?
+  [ "$rc" -eq 0 ] && grep -q '^  va 0x00001000-0x00002fff -> pa 0x00300000-0x00301fff  rw  2 pages$' "$T/out" \
+    && grep -q '^  va 0x00005000-0x00005fff -> pa 0x00400000-0x00400fff  r   1 page$' "$T/out" \
+    && [ "$(grep -c '^  va ' "$T/out")" -eq 2 ] && ok "vm --root: two runs, merged, with their access" \
+    || bad "vm --root tables: exit $rc $(cat "$T/out" "$T/err")"
   "$SGPU" --json vm >"$T/out" 2>"$T/err"; rc=$?
   [ "$rc" -eq 0 ] && python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["spaces"][0]["physical"]' "$T/out" \
     && ok "vm --json" || bad "vm --json: exit $rc $(cat "$T/out" "$T/err")"
