@@ -379,8 +379,12 @@ static void test_rewritten_buffer_faults(void **state) {
   sgpu_cmd_write_data(&a, (uint32_t)bva + 4, &evil, 1);
   uint32_t iv = 0x1A1A1A1A;
   sgpu_cmd_write_data(&ib, (uint32_t)idva, &iv, 1);
-  /* A rewrites B's FILL address and waits until the word is there */
+  /* A rewrites B's FILL address and waits until the word is there, then
+   * for the host's go (a word of B's page past its packets), so that the
+   * innocent work is queued behind B before B runs (a link device runs on
+   * its own) */
   sgpu_cmd_wait_mem(&a, (uint32_t)bva + 4, 0xFFFFFFFFu, evil, SGPU_WAIT_FUNC_EQ);
+  sgpu_cmd_wait_mem(&a, (uint32_t)bva + 256, 0xFFFFFFFFu, 1, SGPU_WAIT_FUNC_EQ);
   /* both buffers written before the snapshot: from there on only the GPU writes */
   CHECK(sgpu_write(f->dev, bpa, mb, sgpu_cmdbuf_size(&b)));
   CHECK(sgpu_write(f->dev, apa, ma, sgpu_cmdbuf_size(&a)));
@@ -397,6 +401,7 @@ static void test_rewritten_buffer_faults(void **state) {
   s.submission_fence_id = 3;
   CHECK(sgpu_submit_command(f->dev, &s)); /* validated from the library's copy: a FILL at dva */
   CHECK(submit_vm(f, inn, ipa, iva, &ib, 4));
+  wr(f, bpa + 256, 1); /* go */
   assert_int_equal(sgpu_wait_fence(f->dev, 0, 3, wait_ms(100)), SGPU_ERROR_NODE_FAULTED);
   sgpu_event ev;
   int faulted = 0;
