@@ -660,13 +660,24 @@ static const char *event_name(uint32_t t) {
 }
 
 /* The faulting packet, disassembled from GPU memory (best effort). */
-static void fault_packet_text(cli *c, uint32_t address, char *buf, size_t size) {
+/* The page directory of the node's current context (VM_ROOT), 0 when it is
+ * physical or the device has no VM: a VM context's FAULT_ADDR is virtual. */
+static uint32_t node_vm_root(cli *c, uint32_t node) {
+  uint32_t off = 0, root = 0;
+  if (sgpu_register_offset("VM_ROOT", node, &off) || sgpu_reg_read(c->dev, off, &root)) return 0;
+  return root;
+}
+
+static void fault_packet_text(cli *c, uint32_t address, uint32_t vm_root, char *buf, size_t size) {
   uint32_t w[16];
   snprintf(buf, size, "?");
   if (address & 3u) return;
   size_t n = 0;
-  for (; n < 16; n++)
-    if (sgpu_read(c->dev, (uint64_t)address + 4 * n, &w[n], 4)) break;
+  for (; n < 16; n++) {
+    uint32_t pa = address + 4 * (uint32_t)n;
+    if (vm_root && cli_vm_translate(c, vm_root, pa, &pa)) break;
+    if (sgpu_read(c->dev, pa, &w[n], 4)) break;
+  }
   if (n) sgpu_disasm_one(w, n, buf, size);
 }
 
@@ -711,7 +722,8 @@ static int page_fault(const sgpu_event *ev) {
 void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
   char packet[256] = "";
   const char *prio = event_priority(c, ev);
-  if (ev->type == SGPU_EVENT_DMA_FAULTED) fault_packet_text(c, ev->fault_address, packet, sizeof packet);
+  uint32_t vm_root = ev->type == SGPU_EVENT_DMA_FAULTED ? node_vm_root(c, ev->node_ordinal) : 0;
+  if (ev->type == SGPU_EVENT_DMA_FAULTED) fault_packet_text(c, ev->fault_address, vm_root, packet, sizeof packet);
   if (j) {
     json_obj(j, NULL);
     json_str(j, "type", event_name(ev->type));
@@ -732,6 +744,7 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
         json_str(j, "reason", sgpu_fault_name(ev->fault_reason));
         json_u64(j, "reason_code", ev->fault_reason);
         json_u64(j, "address", ev->fault_address);
+        if (vm_root) json_bool(j, "address_virtual", true);
         json_u64(j, "header", ev->fault_opcode);
         json_str(j, "packet", packet);
         if (page_fault(ev)) {
@@ -769,6 +782,7 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
                "  faulting packet: %s\n",
             ev->node_ordinal, ev->fence_id, sgpu_fault_name(ev->fault_reason), ev->fault_address,
             ev->fault_opcode, ev->last_completed_fence_id, prio, packet);
+    if (vm_root) fprintf(f, "  in a VM context (page directory 0x%08x): address is virtual\n", vm_root);
     if (page_fault(ev))
       fprintf(f, "  page fault: va=0x%08llx access=%s unit=%s\n", (unsigned long long)ev->fault_va,
               access_name(ev->fault_access), unit_name(ev->fault_unit));

@@ -528,7 +528,8 @@ typedef struct sgpu_event {
   uint32_t flags;           /* the submission's flags value */
   /* DMA_FAULTED */
   uint32_t fault_reason;    /* SGPU_FAULT_* */
-  uint32_t fault_address;   /* address of the faulting packet header */
+  uint32_t fault_address;   /* address of the faulting packet header (in a VM context's
+                               buffer: its virtual address) */
   uint32_t fault_opcode;    /* the faulting header word */
   /* CRTC_VSYNC */
   uint32_t source_id;
