@@ -335,6 +335,15 @@ ERRORS = [
      'address range is not mapped in the context'),
     ('ALREADY_MAPPED', -39, 'sgpu_map onto virtual addresses the context has already mapped',
      'virtual address range already mapped in the context'),
+    ('NOT_VM_CONTEXT', -31, 'sgpu_map / sgpu_unmap on a context made by sgpu_create_context (physical '
+     'addresses and a window, no address space of its own)',
+     'not a VM context (made by sgpu_create_context_vm)'),
+    ('OUT_OF_VA_SPACE', -32, 'sgpu_map: the VM context has no free run of virtual pages that large '
+     'inside [PAGE_BYTES, MEM_SIZE)',
+     'out of GPU virtual address space in the context'),
+    ('PAGE_ALIGNMENT', -33, 'sgpu_map / sgpu_unmap: an address or size that is not a multiple of '
+     'SGPU_PAGE_BYTES (or a size of 0)',
+     'address or size is not a whole number of GPU pages (SGPU_PAGE_BYTES)'),
     ('NOT_PREEMPTED', -37, 'flags.resubmission on a submission that does not match the node\'s next '
      'preempted one (fence id, length, buffer address): nothing was queued',
      'resubmission does not match a preempted submission (fence id, length, buffer)'),

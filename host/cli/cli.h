@@ -167,6 +167,10 @@ int cmd_flash(cli *c, int argc, char **argv);      /* flash.c */
 int cmd_list(cli *c, int argc, char **argv);       /* list.c */
 int cmd_ping(cli *c, int argc, char **argv);       /* linkcmd.c */
 int cmd_preempt(cli *c, int argc, char **argv);    /* cmd_preempt.c */
+int cmd_vm(cli *c, int argc, char **argv);         /* cmd_vm.c */
+/* va translated through the page directory at root as the hardware walks
+ * it (cmd_vm.c): 0 and *pa, or -1 when not mapped or unreadable. */
+int cli_vm_translate(cli *c, uint32_t root, uint32_t va, uint32_t *pa);
 /* The link statistics of `info` (linkcmd.c): a "link" object in j, or text
  * lines on c->out when j is NULL; nothing when the device has no link. */
 void cli_link_info(cli *c, json *j);

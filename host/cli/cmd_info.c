@@ -80,6 +80,7 @@ int cmd_info(cli *c, int argc, char **argv) {
     json_bool(&j, "has_preemption", in.has_preemption);
     json_bool(&j, "has_priority", in.has_priority);
     json_bool(&j, "has_time_slice", in.has_time_slice);
+    json_bool(&j, "has_vm", in.has_vm);
     json_obj(&j, "preemption");
     json_u64(&j, "granularity_code", in.preemption_granularity);
     json_str(&j, "granularity", cli_granularity_name(in.preemption_granularity));
@@ -174,6 +175,9 @@ int cmd_info(cli *c, int argc, char **argv) {
           in.has_time_slice ? "two normal rings per node (quantum set per node with sgpu_set_time_slice "
                               "or submit --quantum; 0 = off)"
                             : "none — contexts of equal priority run in submission order");
+  fprintf(f, "virtual memory: %s\n",
+          in.has_vm ? "yes — VM contexts with their own page tables (sgpu_create_context_vm, `sgpu vm`)"
+                    : "no — contexts use physical addresses and windows (CAPS.VM = 0)");
   fprintf(f, "memory:      %u bytes\n", in.mem_size);
   for (unsigned s = 0; s < SGPU_SEGMENT_COUNT; s++)
     fprintf(f, "segment %u:   %-8s base 0x%llx size %llu free %llu\n", s, seg_names[s],

@@ -10,15 +10,33 @@ static int read_words(cli *c, uint64_t addr, uint32_t *w, size_t n) {
   return 0;
 }
 
+/* A VM context's buffer [va, va + len) read page by page through the
+ * directory at root: 0, or -1 when a page is not mapped or unreadable. */
+static int read_virtual(cli *c, uint32_t root, uint32_t va, uint32_t *b, uint32_t len) {
+  for (uint32_t off = 0; off < len;) {
+    uint32_t pa = 0, a = va + off, n = SGPU_PAGE_BYTES - a % SGPU_PAGE_BYTES;
+    if (n > len - off) n = len - off;
+    if (cli_vm_translate(c, root, a, &pa) || sgpu_read(c->dev, pa, (uint8_t *)b + off, n)) return -1;
+    off += n;
+  }
+  return 0;
+}
+
 /* Decode n words at GPU address `addr` (from `w`); with `follow`, recurse into
- * INDIRECT targets (depth-limited). */
+ * INDIRECT targets (depth-limited).  *vm_root: the page directory of the
+ * context in force (0: physical), from the ring's CONTEXT packets: a VM
+ * context's INDIRECT addresses are virtual ("va"), read through it. */
 static int decode_span(cli *c, json *j, const uint32_t *w, size_t n, uint32_t ring_base, uint32_t ring_size,
-                       uint32_t start_off, bool ring, bool follow, int depth) {
+                       uint32_t start_off, bool ring, bool follow, int depth, uint32_t *vm_root) {
   size_t i = 0;
   while (i < n) {
     char line[512];
     int used = sgpu_disasm_one(w + i, n - i, line, sizeof line);
     if (used < 1) return cli_fail(c, EXIT_DEVICE, "disassembly failed");
+    uint32_t h0 = w[i];
+    if (ring && used == 4 && SGPU_PKT_GET(OPCODE, h0) == SGPU_OP_CONTEXT)
+      *vm_root = w[i + 1] && (SGPU_PKT_GET(FLAGS, h0) & SGPU_CONTEXT_FLAG_VM) ? w[i + 2] & ~(SGPU_PAGE_BYTES - 1) : 0;
+    bool virt = *vm_root && used == 4 && SGPU_PKT_GET(OPCODE, h0) == SGPU_OP_INDIRECT;
     uint32_t addr = ring ? ring_base + (uint32_t)((start_off + 4 * i) & (ring_size - 1))
                          : start_off + (uint32_t)(4 * i);
     if (j) {
@@ -29,7 +47,11 @@ static int decode_span(cli *c, json *j, const uint32_t *w, size_t n, uint32_t ri
       for (int k = 0; k < used; k++) json_u64(j, NULL, w[i + (size_t)k]);
       json_end_arr(j);
       json_str(j, "text", line);
+      if (virt) json_bool(j, "virtual", true);
       json_end_obj(j);
+    } else if (virt) {
+      fprintf(c->out, "%*s0x%08x:  %s   ; va 0x%08x (VM context, directory 0x%08x)\n", 2 * depth, "", addr,
+              line, w[i + 1], *vm_root);
     } else {
       fprintf(c->out, "%*s0x%08x:  %s\n", 2 * depth, "", addr, line);
     }
@@ -40,8 +62,8 @@ static int decode_span(cli *c, json *j, const uint32_t *w, size_t n, uint32_t ri
       if (len % 4 == 0 && len <= 65536 && !(ib & 3u)) {
         uint32_t *b = malloc(len ? len : 4);
         if (!b) return cli_fail(c, EXIT_DEVICE, "out of memory");
-        if (sgpu_read(c->dev, ib, b, len) == 0) {
-          int rc = decode_span(c, j, b, len / 4, 0, 0, ib, false, follow, depth + 1);
+        if ((virt ? read_virtual(c, *vm_root, ib, b, len) : sgpu_read(c->dev, ib, b, len)) == 0) {
+          int rc = decode_span(c, j, b, len / 4, 0, 0, ib, false, follow, depth + 1, vm_root);
           if (rc) {
             free(b);
             return rc;
@@ -121,7 +143,10 @@ int cmd_ring(cli *c, int argc, char **argv) {
             ri.status & SGPU_STATUS_FAULTED ? " FAULTED" : "");
     if (bytes == 0) fprintf(c->out, "(empty: nothing between 0x%x and wptr; --all shows the history)\n", from);
   }
-  rc = decode_span(c, c->json ? &j : NULL, span, bytes / 4, ri.base, ri.size, from, true, follow, 0);
+  /* the context in force at rptr: the node's (VM_ROOT; 0 without CAPS.VM) */
+  uint32_t vm_root = 0, off = 0;
+  if (!all && sgpu_register_offset("VM_ROOT", node, &off) == 0) sgpu_reg_read(c->dev, off, &vm_root);
+  rc = decode_span(c, c->json ? &j : NULL, span, bytes / 4, ri.base, ri.size, from, true, follow, 0, &vm_root);
   free(span);
   if (rc) return rc;
   if (c->json) {

@@ -189,6 +189,17 @@ static const command commands[] = {
      "  --follow          also decode the buffers INDIRECT packets point to\n"
      "  --pending         submit the --run files without waiting, so that their\n"
      "                    ring entries may still be pending\n"},
+    {"vm", cmd_vm, true, "list the GPU virtual memory mappings of each node's current context",
+     "usage: sgpu [--device URI] [--json] vm [--node N | --root ADDR] [SET-UP OPTIONS]\n"
+     "\nWalk the page directory of each node's current context (its VM_ROOT\n"
+     "register), reading the directory and page tables from GPU memory as the\n"
+     "hardware does, and print each run of mapped pages: virtual range ->\n"
+     "physical range, access (rw, r) and page count.  A node whose context is\n"
+     "physical (VM_ROOT 0) says so.  Needs a device with GPU virtual memory\n"
+     "(CAPS.VM; `sgpu info` says whether it has it).\n"
+     "\noptions:\n"
+     "  --node N          only node N (an error when its context is physical)\n"
+     "  --root ADDR       walk the page directory at ADDR (page-aligned) instead\n"},
     {"peek", cmd_peek, true, "read GPU memory or registers",
      "usage: sgpu [--device URI] [--json] peek [SET-UP OPTIONS] ADDR [N]\n"
      "\nRead N (default 1) 32-bit words at ADDR: a GPU memory byte address\n"

@@ -660,13 +660,24 @@ static const char *event_name(uint32_t t) {
 }
 
 /* The faulting packet, disassembled from GPU memory (best effort). */
-static void fault_packet_text(cli *c, uint32_t address, char *buf, size_t size) {
+/* The page directory of the node's current context (VM_ROOT), 0 when it is
+ * physical or the device has no VM: a VM context's FAULT_ADDR is virtual. */
+static uint32_t node_vm_root(cli *c, uint32_t node) {
+  uint32_t off = 0, root = 0;
+  if (sgpu_register_offset("VM_ROOT", node, &off) || sgpu_reg_read(c->dev, off, &root)) return 0;
+  return root;
+}
+
+static void fault_packet_text(cli *c, uint32_t address, uint32_t vm_root, char *buf, size_t size) {
   uint32_t w[16];
   snprintf(buf, size, "?");
   if (address & 3u) return;
   size_t n = 0;
-  for (; n < 16; n++)
-    if (sgpu_read(c->dev, (uint64_t)address + 4 * n, &w[n], 4)) break;
+  for (; n < 16; n++) {
+    uint32_t pa = address + 4 * (uint32_t)n;
+    if (vm_root && cli_vm_translate(c, vm_root, pa, &pa)) break;
+    if (sgpu_read(c->dev, pa, &w[n], 4)) break;
+  }
   if (n) sgpu_disasm_one(w, n, buf, size);
 }
 
@@ -698,10 +709,21 @@ static const char *event_priority(cli *c, const sgpu_event *ev) {
   return ev->priority == SGPU_PRIORITY_HIGH ? " priority=high" : " priority=normal";
 }
 
+/* A page fault's access and unit (sgpu_event.fault_access, fault_unit). */
+static const char *access_name(uint32_t a) {
+  return a == SGPU_ACCESS_FETCH ? "fetch" : a == SGPU_ACCESS_READ ? "read" : a == SGPU_ACCESS_WRITE ? "write" : "?";
+}
+static const char *unit_name(uint32_t u) { return u == SGPU_UNIT_CP ? "cp" : u == SGPU_UNIT_2D ? "2d" : "?"; }
+static int page_fault(const sgpu_event *ev) {
+  return ev->type == SGPU_EVENT_DMA_FAULTED &&
+         (ev->fault_reason == SGPU_FAULT_PAGE_NOT_PRESENT || ev->fault_reason == SGPU_FAULT_PAGE_PROTECTION);
+}
+
 void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
   char packet[256] = "";
   const char *prio = event_priority(c, ev);
-  if (ev->type == SGPU_EVENT_DMA_FAULTED) fault_packet_text(c, ev->fault_address, packet, sizeof packet);
+  uint32_t vm_root = ev->type == SGPU_EVENT_DMA_FAULTED ? node_vm_root(c, ev->node_ordinal) : 0;
+  if (ev->type == SGPU_EVENT_DMA_FAULTED) fault_packet_text(c, ev->fault_address, vm_root, packet, sizeof packet);
   if (j) {
     json_obj(j, NULL);
     json_str(j, "type", event_name(ev->type));
@@ -722,8 +744,14 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
         json_str(j, "reason", sgpu_fault_name(ev->fault_reason));
         json_u64(j, "reason_code", ev->fault_reason);
         json_u64(j, "address", ev->fault_address);
+        if (vm_root) json_bool(j, "address_virtual", true);
         json_u64(j, "header", ev->fault_opcode);
         json_str(j, "packet", packet);
+        if (page_fault(ev)) {
+          json_u64(j, "fault_va", ev->fault_va);
+          json_str(j, "fault_access", access_name(ev->fault_access));
+          json_str(j, "fault_unit", unit_name(ev->fault_unit));
+        }
       }
       if (ev->type == SGPU_EVENT_DMA_PREEMPTED) {
         json_u64(j, "preemption_fence", ev->fence_id);
@@ -754,6 +782,10 @@ void cli_event_out(cli *c, json *j, const sgpu_event *ev) {
                "  faulting packet: %s\n",
             ev->node_ordinal, ev->fence_id, sgpu_fault_name(ev->fault_reason), ev->fault_address,
             ev->fault_opcode, ev->last_completed_fence_id, prio, packet);
+    if (vm_root) fprintf(f, "  in a VM context (page directory 0x%08x): address is virtual\n", vm_root);
+    if (page_fault(ev))
+      fprintf(f, "  page fault: va=0x%08llx access=%s unit=%s\n", (unsigned long long)ev->fault_va,
+              access_name(ev->fault_access), unit_name(ev->fault_unit));
     break;
   case SGPU_EVENT_DMA_PREEMPTED:
     fprintf(f, " node=%u preemption_fence=%u last_completed=%u preempted=%u latency=%u cycles%s\n",

@@ -12,7 +12,12 @@
  * fences, cycles, flips, underflows and frame checksums is printed and saved
  * as report.txt.
  *
- *   sgpu-demo --out DIR [--frames N] [--device URI] [--budget SECONDS]
+ * With --vm the same scene is drawn from a VM context (CAPS.VM): the
+ * framebuffers, the sprite sheet and two command buffers are mapped into
+ * its address space, the packets and flips name virtual addresses, and the
+ * frames must come out the same (tests/host/test_demo_vm.sh).
+ *
+ *   sgpu-demo --out DIR [--frames N] [--device URI] [--budget SECONDS] [--vm]
  */
 #include <errno.h>
 #include <stdarg.h>
@@ -35,12 +40,20 @@
 #define SPRITE 32u
 #define DEFAULT_FRAMES 32u
 #define CMD_WORDS 3584u /* fits the library's 16 KiB staging area per node */
+#define PAGE_ROUND(x) (((x) + SGPU_PAGE_BYTES - 1) / SGPU_PAGE_BYTES * SGPU_PAGE_BYTES)
+#define CMD_BYTES_VM PAGE_ROUND(CMD_WORDS * 4u)
 
 typedef struct demo {
   sgpu_device *dev;
   sgpu_context *ctx;
-  uint32_t fb[2];
+  uint32_t fb[2];  /* physical: the display's */
   uint32_t sheet; /* sprite sheet, SPRITE x SPRITE pixels, pitch SPRITE*2 */
+  uint32_t gfb[2], gsheet; /* the addresses the packets name: virtual with --vm */
+  /* --vm: nothing is staged, so two command buffers in GPU memory take
+   * turns, each reused once the submission that last read it is done */
+  int vm;
+  uint64_t cmd_pa[2], cmd_va[2];
+  uint32_t cmd_fence[2], slot;
   uint32_t fence;
   uint32_t cmd[CMD_WORDS];
   sgpu_cmdbuf cb;
@@ -94,7 +107,34 @@ static int mkdirs(const char *path) {
 
 /* ------------------------------------------------------------ submission */
 
+static int submit_words_vm(demo *d, const uint32_t *w, uint32_t bytes, uint32_t flags, uint32_t *fence_out) {
+  uint32_t s = d->slot;
+  d->slot ^= 1u;
+  int rc;
+  if (d->cmd_fence[s] && (rc = sgpu_wait_fence(d->dev, 0, d->cmd_fence[s], 2000)))
+    return fail(d, rc, "waiting for a command buffer");
+  if (bytes && (rc = sgpu_write(d->dev, d->cmd_pa[s], w, bytes))) return fail(d, rc, "filling the DMA buffer");
+  sgpu_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  a.context = d->ctx;
+  a.dma_buffer_virtual_address = d->cmd_va[s]; /* read through the context's tables */
+  a.dma_buffer_size = CMD_BYTES_VM;
+  a.dma_buffer_submission_end_offset = bytes;
+  a.submission_fence_id = ++d->fence;
+  a.flags.value = flags;
+  if (flags & SGPU_SUBMIT_FLIP) a.flip_interval = SGPU_FLIP_INTERVAL_ONE;
+  a.node_ordinal = 0;
+  if ((rc = sgpu_submit_command(d->dev, &a))) return fail(d, rc, "submitting");
+  d->cmd_fence[s] = d->fence;
+  d->submissions++;
+  if (fence_out) *fence_out = d->fence;
+  return 0;
+}
+
+static int submit_words(demo *d, const uint32_t *w, uint32_t bytes, uint32_t flags, uint32_t *fence_out);
+
 static int submit_words(demo *d, const uint32_t *w, uint32_t bytes, uint32_t flags, uint32_t *fence_out) {
+  if (d->vm) return submit_words_vm(d, w, bytes, flags, fence_out);
   uint64_t host;
   int rc = sgpu_alloc(d->dev, SGPU_SEGMENT_SYSTEM, bytes ? bytes : 4, 4, &host);
   if (rc) return fail(d, rc, "allocating a DMA buffer in host memory");
@@ -235,7 +275,7 @@ static int draw_frame(demo *d, uint32_t fb, int t) {
   for (int s = 0; s < 5; s++) {
     int x = tri(s * 53 + t * (3 + s), (int)(FB_W - SPRITE));
     int y = 14 + tri(s * 31 + t * (2 + (s % 3)), (int)(FB_H - SPRITE - 16));
-    if ((rc = copy_rect(d, fb, x, y, d->sheet, SPRITE * 2, (int)SPRITE, (int)SPRITE))) return rc;
+    if ((rc = copy_rect(d, fb, x, y, d->gsheet, SPRITE * 2, (int)SPRITE, (int)SPRITE))) return rc;
   }
   /* Title with a drop shadow, bobbing. */
   int ty = 60 + tri(t, 8);
@@ -438,7 +478,7 @@ typedef struct frame_rec {
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: sgpu-demo [--out DIR] [--frames N] [--device URI] [--budget SECONDS]\n"
+          "usage: sgpu-demo [--out DIR] [--frames N] [--device URI] [--budget SECONDS] [--vm]\n"
           "\nDraw an animated scene with FILL/COPY into two 320x240 RGB565 framebuffers,\n"
           "flip between them at vsync, capture every shown frame from the display and\n"
           "write DIR/frame_NNN.png, DIR/demo.png (animated PNG) and DIR/report.txt.\n"
@@ -446,7 +486,9 @@ static void usage(FILE *f) {
           "  --frames N       frames to render (default %u)\n"
           "  --device URI     device (default sim)\n"
           "  --budget SECONDS stop early (with a note) when the wall-clock time would\n"
-          "                   exceed this (default 55; 0 = no limit)\n",
+          "                   exceed this (default 55; 0 = no limit)\n"
+          "  --vm             draw from a VM context (GPU virtual memory, CAPS.VM): the\n"
+          "                   buffers mapped, every packet address virtual\n",
           DEFAULT_FRAMES);
 }
 
@@ -454,6 +496,7 @@ static int run(demo *d, const char *out, uint32_t frames, double budget, const c
 
 int main(int argc, char **argv) {
   const char *out = "build/demo", *uri = NULL;
+  int vm = 0;
   uint32_t frames = DEFAULT_FRAMES;
   double budget = 55;
   for (int i = 1; i < argc; i++) {
@@ -462,6 +505,8 @@ int main(int argc, char **argv) {
     if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
       usage(stdout);
       return 0;
+    } else if (!strcmp(a, "--vm")) {
+      vm = 1;
     } else if (!strcmp(a, "--out") && v) {
       out = v;
       i++;
@@ -492,6 +537,7 @@ int main(int argc, char **argv) {
   }
   demo *d = calloc(1, sizeof *d);
   if (!d) return 3;
+  d->vm = vm;
   int rc = run(d, out, frames, budget, uri);
   if (d->ctx) sgpu_destroy_context(d->ctx);
   if (d->dev) sgpu_close(d->dev);
@@ -529,21 +575,50 @@ static int run(demo *d, const char *out, uint32_t frames, double budget, const c
   }
   printf("sgpu-demo: device %s, hw %u.%u, %u nodes, %u sources, %u bytes of GPU memory\n", info.transport,
          info.hw_version_major, info.hw_version_minor, info.node_count, info.source_count, info.mem_size);
-  if ((rc = sgpu_create_context(d->dev, 0, &d->ctx))) return fail(d, rc, "creating a context");
-  uint64_t a;
-  for (int k = 0; k < 2; k++) {
-    if ((rc = sgpu_alloc(d->dev, SGPU_SEGMENT_LOCAL, FB_BYTES, 4096, &a))) return fail(d, rc, "allocating a framebuffer");
-    d->fb[k] = (uint32_t)a;
+  if (d->vm) {
+    if (!info.has_vm) {
+      fprintf(stderr, "sgpu-demo: --vm: the device has no GPU virtual memory (CAPS.VM = 0)\n");
+      return 3;
+    }
+    rc = sgpu_create_context_vm(d->dev, 0, &d->ctx);
+  } else {
+    rc = sgpu_create_context(d->dev, 0, &d->ctx);
   }
-  if ((rc = sgpu_alloc(d->dev, SGPU_SEGMENT_LOCAL, SPRITE * SPRITE * 2, 256, &a))) return fail(d, rc, "allocating the sprite sheet");
-  d->sheet = (uint32_t)a;
+  if (rc) return fail(d, rc, "creating a context");
+  /* with --vm every buffer is whole pages, so that it can be mapped */
+  uint32_t fb_alloc = d->vm ? PAGE_ROUND(FB_BYTES) : FB_BYTES;
+  uint32_t sheet_alloc = d->vm ? PAGE_ROUND(SPRITE * SPRITE * 2) : SPRITE * SPRITE * 2;
+  uint64_t a, va;
+  for (int k = 0; k < 2; k++) {
+    if ((rc = sgpu_alloc(d->dev, SGPU_SEGMENT_LOCAL, fb_alloc, 4096, &a))) return fail(d, rc, "allocating a framebuffer");
+    d->fb[k] = d->gfb[k] = (uint32_t)a;
+  }
+  if ((rc = sgpu_alloc(d->dev, SGPU_SEGMENT_LOCAL, sheet_alloc, d->vm ? 4096 : 256, &a)))
+    return fail(d, rc, "allocating the sprite sheet");
+  d->sheet = d->gsheet = (uint32_t)a;
   uint64_t scratch;
   if ((rc = sgpu_alloc(d->dev, SGPU_SEGMENT_LOCAL, 4096, 4096, &scratch))) return fail(d, rc, "allocating scratch memory");
+  uint32_t gscratch = (uint32_t)scratch;
+  if (d->vm) {
+    for (int k = 0; k < 2; k++) {
+      if ((rc = sgpu_map(d->ctx, d->fb[k], fb_alloc, SGPU_MAP_WRITE, &va))) return fail(d, rc, "mapping a framebuffer");
+      d->gfb[k] = (uint32_t)va;
+      if ((rc = sgpu_alloc(d->dev, SGPU_SEGMENT_LOCAL, CMD_BYTES_VM, 4096, &d->cmd_pa[k])) ||
+          (rc = sgpu_map(d->ctx, d->cmd_pa[k], CMD_BYTES_VM, SGPU_MAP_READ, &d->cmd_va[k])))
+        return fail(d, rc, "making a command buffer");
+    }
+    if ((rc = sgpu_map(d->ctx, d->sheet, sheet_alloc, SGPU_MAP_WRITE, &va))) return fail(d, rc, "mapping the sheet");
+    d->gsheet = (uint32_t)va;
+    if ((rc = sgpu_map(d->ctx, scratch, 4096, SGPU_MAP_WRITE, &va))) return fail(d, rc, "mapping scratch memory");
+    gscratch = (uint32_t)va;
+    printf("sgpu-demo: VM context: framebuffers at va 0x%x, 0x%x, sheet at va 0x%x\n", d->gfb[0], d->gfb[1],
+           d->gsheet);
+  }
   sgpu_cmdbuf_init(&d->cb, d->cmd, sizeof d->cmd);
 
   /* Set-up stream, assembled from text. */
-  const sgpu_asm_symbol syms[] = {{"FB0", d->fb[0]}, {"FB1", d->fb[1]}, {"SHEET", d->sheet},
-                                  {"SCRATCH", (uint32_t)scratch}};
+  const sgpu_asm_symbol syms[] = {{"FB0", d->gfb[0]}, {"FB1", d->gfb[1]}, {"SHEET", d->gsheet},
+                                  {"SCRATCH", gscratch}};
   sgpu_asm_options ao = {0, syms, sizeof syms / sizeof syms[0]};
   uint32_t *setup = NULL;
   size_t nsetup = 0;
@@ -606,7 +681,7 @@ static int run(demo *d, const char *out, uint32_t frames, double budget, const c
    * picture k-1 (iteration 0's shows the set-up's cleared buffer: skipped). */
   for (uint32_t k = 0; k <= frames; k++) {
     if (k < frames) {
-      uint32_t back = d->fb[(k + 1) % 2]; /* FB0 is on screen at the start */
+      uint32_t back = d->gfb[(k + 1) % 2]; /* FB0 is on screen at the start */
       if ((rc = draw_frame(d, back, (int)k)) || (rc = flush(d))) break;
       uint32_t words[4];
       sgpu_cmdbuf fcb;

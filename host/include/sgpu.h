@@ -147,6 +147,8 @@ typedef struct sgpu_info {
   uint32_t has_time_slice;           /* CAPS.TIME_SLICE: each node has a second normal ring,
                                         the two take turns (sgpu_set_time_slice); 0: contexts
                                         of equal priority run in submission order */
+  uint32_t has_vm;                   /* CAPS.VM: GPU virtual memory (sgpu_create_context_vm,
+                                        sgpu_map); 0: physical contexts only */
 } sgpu_info;
 
 int sgpu_query_info(sgpu_device *dev, sgpu_info *info);
@@ -249,6 +251,50 @@ int sgpu_create_context(sgpu_device *dev, uint32_t node_ordinal, sgpu_context **
 int sgpu_create_context_windowed(sgpu_device *dev, uint32_t node_ordinal, uint32_t window_base,
                                  uint32_t window_size, sgpu_context **ctx);
 void sgpu_destroy_context(sgpu_context *ctx);
+
+/* GPU virtual memory (docs/vm.md; a device with CAPS.VM: sgpu_info.has_vm).
+ *
+ * sgpu_create_context_vm makes a context with its own 32-bit GPU virtual
+ * address space, empty at first: a page directory (and, on demand, page
+ * tables) in GPU memory the library reserves (sgpu_get_areas lists them;
+ * no context can map them, sgpu_write refuses them).  Its command buffers'
+ * addresses are virtual; every access is translated and checked by the
+ * hardware (page faults: SGPU_FAULT_PAGE_NOT_PRESENT, _PAGE_PROTECTION).
+ * SGPU_ERROR_NOT_SUPPORTED without CAPS.VM and through sgpud.
+ *
+ * sgpu_map maps [address, address + size) of one allocation of segment 1
+ * or 2 (sgpu_alloc; page-aligned address and size, else
+ * SGPU_ERROR_PAGE_ALIGNMENT) into the context with SGPU_MAP_READ and/or
+ * SGPU_MAP_WRITE (WRITE implies readable) and returns the virtual address
+ * the library chose in *gpu_va: a run of free pages inside
+ * [SGPU_PAGE_BYTES, mem_size), never page 0 (SGPU_ERROR_OUT_OF_VA_SPACE when
+ * none is large enough).  An allocation may be mapped into several contexts,
+ * and several times into one.  New mappings take effect at once, even for
+ * work already queued.  Refused: a physical context (NOT_VM_CONTEXT), a
+ * range that is not inside one allocation (NOT_ALLOCATED), access 0 or
+ * unknown bits (INVALID_PARAM).
+ *
+ * sgpu_unmap removes whole mapped pages [gpu_va, gpu_va + size) (any of them
+ * not mapped: SGPU_ERROR_NOT_MAPPED, nothing changed).  It is refused with
+ * SGPU_ERROR_BUSY while the context has submissions not completed (queued,
+ * running or preempted): they were validated against the mappings they
+ * would lose; wait for its fences first.  The library then makes the
+ * hardware forget the pages: a ring whose current context it is gets a
+ * TLB_INVALIDATE (or, without ring room, the context's next submission a
+ * CONTEXT again), so the old addresses fault from its next work on.
+ *
+ * sgpu_free of an allocation still mapped in a VM context is refused
+ * (SGPU_ERROR_BUSY, the number of mappings named): unmap it first.
+ * sgpu_destroy_context of a VM context drops its mappings; its tables go
+ * back to the free memory unless it still has work queued (then they stay
+ * reserved until sgpu_close, so that work never walks reused memory). */
+#define SGPU_MAP_READ 0x1u
+#define SGPU_MAP_WRITE 0x2u /* implies READ */
+int sgpu_create_context_vm(sgpu_device *dev, uint32_t node_ordinal, sgpu_context **ctx);
+int sgpu_map(sgpu_context *ctx, uint64_t address, uint64_t size, uint32_t access, uint64_t *gpu_va);
+int sgpu_unmap(sgpu_context *ctx, uint64_t gpu_va, uint64_t size);
+/* 1 for a context made by sgpu_create_context_vm */
+int sgpu_context_is_vm(const sgpu_context *ctx);
 uint32_t sgpu_context_id(const sgpu_context *ctx);   /* hardware id (>= 1) */
 uint32_t sgpu_context_node(const sgpu_context *ctx);
 
@@ -366,7 +412,20 @@ typedef union sgpu_submit_flags {
  *                                must advance (wrap-around compare) per node
  *   vidpn_source_id              only with Flip / FlipWithNoWait; < sources
  *   flip_interval                sgpu_flip_interval; only with Flip
- *   engine_ordinal, dma_buffer_virtual_address   reserved, must be 0
+ *   engine_ordinal               reserved, must be 0
+ *   dma_buffer_virtual_address   a physical context: must be 0 (SUBMIT_VIRTUAL_ADDRESS).
+ *                                A VM context (sgpu_create_context_vm): the start of the
+ *                                whole buffer in the context's address space (as
+ *                                dma_buffer_physical_address otherwise; the offsets apply to
+ *                                it); every page of [va + start, va + end) must be mapped
+ *                                there, else SGPU_ERROR_NOT_MAPPED naming the address and
+ *                                nothing is queued.  dma_buffer_segment_id and
+ *                                dma_buffer_physical_address are then not used (the pages
+ *                                are found through the context's tables; nothing is staged),
+ *                                the packets' addresses are virtual and checked page by page
+ *                                (SGPU_ERROR_PACKET_PAGE_NOT_PRESENT / _PAGE_PROTECTION); the
+ *                                ring gets CONTEXT(VM, its page directory) when it switches to
+ *                                the context and INDIRECT(the virtual address)
  *   node_ordinal                 < nodes, equal to the context's node */
 typedef struct sgpu_submit_command_args {
   sgpu_context *context;
@@ -416,7 +475,8 @@ typedef union sgpu_validate_submit_command_flags {
 } sgpu_validate_submit_command_flags;
 
 typedef struct sgpu_validate_submit_command_args {
-  uint64_t commands;        /* GPU address of the command buffer */
+  uint64_t commands;        /* GPU address of the command buffer (for a VM context: its virtual
+                               address there, every page mapped, else SGPU_ERROR_NOT_MAPPED) */
   uint32_t command_length;  /* bytes */
   sgpu_validate_submit_command_flags flags;
   uint32_t context_count;   /* 1..SGPU_MAX_BROADCAST_CONTEXT */
@@ -468,7 +528,8 @@ typedef struct sgpu_event {
   uint32_t flags;           /* the submission's flags value */
   /* DMA_FAULTED */
   uint32_t fault_reason;    /* SGPU_FAULT_* */
-  uint32_t fault_address;   /* address of the faulting packet header */
+  uint32_t fault_address;   /* address of the faulting packet header (in a VM context's
+                               buffer: its virtual address) */
   uint32_t fault_opcode;    /* the faulting header word */
   /* CRTC_VSYNC */
   uint32_t source_id;
@@ -491,7 +552,18 @@ typedef struct sgpu_event {
   /* DMA events: the ring they came from, SGPU_PRIORITY_NORMAL or _HIGH
    * (last_completed_fence_id is that ring's) */
   uint32_t priority;
+  /* DMA_FAULTED with fault_reason SGPU_FAULT_PAGE_NOT_PRESENT / _PAGE_PROTECTION (a VM
+   * context; FAULT_VA, FAULT_ACCESS): the virtual address of the access's first byte in
+   * the page that faulted, the access (SGPU_ACCESS_*) and the unit (SGPU_UNIT_*) */
+  uint64_t fault_va;
+  uint32_t fault_access;
+  uint32_t fault_unit;
 } sgpu_event;
+#define SGPU_ACCESS_FETCH SGPU_HW_ACCESS_FETCH /* command fetch (an INDIRECT buffer) */
+#define SGPU_ACCESS_READ SGPU_HW_ACCESS_READ   /* WAIT_MEM, COPY source, FLIP */
+#define SGPU_ACCESS_WRITE SGPU_HW_ACCESS_WRITE /* FENCE, WRITE_DATA, TIMESTAMP, FILL, COPY dst */
+#define SGPU_UNIT_CP SGPU_HW_UNIT_CP           /* the command processor */
+#define SGPU_UNIT_2D SGPU_HW_UNIT_2D           /* the 2D engine (FILL, COPY) */
 
 /* Next event, waiting up to timeout_ms (0 = poll).  SGPU_ERROR_TIMEOUT when none. */
 int sgpu_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_ms);

@@ -58,6 +58,7 @@ int sgpu__seg_insert(sgpu_device *dev, sgpu_segment *seg, size_t i, uint64_t add
   seg->blocks[i].addr = addr;
   seg->blocks[i].size = size;
   seg->blocks[i].internal = (uint32_t)internal;
+  seg->blocks[i].maps = 0;
   seg->blocks[i].host = host;
   seg->count++;
   seg->used += ((uint64_t)size + 3) & ~3ull;
@@ -83,6 +84,36 @@ sgpu_block *sgpu__host_block(sgpu_device *dev, uint64_t addr, uint64_t size) {
   /* addr >= b->addr here; compare lengths, which cannot wrap. */
   if (size > b->size || addr - b->addr > b->size - size) return NULL;
   return b;
+}
+
+sgpu_block *sgpu__gpu_block(sgpu_device *dev, uint64_t addr, uint64_t size) {
+  for (uint32_t s = SGPU_SEGMENT_LOCAL; s < SGPU_SEGMENT_COUNT; s++) {
+    sgpu_segment *seg = &dev->seg[s];
+    for (size_t i = 0; i < seg->count; i++) {
+      sgpu_block *b = &seg->blocks[i];
+      if (b->addr > addr) break;
+      if (!b->internal && size <= b->size && addr - b->addr <= b->size - size) return b;
+    }
+  }
+  return NULL;
+}
+
+static void seg_remove(sgpu_segment *seg, size_t i) {
+  free(seg->blocks[i].host);
+  seg->used -= (seg->blocks[i].size + 3ull) & ~3ull;
+  memmove(&seg->blocks[i], &seg->blocks[i + 1], (seg->count - i - 1) * sizeof *seg->blocks);
+  seg->count--;
+}
+
+void sgpu__seg_free_internal(sgpu_device *dev, uint64_t addr) {
+  for (uint32_t s = SGPU_SEGMENT_LOCAL; s < SGPU_SEGMENT_COUNT; s++) {
+    sgpu_segment *seg = &dev->seg[s];
+    for (size_t i = 0; i < seg->count; i++)
+      if (seg->blocks[i].addr == addr && seg->blocks[i].internal) {
+        seg_remove(seg, i);
+        return;
+      }
+  }
 }
 
 const sgpu_block *sgpu__reserved_block(const sgpu_device *dev, uint64_t addr, uint64_t size) {
@@ -190,10 +221,14 @@ int sgpu_free(sgpu_device *dev, uint64_t address) {
     sgpu_segment *seg = &dev->seg[s];
     for (size_t i = 0; i < seg->count; i++) {
       if (seg->blocks[i].addr != address || seg->blocks[i].internal) continue;
-      free(seg->blocks[i].host);
-      seg->used -= (seg->blocks[i].size + 3ull) & ~3ull;
-      memmove(&seg->blocks[i], &seg->blocks[i + 1], (seg->count - i - 1) * sizeof *seg->blocks);
-      seg->count--;
+      if (seg->blocks[i].maps) { /* a VM context's tables still point at it */
+        uint32_t m = seg->blocks[i].maps;
+        sgpu__unlock(dev);
+        return sgpu__fail(dev, SGPU_ERROR_BUSY,
+                          "allocation 0x%llx is still mapped %u time%s in VM contexts: sgpu_unmap it first",
+                          (unsigned long long)address, m, m == 1 ? "" : "s");
+      }
+      seg_remove(seg, i);
       sgpu__unlock(dev);
       return 0;
     }

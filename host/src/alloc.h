@@ -20,6 +20,11 @@ sgpu_block *sgpu__host_block(sgpu_device *dev, uint64_t addr, uint64_t size);
 const sgpu_block *sgpu__reserved_block(const sgpu_device *dev, uint64_t addr, uint64_t size);
 /* What a reserved block is: "node 0's ring", "the boot identity block"... */
 void sgpu__block_name(const sgpu_device *dev, const sgpu_block *b, char *buf, size_t size);
+/* The block of segment 1 or 2 allocated with sgpu_alloc (not the library's)
+ * that holds [addr, addr+size), or NULL. */
+sgpu_block *sgpu__gpu_block(sgpu_device *dev, uint64_t addr, uint64_t size);
+/* Free a block the library reserved (internal) that starts at addr. */
+void sgpu__seg_free_internal(sgpu_device *dev, uint64_t addr);
 /* Free every block and list (closing the device). */
 void sgpu__seg_free_all(sgpu_device *dev);
 

@@ -16,6 +16,7 @@
 #include "remote.h"
 #include "ring.h"
 #include "shadow.h"
+#include "vm.h"
 
 /* ------------------------------------------------------------ open / close */
 static void free_device(sgpu_device *dev) {
@@ -196,8 +197,12 @@ void sgpu_close(sgpu_device *dev) {
   dev->tr->ops->reg_write(dev->tr, SGPU_REG_INT_ENABLE, 0);
   for (uint32_t n = 0; n < dev->rings; n++)
     dev->tr->ops->reg_write(dev->tr, SGPU_NODE_REG(n, SGPU_NREG_CONTROL), 0);
-  /* Contexts outlive their device only to be destroyed. */
-  for (sgpu_context *c = dev->contexts; c; c = c->next) c->dev = NULL;
+  /* Contexts outlive their device only to be destroyed (a VM context's
+   * tables go with the device). */
+  for (sgpu_context *c = dev->contexts; c; c = c->next) {
+    if (c->vm) sgpu__vm_release(dev, c);
+    c->dev = NULL;
+  }
   free_device(dev);
 }
 
@@ -228,6 +233,7 @@ int sgpu_query_info(sgpu_device *dev, sgpu_info *info) {
   info->clock_hz = dev->clock_hz;
   info->has_priority = SGPU_FIELD_GET(CAPS_PRIORITY, dev->caps);
   info->has_time_slice = dev->rings > 2 * dev->nodes;
+  info->has_vm = SGPU_FIELD_GET(CAPS_VM, dev->caps);
   sgpu__lock(dev);
   for (uint32_t s = 0; s < SGPU_SEGMENT_COUNT; s++) {
     info->segment[s].base = dev->seg[s].base;
@@ -282,6 +288,27 @@ int sgpu_create_context(sgpu_device *dev, uint32_t node_ordinal, sgpu_context **
   return sgpu_create_context_windowed(dev, node_ordinal, 0, dev->mem_size, ctx);
 }
 
+int sgpu_create_context_vm(sgpu_device *dev, uint32_t node_ordinal, sgpu_context **ctx) {
+  if (!dev || !ctx) return SGPU_ERROR_INVALID_PARAM;
+  *ctx = NULL;
+  SGPU__NOT_CARRIED(dev, "sgpu_create_context_vm");
+  if (!SGPU_FIELD_GET(CAPS_VM, dev->caps))
+    return sgpu__fail(dev, SGPU_ERROR_NOT_SUPPORTED,
+                      "this device has no GPU virtual memory (CAPS.VM is 0): use sgpu_create_context");
+  sgpu_context *c = NULL;
+  int r = sgpu_create_context(dev, node_ordinal, &c);
+  if (r) return r;
+  sgpu__lock(dev);
+  r = sgpu__vm_new(dev, c);
+  sgpu__unlock(dev);
+  if (r) {
+    sgpu_destroy_context(c);
+    return r;
+  }
+  *ctx = c;
+  return 0;
+}
+
 void sgpu_destroy_context(sgpu_context *ctx) {
   if (!ctx || ctx->magic != SGPU_CONTEXT_MAGIC) return;
   sgpu_device *dev = ctx->dev;
@@ -294,6 +321,7 @@ void sgpu_destroy_context(sgpu_context *ctx) {
     if (ctx->prev) ctx->prev->next = ctx->next;
     else dev->contexts = ctx->next;
     if (ctx->next) ctx->next->prev = ctx->prev;
+    if (ctx->vm) sgpu__vm_release(dev, ctx);
     sgpu__unlock(dev);
   }
   ctx->magic = 0;

@@ -36,6 +36,14 @@ int sgpu__service_irq(sgpu_device *dev) {
       ev.fault_reason = reason;
       ev.fault_address = addr;
       ev.fault_opcode = hdr;
+      if (reason == SGPU_FAULT_PAGE_NOT_PRESENT || reason == SGPU_FAULT_PAGE_PROTECTION) {
+        uint32_t va = 0, acc = 0;
+        sgpu__reg_read(dev, nreg(n, SGPU_NREG_FAULT_VA), &va);
+        sgpu__reg_read(dev, nreg(n, SGPU_NREG_FAULT_ACCESS), &acc);
+        ev.fault_va = va;
+        ev.fault_access = SGPU_FIELD_GET(FAULT_ACCESS_ACCESS, acc);
+        ev.fault_unit = SGPU_FIELD_GET(FAULT_ACCESS_UNIT, acc);
+      }
       ev.fence_id = fence;
       ev.last_completed_fence_id = (uint32_t)nd->completed64;
       if (!hit) ev.fence_id64 = nd->completed64 + (uint32_t)(fence - (uint32_t)nd->completed64);

@@ -26,6 +26,7 @@ typedef struct sgpu_block {
   uint64_t addr;
   uint32_t size;
   uint32_t internal; /* owned by the library; sgpu_free refuses it */
+  uint32_t maps;     /* mappings of it in VM contexts (vm.c); sgpu_free refuses it while > 0 */
   uint8_t *host;     /* segment 0: the host memory */
 } sgpu_block;
 
@@ -53,7 +54,8 @@ typedef struct sgpu_pending {
   uint32_t stage_end; /* staging head after its allocation */
   /* What an engine reset needs to put it on the ring again (recovery.c) */
   uint32_t owner;     /* sgpu_context_id of its context (0: none) */
-  uint32_t ctx_id, win_base, win_size; /* its CONTEXT packet */
+  uint32_t ctx_id, win_base, win_size; /* its CONTEXT packet; win_size bit 0: a VM context
+                                          (SGPU__WIN_VM) */
   uint32_t ib_addr, len, skip;         /* its INDIRECT (the staged copy) */
   uint32_t dropped;   /* aborted by a reset: only its fence is left on the ring */
   uint32_t rest_off;  /* a resumed one: bytes of its buffer that ran before (ib_addr, len: the rest) */
@@ -122,6 +124,17 @@ static inline uint32_t sgpu__ring_of(uint32_t nodes, uint32_t rings, uint32_t n,
 
 #define SGPU_CONTEXT_MAGIC 0x43545854u /* "CTXT" */
 
+/* A VM context's ring job and queue entry carry win_base = its page
+ * directory and win_size = SGPU_PAGE_BYTES | SGPU__WIN_VM: a physical
+ * window's size is 4-aligned, so bit 0 marks the CONTEXT's VM flag without
+ * a field more on the submission path (ring.c strips it). */
+#define SGPU__WIN_VM 1u
+/* sgpu_context.off_path: what takes a submission off the fast path (one
+ * test in submit.c) */
+#define SGPU__CTX_BANNED 1u
+#define SGPU__CTX_VM 2u
+struct sgpu_vm; /* vm.c: a VM context's address space */
+
 struct sgpu_context {
   uint32_t magic;
   sgpu_device *dev;   /* NULL once the device is closed */
@@ -130,6 +143,8 @@ struct sgpu_context {
   uint32_t ring;      /* the ring block its submissions go to: dev->node[ring] */
   uint32_t guilty;    /* engine resets it was found guilty of */
   int banned;         /* guilty ban_threshold times: its submissions are refused */
+  uint32_t off_path;  /* SGPU__CTX_BANNED | SGPU__CTX_VM: its submissions leave the fast path */
+  struct sgpu_vm *vm; /* a VM context's address space (vm.h), else NULL */
   /* access.h: the ranges its packets may reach (NULL: any the window allows) */
   int (*access)(void *user, uint64_t address, uint64_t size, int write, char *why, size_t why_size);
   void *access_user;

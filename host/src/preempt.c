@@ -310,7 +310,10 @@ int sgpu__preempted_match(sgpu_device *dev, uint32_t n, const sgpu_submit_comman
                       sgpu__ring_name_suffix(dev, n));
   const sgpu_preempted *e = &nd->pre[0];
   uint32_t len = a->dma_buffer_submission_end_offset - a->dma_buffer_submission_start_offset;
-  uint32_t addr = (uint32_t)a->dma_buffer_physical_address + a->dma_buffer_submission_start_offset;
+  /* a VM context's buffer is named by its virtual address */
+  uint64_t base = a->context && (a->context->off_path & SGPU__CTX_VM) ? a->dma_buffer_virtual_address
+                                                                      : a->dma_buffer_physical_address;
+  uint32_t addr = (uint32_t)base + a->dma_buffer_submission_start_offset;
   const char *what = a->submission_fence_id != e->fence32 ? "fence id"
                      : len != e->len                     ? "length"
                      : owner != e->owner                 ? "context"

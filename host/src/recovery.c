@@ -113,6 +113,7 @@ static int reset_node(sgpu_device *dev, uint32_t n, uint32_t *last_aborted, int 
     c->guilty++;
     if (dev->ban_threshold && c->guilty >= dev->ban_threshold && !c->banned) {
       c->banned = 1;
+      c->off_path |= SGPU__CTX_BANNED;
       ev.banned = 1;
     }
     ev.context_id = c->id;

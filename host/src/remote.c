@@ -582,6 +582,10 @@ int sgpu__remote_refused(sgpu_device *dev, const char *fn) {
   else if (!strcmp(fn, "sgpu_set_time_slice"))
     why = "the server keeps each node's programs' fences in one order, which a second normal "
           "ring completing ahead of the first would break; its nodes keep quantum 0";
+  else if (!strncmp(fn, "sgpu_map", 8) || !strcmp(fn, "sgpu_unmap") ||
+           !strcmp(fn, "sgpu_create_context_vm"))
+    why = "GPU virtual memory (VM contexts, their page tables and mappings) is not carried by "
+          "the server yet; use physical contexts (sgpu_create_context)";
   else if (!strcmp(fn, "sgpu_preempt"))
     why = "the node runs other programs' work too, which a preemption would stop and leave for "
           "them to send again";

@@ -149,10 +149,12 @@ __attribute__((always_inline)) static inline int ring_write(sgpu_device *dev, ui
 /* p's CONTEXT packet into ring[0..3]; the node's context is then p's. */
 __attribute__((always_inline)) static inline uint32_t put_context(const sgpu_device *dev, sgpu_node *nd,
                                                                  const sgpu_pending *p, uint32_t *ring) {
-  ring[0] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0);
+  /* a VM context: win_size bit 0 (SGPU__WIN_VM), base its page directory */
+  uint32_t vm = p->ctx_id ? p->win_size & SGPU__WIN_VM : 0;
+  ring[0] = SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, vm ? SGPU_CONTEXT_FLAG_VM : 0);
   ring[1] = p->ctx_id;
   ring[2] = p->ctx_id ? p->win_base : 0;
-  ring[3] = p->ctx_id ? p->win_size : dev->mem_size;
+  ring[3] = p->ctx_id ? p->win_size & ~SGPU__WIN_VM : dev->mem_size;
   nd->cur_ctx_id = p->ctx_id;
   nd->ctx_known = 1;
   return 4;
@@ -337,6 +339,25 @@ int sgpu__ring_try_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job
   if (r <= 0) return r;
   r = ring_emit(dev, n, job, need_ctx, stage_bytes, stage_off);
   return r ? r : 1;
+}
+
+/* A TLB_INVALIDATE in ring n if the ring's current context is ctx_id (its
+ * TLB may hold that context's translations); else nothing: the context's
+ * next work on the ring comes after a CONTEXT, which forgets them too.
+ * Without ring room the ring forgets which context it has, so that the
+ * context's next submission carries a CONTEXT again. */
+int sgpu__ring_invalidate(sgpu_device *dev, uint32_t n, uint32_t ctx_id) {
+  sgpu_node *nd = &dev->node[n];
+  if (!nd->ctx_known || nd->cur_ctx_id != ctx_id) return 0;
+  int r = nd->faulted ? 0 : ring_free(dev, nd, n, 4);
+  if (r < 0) return r;
+  if (r == 0) {
+    nd->ctx_known = 0;
+    return 0;
+  }
+  uint32_t pkt = SGPU_PKT_HEADER(SGPU_OP_TLB_INVALIDATE, 0, 0);
+  if ((r = ring_write(dev, n, &pkt, 1))) return r;
+  return doorbell(dev, n);
 }
 
 /* ------------------------------------------------------------ program */

@@ -41,6 +41,10 @@ int sgpu__retire(sgpu_device *dev, uint32_t n);
  * queued submission goes back on the ring in order (a dropped one as its
  * bare FENCE) and the doorbell rings once. */
 int sgpu__ring_restart(sgpu_device *dev, uint32_t n);
+/* After page-table entries of context ctx_id were cleared or made
+ * read-only: ring n forgets the context's translations before its next
+ * work (a TLB_INVALIDATE when the ring's current context is ctx_id). */
+int sgpu__ring_invalidate(sgpu_device *dev, uint32_t n, uint32_t ctx_id);
 const sgpu_pending *sgpu__ring_oldest(sgpu_node *nd);
 /* The i-th queued submission, oldest first (NULL past the end). */
 sgpu_pending *sgpu__ring_at(sgpu_node *nd, size_t i);

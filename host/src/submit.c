@@ -12,6 +12,7 @@
 #include "preempt.h"
 #include "ring.h"
 #include "shadow.h"
+#include "vm.h"
 
 /* The walk of one submission's (or validation's) packets. */
 typedef struct sgpu_walk {
@@ -22,6 +23,7 @@ typedef struct sgpu_walk {
   uint32_t source, interval;
   uint32_t flips;
   const sgpu_context *ctx; /* its access check (access.h), when it has one */
+  sgpu_pkt_vm *vm;      /* a VM context's tables: page checks, nested buffers read through them */
 } sgpu_walk;
 
 /* ------------------------------------------------------------ packet walk */
@@ -114,11 +116,25 @@ __attribute__((noinline, cold)) static int access_walk(sgpu_walk *w, const uint3
 }
 
 static int walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t report_base,
+                const char *what, uint32_t level);
+
+/* A nested buffer of a VM context: its virtual pages (the checker found
+ * them mapped) gathered, then walked; the report names virtual addresses. */
+__attribute__((noinline, cold)) static int walk_nested_vm(sgpu_walk *w, uint32_t addr, uint32_t len,
+                                                         uint32_t level) {
+  uint32_t *nb = NULL;
+  int r = sgpu__vm_fetch(w->dev, w->ctx, addr, len, "nested buffer", &nb);
+  if (r == 0) r = walk(w, nb, len / 4, addr, "nested IB packet at virtual address", level + 1);
+  free(nb);
+  return r;
+}
+
+static int walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t report_base,
                 const char *what, uint32_t level) {
   /* CAPS.IB_DEPTH: a build may nest fewer INDIRECT levels than the
    * interface's MAX_IB_DEPTH (0, from a build before the field: all of them) */
   sgpu_pkt_env env = {w->dev->mem_size, w->dev->sources, level, w->windowed, w->win_base, w->win_end,
-                      SGPU_FIELD_GET(CAPS_IB_DEPTH, w->dev->caps), NULL};
+                      SGPU_FIELD_GET(CAPS_IB_DEPTH, w->dev->caps), w->vm};
   uint32_t i = 0;
   while (i < nwords) {
     const uint32_t *pkt = &words[i];
@@ -139,6 +155,12 @@ static int walk(sgpu_walk *w, const uint32_t *words, uint32_t nwords, uint64_t r
       if (w->ctx && w->ctx->access) {
         int r = check_access(w, pkt, i, report_base, what);
         if (r) return r;
+      }
+      if (__builtin_expect(w->vm != NULL, 0)) {
+        int r = walk_nested_vm(w, addr, len, level);
+        if (r) return r;
+        i += 1 + cnt;
+        continue;
       }
       int r = sgpu__shadow_view(w->dev, addr, len, &nb);
       if (r == 0) r = walk(w, nb, len / 4, addr, "nested IB packet at address", level + 1);
@@ -168,11 +190,13 @@ static int onto_ring(sgpu_device *dev, const void *v) {
 }
 
 /* Onto node n's ring: at once when it has room, else waiting for room with
- * the lock held (nothing else may take it meanwhile).  A resumed one
+ * the lock held (nothing else may take it meanwhile).  Inlined: a call
+ * more is measurable on the submission path (test_submit_cost.sh).  A resumed one
  * (resume: a preempted submission sent again) leaves the node's preempted
  * list once it is on the ring. */
-static int ring_submit(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job,
-                       const sgpu_preempted *resume) {
+__attribute__((always_inline)) static inline int ring_submit(sgpu_device *dev, uint32_t n,
+                                                            const sgpu_ring_job *job,
+                                                            const sgpu_preempted *resume) {
   int r = try_ring(dev, n, job, resume);
   if (r != 0) return r < 0 ? r : 0;
   dev->stats.ring_waits++;
@@ -223,9 +247,20 @@ __attribute__((noinline)) static int check_display_fields(sgpu_device *dev,
   return 0;
 }
 
-/* Field checks of sgpu_submit_command_args, one code per rule, first broken wins. */
-static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgpu_context **ctxp,
-                        const sgpu_preempted **resume) {
+/* check_fields_of's answer for a VM context on the fast path: submit_vm
+ * takes the submission (positive: never an error code). */
+#define SUBMIT_VM_PATH 1
+
+/* Field checks of sgpu_submit_command_args, one code per rule, first broken
+ * wins.  vm (a constant): the checks of a VM context's submission, where
+ * dma_buffer_virtual_address names the buffer (submit_vm); 0: a VM context
+ * answers SUBMIT_VM_PATH, from the one test that also catches a banned
+ * context, so that the physical path pays nothing for VM. */
+__attribute__((always_inline)) static inline int check_fields_of(sgpu_device *dev,
+                                                                const sgpu_submit_command_args *a,
+                                                                sgpu_context **ctxp,
+                                                                const sgpu_preempted **resume,
+                                                                const int vm) {
   sgpu_submit_flags f = a->flags;
   if (f.value & SGPU_SUBMIT_RESERVED_MASK)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_RESERVED_FLAGS, "flags 0x%x: reserved bits 0x%x set",
@@ -247,10 +282,13 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
   if (c && c->dev != dev)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_CONTEXT_DEVICE, "context %u belongs to another device",
                       c->id);
-  if (c && c->banned)
-    return sgpu__fail(dev, SGPU_ERROR_CONTEXT_BANNED,
-                      "context %u is banned: it was found guilty of %u engine resets", c->id, c->guilty);
-  if (__builtin_expect((a->engine_ordinal | a->dma_buffer_virtual_address) != 0, 0)) {
+  if (c && c->off_path) {
+    if (c->banned)
+      return sgpu__fail(dev, SGPU_ERROR_CONTEXT_BANNED,
+                        "context %u is banned: it was found guilty of %u engine resets", c->id, c->guilty);
+    if (!vm) return SUBMIT_VM_PATH;
+  }
+  if (__builtin_expect((a->engine_ordinal | (vm ? 0 : a->dma_buffer_virtual_address)) != 0, 0)) {
     if (a->engine_ordinal)
       return sgpu__fail(dev, SGPU_ERROR_SUBMIT_ENGINE_ORDINAL, "engine_ordinal is %u, must be 0",
                         a->engine_ordinal);
@@ -266,18 +304,25 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
                       "node_ordinal %u, but context %u was created on node %u", a->node_ordinal,
                       c->id, c->node);
   uint32_t s = a->dma_buffer_segment_id;
-  if (s >= SGPU_SEGMENT_COUNT)
+  uint32_t so = a->dma_buffer_submission_start_offset, eo = a->dma_buffer_submission_end_offset;
+  uint64_t pa = a->dma_buffer_physical_address, size = a->dma_buffer_size;
+  if (vm) {
+    /* the buffer is the context's (virtual): no segment, no physical address */
+    if ((a->dma_buffer_virtual_address | so | eo) & 3)
+      return sgpu__fail(dev, SGPU_ERROR_SUBMIT_OFFSET_ALIGN,
+                        "buffer at virtual address 0x%llx start offset %u end offset %u: not all "
+                        "4-byte aligned",
+                        (unsigned long long)a->dma_buffer_virtual_address, so, eo);
+  } else if (s >= SGPU_SEGMENT_COUNT)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_SEGMENT_ID, "dma_buffer_segment_id %u is not 0, 1 or 2",
                       s);
-  uint64_t pa = a->dma_buffer_physical_address, size = a->dma_buffer_size;
-  if (s == SGPU_SEGMENT_SYSTEM ? !sgpu__host_block(dev, pa, size)
-                               : (pa < dev->seg[s].base || size > dev->seg[s].size ||
-                                  pa - dev->seg[s].base > dev->seg[s].size - size))
+  else if (s == SGPU_SEGMENT_SYSTEM ? !sgpu__host_block(dev, pa, size)
+                                    : (pa < dev->seg[s].base || size > dev->seg[s].size ||
+                                       pa - dev->seg[s].base > dev->seg[s].size - size))
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_BUFFER_ADDRESS,
                       "DMA buffer 0x%llx+%u is not inside %s %u", (unsigned long long)pa,
                       a->dma_buffer_size, s ? "segment" : "a host allocation of segment", s);
-  uint32_t so = a->dma_buffer_submission_start_offset, eo = a->dma_buffer_submission_end_offset;
-  if ((pa | so | eo) & 3)
+  else if ((pa | so | eo) & 3)
     return sgpu__fail(dev, SGPU_ERROR_SUBMIT_OFFSET_ALIGN,
                       "buffer 0x%llx start offset %u end offset %u: not all 4-byte aligned",
                       (unsigned long long)pa, so, eo);
@@ -318,6 +363,88 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
   return 0;
 }
 
+static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgpu_context **ctxp,
+                        const sgpu_preempted **resume) {
+  return check_fields_of(dev, a, ctxp, resume, 0);
+}
+
+static void count_flags(sgpu_device *dev, sgpu_submit_flags f) {
+  dev->stats.paging += f.paging;
+  dev->stats.present += f.present;
+  dev->stats.redirected_present += f.redirected_present;
+  dev->stats.null_rendering += f.null_rendering;
+  dev->stats.flip += f.flip;
+  dev->stats.flip_with_no_wait += f.flip_with_no_wait;
+  dev->stats.context_switch += f.context_switch;
+  dev->stats.resubmission += f.resubmission;
+  dev->stats.virtual_machine_data += f.virtual_machine_data;
+}
+
+/* A VM context's submission (the lock held): the buffer is fetched through
+ * the context's tables from dma_buffer_virtual_address, its packets are
+ * page-checked, and the ring gets CONTEXT(VM) and INDIRECT(va); nothing is
+ * staged. */
+__attribute__((noinline, cold)) static int submit_vm(sgpu_device *dev, const sgpu_submit_command_args *a) {
+  sgpu_context *c = NULL;
+  const sgpu_preempted *resume = NULL;
+  int r = check_fields_of(dev, a, &c, &resume, 1);
+  if (r) return r;
+  sgpu_node *nd = &dev->node[c->ring];
+  sgpu_submit_flags f = a->flags;
+  if (dev->tr->ops->irq(dev->tr)) sgpu__service_irq(dev);
+  if (nd->faulted)
+    return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
+                      "node %u is stopped on a fault; call sgpu_reset_from_timeout first", nd->node);
+  if (resume && resume->tramp_words)
+    return sgpu__fail(dev, SGPU_ERROR_NOT_SUPPORTED,
+                      "a VM context's submission cut inside a FILL, COPY or nested buffer cannot be "
+                      "resumed (its trampoline would be fetched through the context's tables)");
+  uint32_t so = a->dma_buffer_submission_start_offset;
+  uint32_t len = a->dma_buffer_submission_end_offset - so;
+  uint64_t va = a->dma_buffer_virtual_address + so;
+  uint32_t *words = NULL;
+  if (len && (r = sgpu__vm_fetch(dev, c, va, len, "DMA buffer at virtual address", &words))) return r;
+  sgpu_pkt_vm vm;
+  sgpu__vm_env(c, &vm);
+  sgpu_walk w;
+  memset(&w, 0, sizeof w);
+  w.dev = dev;
+  w.flip_mode = f.flip ? 1 : f.flip_with_no_wait ? 2 : 0;
+  w.source = a->vidpn_source_id;
+  w.interval = a->flip_interval;
+  w.ctx = c;
+  w.vm = f.context_switch ? NULL : &vm;
+  w.windowed = 0;
+  w.win_end = dev->mem_size;
+  r = walk(&w, words, len / 4, so, "DMA buffer packet at offset", 1);
+  if (!r && w.flip_mode && !w.flips)
+    r = sgpu__fail(dev, SGPU_ERROR_SUBMIT_FLIP_MISSING,
+                   "%s submission: no FLIP packet in buffer range [%u, %u)",
+                   f.flip ? "Flip" : "FlipWithNoWait", so, a->dma_buffer_submission_end_offset);
+  free(words);
+  if (r) return r;
+  sgpu_ring_job job;
+  memset(&job, 0, sizeof job);
+  job.owner = c->id;
+  job.ctx_id = f.context_switch ? 0 : c->id;
+  job.win_base = sgpu__vm_root(c);
+  job.win_size = SGPU_PAGE_BYTES | SGPU__WIN_VM;
+  job.host_words = NULL;
+  job.ib_addr = (uint32_t)va;
+  job.len = len;
+  job.skip = f.null_rendering;
+  job.fence = a->submission_fence_id;
+  job.flags = f.value;
+  job.priv = a->dma_buffer_private_data
+                 ? (uint8_t *)a->dma_buffer_private_data + a->dma_buffer_private_data_submission_start_offset
+                 : NULL;
+  job.priv_size = a->dma_buffer_private_data_submission_end_offset -
+                  a->dma_buffer_private_data_submission_start_offset;
+  if ((r = ring_submit(dev, c->ring, &job, resume))) return r;
+  count_flags(dev, f);
+  return 0;
+}
+
 int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
   if (__builtin_expect(dev->remote != NULL, 0)) return sgpu__remote_submit(dev, a);
@@ -325,7 +452,10 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   sgpu_context *c = NULL;
   const sgpu_preempted *resume = NULL;
   int r = check_fields(dev, a, &c, &resume);
-  if (r) goto out;
+  if (r) {
+    if (r == SUBMIT_VM_PATH) r = submit_vm(dev, a);
+    goto out;
+  }
   uint32_t n = c ? c->ring : a->node_ordinal; /* the ring block (sgpu_set_context_priority) */
   sgpu_node *nd = &dev->node[n];
   sgpu_submit_flags f = a->flags;
@@ -370,6 +500,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   w.interval = a->flip_interval;
   w.flips = 0;
   w.ctx = c;
+  w.vm = NULL;
   if ((r = walk(&w, src, nwords, so, "DMA buffer packet at offset", 1))) goto out;
   if (__builtin_expect(c && c->access, 0) && /* sgpud: only the program's own memory */
       (r = access_walk(&w, src, nwords, so, "DMA buffer packet at offset")))
@@ -400,17 +531,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
                   a->dma_buffer_private_data_submission_start_offset;
   if ((r = ring_submit(dev, n, &job, resume))) goto out;
 
-  if (f.value & 0x1FFu) {
-    dev->stats.paging += f.paging;
-    dev->stats.present += f.present;
-    dev->stats.redirected_present += f.redirected_present;
-    dev->stats.null_rendering += f.null_rendering;
-    dev->stats.flip += f.flip;
-    dev->stats.flip_with_no_wait += f.flip_with_no_wait;
-    dev->stats.context_switch += f.context_switch;
-    dev->stats.resubmission += f.resubmission;
-    dev->stats.virtual_machine_data += f.virtual_machine_data;
-  }
+  if (f.value & 0x1FFu) count_flags(dev, f);
   r = 0;
 out:
   sgpu__unlock(dev);
@@ -418,6 +539,30 @@ out:
 }
 
 /* ------------------------------------------------------------ validate */
+/* A VM context's validation: the buffer read through its tables, its
+ * packets page-checked as the hardware will. */
+static int validate_vm(sgpu_device *dev, const sgpu_validate_submit_command_args *a,
+                       const sgpu_context *c) {
+  uint32_t *words = NULL;
+  int r = 0;
+  if (a->command_length &&
+      (r = sgpu__vm_fetch(dev, c, a->commands, a->command_length, "command buffer at virtual address",
+                          &words)))
+    return r;
+  sgpu_pkt_vm vm;
+  sgpu__vm_env(c, &vm);
+  sgpu_walk w;
+  memset(&w, 0, sizeof w);
+  w.dev = dev;
+  w.win_end = dev->mem_size;
+  w.flip_mode = 3;
+  w.ctx = c;
+  w.vm = &vm;
+  r = walk(&w, words, a->command_length / 4, a->commands, "command buffer packet at virtual address", 1);
+  free(words);
+  return r;
+}
+
 int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_command_args *a) {
   if (!dev || !a) return SGPU_ERROR_INVALID_PARAM;
   if (a->flags.value & ~1u)
@@ -468,20 +613,26 @@ int sgpu_validate_submit_command(sgpu_device *dev, const sgpu_validate_submit_co
       }
     }
   }
-  if (a->command_length) {
-    r = sgpu__shadow_view(dev, (uint32_t)a->commands, a->command_length, &words);
-    if (r) {
-      r = sgpu__fail(dev, r, "reading the command buffer failed");
-      goto out;
-    }
-  }
   for (uint32_t i = 0; i < a->context_count; i++) {
     const sgpu_context *c = a->context[i];
+    if (c->vm) { /* commands is a virtual address of the context */
+      if ((r = validate_vm(dev, a, c))) goto out;
+      words = NULL; /* its reads may have moved the shadow's view */
+      continue;
+    }
     int seen = 0;
     for (uint32_t j = 0; j < i && !seen; j++)
-      seen = a->context[j]->win_base == c->win_base && a->context[j]->win_size == c->win_size;
+      seen = !a->context[j]->vm && a->context[j]->win_base == c->win_base &&
+             a->context[j]->win_size == c->win_size;
     if (seen) continue;
-    sgpu_walk w = {dev, 1, c->win_base, (uint64_t)c->win_base + c->win_size, 3, 0, 0, 0, c};
+    if (a->command_length && !words) {
+      r = sgpu__shadow_view(dev, (uint32_t)a->commands, a->command_length, &words);
+      if (r) {
+        r = sgpu__fail(dev, r, "reading the command buffer failed");
+        goto out;
+      }
+    }
+    sgpu_walk w = {dev, 1, c->win_base, (uint64_t)c->win_base + c->win_size, 3, 0, 0, 0, c, NULL};
     if ((r = walk(&w, words, a->command_length / 4, a->commands, "command buffer packet at address", 1)))
       goto out;
     if (c->access && (r = access_walk(&w, words, a->command_length / 4, a->commands,
