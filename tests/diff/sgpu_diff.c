@@ -18,6 +18,10 @@
  * compared there, then resumed as the library resumes a submission.
  *
  *   sgpu_diff [--seeds N] [--base S] [--random] [--seed S] [--verbose] [--no-shrink]
+ *             [--vm on|off] [--vm-pct P]
+ *
+ * VM programs (tests/diff/README.md) take P% (15) of the seeds when the chip
+ * has CAPS.VM (--vm on|off overrides it).
  *
  * A failing seed prints a reproduction command and a shrunk listing (packets
  * removed while it still fails the same way) in assembler syntax.  After a
@@ -47,7 +51,7 @@ static const char *g_argv0 = "build/tests/diff/sgpu_diff";
 /* VM programs (--vm on|off; default: on when the chip has CAPS.VM): the
  * share of seeds that run one, and what they did */
 static int g_vm_on;
-#define VM_SEED_PCT 15
+static uint32_t g_vm_pct = 15; /* --vm-pct */
 static uint64_t g_vm_programs, g_vm_rewritten, g_vm_changes, g_vm_safety;
 static uint64_t g_vm_faults[2][4]; /* [PROTECTION][ACCESS_*] as the chip reported them */
 static uint64_t g_pre_again, g_pre_req, g_pre_faulted, g_pre_taken, g_pre_level[3], g_pre_wait, g_pre_idle, g_pre_scribbled,
@@ -159,7 +163,7 @@ static uint32_t pick_quantum(uint32_t h) {
  * ring (the two take turns by QUANTUM); sometimes all three rings of a node
  * run a workload each. */
 static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes, uint32_t rings) {
-  if (g_vm_on && (seed * 0x9E3779B9u >> 8) % 100 < VM_SEED_PCT) {
+  if (g_vm_on && (seed * 0x9E3779B9u >> 8) % 100 < g_vm_pct) {
     /* a VM program: alone on its ring, no preemption (a resume would have
      * to restore the VM context) */
     memset(j, 0, sizeof *j);
@@ -1095,6 +1099,7 @@ int main(int argc, char **argv) {
     if (!strcmp(argv[i], "--seeds") && i + 1 < argc) seeds = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--vm") && i + 1 < argc && (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off")))
       vm_opt = !strcmp(argv[++i], "on");
+    else if (!strcmp(argv[i], "--vm-pct") && i + 1 < argc) g_vm_pct = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--base") && i + 1 < argc) base = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       single = (uint32_t)strtoul(argv[++i], NULL, 0);
@@ -1105,7 +1110,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--announce")) announce = 1;
     else {
       fprintf(stderr, "usage: %s [--seeds N] [--base S | --random] [--seed S] [--verbose] [--no-shrink] [--announce] "
-              "[--vm on|off]\n", argv[0]);
+              "[--vm on|off] [--vm-pct P]\n", argv[0]);
       return 2;
     }
   }
@@ -1158,7 +1163,10 @@ int main(int argc, char **argv) {
     if (o.fail) {
       failures++;
       printf("FAIL seed %u [%s]: %s\n", seed, o.tag, o.msg);
-      printf("  reproduce: %s --seed %u --verbose\n", g_argv0, seed);
+      printf("  reproduce: %s --seed %u --verbose%s%s", g_argv0, seed, vm_opt < 0 ? "" : vm_opt ? " --vm on" : " --vm off",
+             g_vm_pct != 15 ? " --vm-pct" : "");
+      if (g_vm_pct != 15) printf(" %u", g_vm_pct);
+      printf("\n");
       if (shrink_on && shrunk < 3) {
         shrunk++;
         /* the shrinker's runs do not count in the figures */
