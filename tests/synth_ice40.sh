@@ -18,10 +18,10 @@ yosys -q -l "$out/latch.log" -p "read_verilog -Ibuild/gen -Irtl $srcs; \
   tee -o $out/latches.txt select -count t:\$dlatch t:\$adlatch"
 echo "no latches in sgpu_top"
 
-# The count with the iCEBreaker's PRIORITY (no high-priority rings: they
-# would not fit); the latch check above covers them (PRIORITY's default 1).
+# The count with the iCEBreaker's PRIORITY and VM (no high-priority rings, no MMUs: they
+# would not fit); the latch check above covers them (PRIORITY's and VM's default 1).
 yosys -q -l "$out/sgpu_top.log" -p "read_verilog -Ibuild/gen -Irtl $srcs; \
-  chparam -set NODES 1 -set SOURCES 1 -set MEM_BYTES 131072 -set PRIORITY 0 -set TIME_SLICE 0 sgpu_top; \
+  chparam -set NODES 1 -set SOURCES 1 -set MEM_BYTES 131072 -set PRIORITY 0 -set TIME_SLICE 0 -set VM 0 sgpu_top; \
   synth_ice40 -device u -dsp -top sgpu_top -json $out/sgpu_top.json; \
   tee -o $out/sgpu_top.stat stat"
 count() { awk -v c="$1" '$1 == c { n += $2 } END { print n + 0 }' "$out/sgpu_top.stat"; }

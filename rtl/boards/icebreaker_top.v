@@ -139,7 +139,7 @@ module icebreaker_top #(
   sgpu_top #(.NODES(`SGPU_BOARD_ICEBREAKER_NODES), .SOURCES(`SGPU_BOARD_ICEBREAKER_SOURCES),
              .MEM_BYTES(MEM_BYTES), .MEM_RDQ(2), .PERF(`SGPU_BOARD_ICEBREAKER_PERF),
              .IB_DEPTH(`SGPU_BOARD_ICEBREAKER_IB_DEPTH), .PREEMPTION(`SGPU_BOARD_ICEBREAKER_PREEMPTION),
-             .PRIORITY(`SGPU_BOARD_ICEBREAKER_PRIORITY), .TIME_SLICE(`SGPU_BOARD_ICEBREAKER_TIME_SLICE), .PIX_CDC(1)) u_gpu (
+             .PRIORITY(`SGPU_BOARD_ICEBREAKER_PRIORITY), .TIME_SLICE(`SGPU_BOARD_ICEBREAKER_TIME_SLICE), .VM(`SGPU_BOARD_ICEBREAKER_VM), .PIX_CDC(1)) u_gpu (
     .clk_i(clk), .rst_ni(rst_n), .pix_en_i(1'b0),
     .pix_clk_i(clk_pix), .pix_rst_ni(pix_rst_n),
     .host_req_valid_i(h_req_valid), .host_req_ready_o(h_req_ready),

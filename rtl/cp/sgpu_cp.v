@@ -33,7 +33,12 @@ module sgpu_cp #(
   parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH,
   // 1: PREEMPT stops the node at its next boundary and saves its resume
   // state at SAVE_ADDR (CAPS.PREEMPTION); 0: PREEMPT is ignored.
-  parameter PREEMPTION = 1
+  parameter PREEMPTION = 1,
+  // 1: GPU virtual memory (CAPS.VM): CONTEXT's VM flag, page checks, an MMU
+  // (sgpu_mmu, TLB_ENTRIES entries) on the IB fetch and writer ports;
+  // 0: none of it is built.
+  parameter VM          = 0,
+  parameter TLB_ENTRIES = 4
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -105,6 +110,13 @@ module sgpu_cp #(
   input  wire [15:0] blit_cut_prow_i,  // ... this row's ...
   input  wire [15:0] blit_cut_lo_i,    // ... bytes from here ...
   input  wire [15:0] blit_cut_hi_i,    // ... to here
+  // VM: the 2D command is virtual (in this context's tables); its MMU's verdicts
+  output wire        blit_virt_o,
+  output wire [31:12] blit_root_o,
+  input  wire        blit_fault_i,     // strobe: the 2D engine's MMU refused an access of our command ...
+  input  wire        blit_fault_prot_i, // ... PAGE_PROTECTION (else PAGE_NOT_PRESENT)
+  input  wire [31:0] blit_fault_va_i,  // ... at this address
+  input  wire        blit_fault_write_i, // ... a write (else a read)
   // display: flip request (source selected by flip_src_o) and status
   output wire        flip_valid_o,
   input  wire        flip_ready_i,
@@ -139,6 +151,10 @@ module sgpu_cp #(
   // The save area's word index is 4 bits.
   generate if (!(`SGPU_SAVE_WORDS <= 16)) begin : g_bad_save_words
     sgpu_precondition_failed_SAVE_WORDS_at_most_16 u_fail ();
+  end endgenerate
+  // VM: TLB_ENTRIES (the MMU's round-robin needs two).
+  generate if (VM != 0 && !(TLB_ENTRIES >= 2)) begin : g_bad_tlb_entries
+    sgpu_precondition_failed_TLB_ENTRIES_at_least_2 u_fail ();
   end endgenerate
   // Internal address width: AW, or fewer bits if the memory is smaller.
   localparam MAW = $clog2(MEM_BYTES);
@@ -177,6 +193,18 @@ module sgpu_cp #(
   wire          wait_cmp, src, poll_pend, poll_ok, gap_done, src_vblank, in_scan, src_flip_pending;
   wire [2:0]    wait_func;
   wire [31:0]   wait_mask, wait_ref, scan_lines;
+  // virtual memory (tied off without VM)
+  wire          vm, mmu_flush, wr_virt, probe_valid, probe_write, probe_done, probe_fault, probe_prot;
+  wire [31:12]  root;
+  wire [31:0]   probe_addr, probe_pa, fault_va, xlat_va;
+  wire [3:0]    fault_access, xlat_access;
+  wire          xlat_fault, xlat_prot;
+  // the executor's IB fetch and the writer, before their MMUs
+  wire          x_ib_valid, x_ib_ready, x_ib_rsp_valid;
+  wire [31:0]   x_ib_addr, x_ib_rsp_rdata;
+  wire          x_wr_valid, x_wr_ready, x_wr_write, x_wr_rsp_valid;
+  wire [31:0]   x_wr_addr, x_wr_wdata, x_wr_rsp_rdata;
+  wire [3:0]    x_wr_wstrb;
   // The executor's state, by the name the testbenches' messages use.
   /* verilator lint_off UNUSEDSIGNAL */
   wire [4:0]    state_q;
@@ -194,6 +222,7 @@ module sgpu_cp #(
     .quantum_o(quantum_o),
     .busy_i(busy), .faulted_i(faulted), .preempted_i(preempted), .waiting_i(waiting), .level_i(level), .rptr_i(rptr),
     .hdr_addr_i(hdr_addr), .fault_reason_i(fault_reason), .ctx_null_i(ctx_null),
+    .fault_va_i(fault_va), .fault_access_i(fault_access), .vm_root_i(vm ? {root, 12'd0} : 32'd0),
     .stall_i(stall), .ring_word_i(ring_word), .ib_word_i(ib_word), .pkt_done_i(pkt_done),
     .sh_word_i(sh_word), .sh_hdr_we_i(sh_hdr_we), .sh_ffence_we_i(sh_ffence_we), .sh_lf_we_i(sh_lf_we),
     .sh_cx_we_i(sh_cx_we), .sh_cx_idx_i(sh_cx_idx), .lf_commit_i(fence_done), .cx_commit_i(cx_commit)
@@ -209,7 +238,7 @@ module sgpu_cp #(
     .pkt_fault_o(pkt_fault), .rect_fault_o(rect_fault), .empty_o(empty)
   );
 
-  sgpu_cp_exec #(.IW(IW), .MEM_BYTES(MEM_BYTES), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION)) u_exec (
+  sgpu_cp_exec #(.IW(IW), .MEM_BYTES(MEM_BYTES), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION), .VM(VM)) u_exec (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .ring_base_i(ring_base), .ring_mask_i(ring_mask), .wptr_i(wptr), .rptr_wb_i(rptr_wb),
     .enable_i(enable), .ring_cfg_we_i(ring_cfg_we), .reset_i(eng_reset),
@@ -230,7 +259,7 @@ module sgpu_cp #(
     .pkt_fault_i(pkt_fault), .rect_fault_i(rect_fault), .empty_i(empty),
     .st_wdata_o(st_wdata), .st_one_o(st_one), .st_wb_o(st_wb), .st_poll_o(st_poll),
     .ts_start_o(ts_start), .wr_stop_o(wr_stop), .word_valid_o(word_valid),
-    .wr_valid_i(wr_req_valid_o), .wr_ready_i(wr_req_ready_i), .rsp_valid_i(wr_rsp_valid_i),
+    .wr_valid_i(x_wr_valid), .wr_ready_i(x_wr_ready), .rsp_valid_i(x_wr_rsp_valid),
     .ts_hi_i(ts_hi), .wdata_step_i(wdata_step), .ts_step_i(ts_step), .wr_data_o(wr_data),
     .cycle_hi_i(cycle_i[63:32]),
     .wait_cmp_o(wait_cmp), .src_o(src), .wait_func_o(wait_func), .wait_mask_o(wait_mask),
@@ -240,8 +269,8 @@ module sgpu_cp #(
     .ring_req_valid_o(ring_req_valid_o), .ring_req_ready_i(ring_req_ready_i),
     .ring_req_addr_o(ring_req_addr_o), .ring_rsp_valid_i(ring_rsp_valid_i),
     .ring_rsp_rdata_i(ring_rsp_rdata_i),
-    .ib_req_valid_o(ib_req_valid_o), .ib_req_ready_i(ib_req_ready_i), .ib_req_addr_o(ib_req_addr_o),
-    .ib_rsp_valid_i(ib_rsp_valid_i), .ib_rsp_rdata_i(ib_rsp_rdata_i),
+    .ib_req_valid_o(x_ib_valid), .ib_req_ready_i(x_ib_ready), .ib_req_addr_o(x_ib_addr),
+    .ib_rsp_valid_i(x_ib_rsp_valid), .ib_rsp_rdata_i(x_ib_rsp_rdata),
     .blit_valid_o(blit_valid_o), .blit_ready_i(blit_ready_i), .blit_copy_o(blit_copy_o),
     .blit_dst_o(blit_dst_o), .blit_dst_pitch_o(blit_dst_pitch_o), .blit_src_o(blit_src_o),
     .blit_src_pitch_o(blit_src_pitch_o), .blit_width_o(blit_width_o), .blit_height_o(blit_height_o),
@@ -251,7 +280,12 @@ module sgpu_cp #(
     .blit_cut_part_i(blit_cut_part_i), .blit_cut_prow_i(blit_cut_prow_i), .blit_cut_lo_i(blit_cut_lo_i),
     .blit_cut_hi_i(blit_cut_hi_i),
     .flip_valid_o(flip_valid_o), .flip_ready_i(flip_ready_i), .flip_src_o(flip_src_o),
-    .flip_addr_o(flip_addr_o), .flip_interval_o(flip_interval_o)
+    .flip_addr_o(flip_addr_o), .flip_interval_o(flip_interval_o),
+    .vm_o(vm), .root_o(root), .mmu_flush_o(mmu_flush), .wr_virt_o(wr_virt),
+    .probe_valid_o(probe_valid), .probe_addr_o(probe_addr), .probe_write_o(probe_write),
+    .probe_done_i(probe_done), .probe_fault_i(probe_fault), .probe_prot_i(probe_prot), .probe_pa_i(probe_pa),
+    .xlat_fault_i(xlat_fault), .xlat_prot_i(xlat_prot), .xlat_va_i(xlat_va), .xlat_access_i(xlat_access),
+    .fault_va_o(fault_va), .fault_access_o(fault_access)
   );
 
   /* verilator lint_off PINCONNECTEMPTY */
@@ -262,8 +296,8 @@ module sgpu_cp #(
     .stop_i(wr_stop), .poll_pend_i(poll_pend),
     .word_valid_i(word_valid), .word_i(sh_word), .addr_i(addr), .data_i(wr_data),
     .rptr_addr_i(rptr_addr), .rptr_i(rptr), .cycle_lo_i(cycle_i[31:0]),
-    .wr_req_valid_o(wr_req_valid_o), .wr_req_ready_i(wr_req_ready_i), .wr_req_write_o(wr_req_write_o),
-    .wr_req_addr_o(wr_req_addr_o), .wr_req_wdata_o(wr_req_wdata_o), .wr_req_wstrb_o(wr_req_wstrb_o),
+    .wr_req_valid_o(x_wr_valid), .wr_req_ready_i(x_wr_ready), .wr_req_write_o(x_wr_write),
+    .wr_req_addr_o(x_wr_addr), .wr_req_wdata_o(x_wr_wdata), .wr_req_wstrb_o(x_wr_wstrb),
     .ts_hi_o(ts_hi), .wdata_step_o(wdata_step), .ts_step_o(ts_step), .fence_done_o(fence_done),
     .poll_sent_o(poll_sent),
 `ifdef FORMAL
@@ -277,13 +311,76 @@ module sgpu_cp #(
   sgpu_cp_wait #(.SOURCES(SOURCES), .LINE_W(LINE_W)) u_wait (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .func_i(wait_func), .mask_i(wait_mask), .ref_i(wait_ref),
-    .poll_sent_i(poll_sent), .rsp_valid_i(wr_rsp_valid_i), .rsp_rdata_i(wr_rsp_rdata_i),
+    .poll_sent_i(poll_sent), .rsp_valid_i(x_wr_rsp_valid), .rsp_rdata_i(x_wr_rsp_rdata),
     .cmp_i(wait_cmp), .poll_pend_o(poll_pend), .poll_ok_o(poll_ok), .gap_done_o(gap_done),
     .src_i(src), .lines_i(scan_lines),
     .vblank_i(vblank_i), .in_vblank_i(in_vblank_i), .flip_pending_i(flip_pending_i),
     .scanline_i(scanline_i),
     .vblank_o(src_vblank), .in_scan_o(in_scan), .flip_pending_o(src_flip_pending)
   );
+
+  // ------------------------------------------------------------ MMUs (VM)
+  // The IB fetch is virtual in a VM context (every buffer is the
+  // context's); the writer's requests as the executor says (a buffer's
+  // packets), and the page checks' probes go through the writer's MMU while
+  // the writer is idle (S_PCHK).
+  generate if (VM != 0) begin : g_vm
+    wire ib_done, ib_fault, ib_prot, wr_done, wr_fault, wr_prot;
+    /* verilator lint_off UNUSEDSIGNAL */
+    wire [31:0] ib_pa;
+    wire ib_dead, wr_dead;
+    /* verilator lint_on UNUSEDSIGNAL */
+    wire wr_ready;
+    /* verilator lint_off PINCONNECTEMPTY */
+    sgpu_mmu #(.TLB_ENTRIES(TLB_ENTRIES), .AW(IW)) u_mmu_ib (
+      .clk_i(clk_i), .rst_ni(rst_ni), .root_i(root), .flush_i(mmu_flush),
+      .up_valid_i(x_ib_valid), .up_ready_o(x_ib_ready), .up_write_i(1'b0), .up_virt_i(vm),
+      .up_probe_i(1'b0), .up_addr_i(x_ib_addr), .up_wdata_i(32'd0), .up_wstrb_i(4'd0),
+      .up_rsp_valid_o(x_ib_rsp_valid), .up_rsp_rdata_o(x_ib_rsp_rdata),
+      .dn_valid_o(ib_req_valid_o), .dn_ready_i(ib_req_ready_i), .dn_write_o(),
+      .dn_addr_o(ib_req_addr_o), .dn_wdata_o(), .dn_wstrb_o(),
+      .dn_rsp_valid_i(ib_rsp_valid_i), .dn_rsp_rdata_i(ib_rsp_rdata_i),
+      .done_o(ib_done), .fault_o(ib_fault), .fault_prot_o(ib_prot), .pa_o(ib_pa), .dead_o(ib_dead));
+    /* verilator lint_on PINCONNECTEMPTY */
+    sgpu_mmu #(.TLB_ENTRIES(TLB_ENTRIES), .AW(IW)) u_mmu_wr (
+      .clk_i(clk_i), .rst_ni(rst_ni), .root_i(root), .flush_i(mmu_flush),
+      .up_valid_i(x_wr_valid || probe_valid), .up_ready_o(wr_ready),
+      .up_write_i(probe_valid ? probe_write : x_wr_write),
+      .up_virt_i(probe_valid || wr_virt), .up_probe_i(probe_valid),
+      .up_addr_i(probe_valid ? probe_addr : x_wr_addr), .up_wdata_i(x_wr_wdata), .up_wstrb_i(x_wr_wstrb),
+      .up_rsp_valid_o(x_wr_rsp_valid), .up_rsp_rdata_o(x_wr_rsp_rdata),
+      .dn_valid_o(wr_req_valid_o), .dn_ready_i(wr_req_ready_i), .dn_write_o(wr_req_write_o),
+      .dn_addr_o(wr_req_addr_o), .dn_wdata_o(wr_req_wdata_o), .dn_wstrb_o(wr_req_wstrb_o),
+      .dn_rsp_valid_i(wr_rsp_valid_i), .dn_rsp_rdata_i(wr_rsp_rdata_i),
+      .done_o(wr_done), .fault_o(wr_fault), .fault_prot_o(wr_prot), .pa_o(probe_pa), .dead_o(wr_dead));
+    assign x_wr_ready  = wr_ready && !probe_valid;
+    assign probe_done  = probe_valid && wr_done;
+    assign probe_fault = probe_valid && wr_fault;
+    assign probe_prot  = wr_prot;
+    // An access refused at execution time: the IB fetch's, the writer's or
+    // our 2D command's (one at a time in practice; this order if not).
+    wire w_x = !probe_valid && wr_fault;
+    assign xlat_fault  = ib_fault || w_x || blit_fault_i;
+    assign xlat_prot   = ib_fault ? ib_prot : w_x ? wr_prot : blit_fault_prot_i;
+    assign xlat_va     = ib_fault ? x_ib_addr : w_x ? x_wr_addr : blit_fault_va_i;
+    assign xlat_access = ib_fault ? {`SGPU_UNIT_CP, `SGPU_ACCESS_FETCH} :
+                         w_x ? {`SGPU_UNIT_CP, x_wr_write ? `SGPU_ACCESS_WRITE : `SGPU_ACCESS_READ} :
+                         {`SGPU_UNIT_2D, blit_fault_write_i ? `SGPU_ACCESS_WRITE : `SGPU_ACCESS_READ};
+    wire unused_vm = &{1'b0, ib_done};
+  end else begin : g_no_vm
+    assign ib_req_valid_o = x_ib_valid; assign x_ib_ready = ib_req_ready_i; assign ib_req_addr_o = x_ib_addr;
+    assign x_ib_rsp_valid = ib_rsp_valid_i; assign x_ib_rsp_rdata = ib_rsp_rdata_i;
+    assign wr_req_valid_o = x_wr_valid; assign x_wr_ready = wr_req_ready_i; assign wr_req_write_o = x_wr_write;
+    assign wr_req_addr_o = x_wr_addr; assign wr_req_wdata_o = x_wr_wdata; assign wr_req_wstrb_o = x_wr_wstrb;
+    assign x_wr_rsp_valid = wr_rsp_valid_i; assign x_wr_rsp_rdata = wr_rsp_rdata_i;
+    assign probe_done = 1'b0; assign probe_fault = 1'b0; assign probe_prot = 1'b0; assign probe_pa = 32'd0;
+    assign xlat_fault = 1'b0; assign xlat_prot = 1'b0; assign xlat_va = 32'd0; assign xlat_access = 4'd0;
+    wire unused_vm = &{1'b0, mmu_flush, probe_valid, wr_virt, probe_write, probe_addr, blit_fault_i, blit_fault_prot_i,
+                       blit_fault_va_i, blit_fault_write_i};
+  end endgenerate
+  // FILL and COPY inside a VM context's buffers are virtual.
+  assign blit_virt_o = vm && level != 2'd0;
+  assign blit_root_o = root;
 
   assign busy_o    = busy;
   assign faulted_o = faulted;

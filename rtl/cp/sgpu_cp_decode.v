@@ -7,7 +7,9 @@
 //    then OVERRUN when the packet runs past the end of its buffer;
 //  - once the payload is collected (the executor's S_EXEC): the opcode's
 //    own checks, the range and window verdicts registered by the executor's
-//    range checker (oor_i, win_i) taking their place in that order;
+//    range checker (oor_i, win_i) taking their place in that order (in a
+//    VM context win_i is 0: the executor makes the page check, the last
+//    check of each list, itself once these pass);
 //  - for FILL and COPY, once a rectangle's extent is known (S_RCHK): COPY's
 //    source pitch, then that rectangle's range and window.
 // It also says which payload words of FILL and COPY must fit in 16 bits.
@@ -77,7 +79,8 @@ module sgpu_cp_decode #(
       `SGPU_OP_FILL:          h_cnt_ok = (h_cnt == `SGPU_OP_FILL_COUNT);
       `SGPU_OP_COPY:          h_cnt_ok = (h_cnt == `SGPU_OP_COPY_COUNT);
       `SGPU_OP_FLIP:          begin h_flmask = `SGPU_OP_FLIP_FLAG_MASK; h_cnt_ok = (h_cnt == `SGPU_OP_FLIP_COUNT); end
-      `SGPU_OP_CONTEXT:       h_cnt_ok = (h_cnt == `SGPU_OP_CONTEXT_COUNT);
+      `SGPU_OP_CONTEXT:       begin h_flmask = `SGPU_OP_CONTEXT_FLAG_MASK; h_cnt_ok = (h_cnt == `SGPU_OP_CONTEXT_COUNT); end
+      `SGPU_OP_TLB_INVALIDATE: h_cnt_ok = (h_cnt == `SGPU_OP_TLB_INVALIDATE_COUNT);
       `SGPU_OP_TIMESTAMP:     h_cnt_ok = (h_cnt == `SGPU_OP_TIMESTAMP_COUNT);
       default:                h_op_ok = 1'b0;
     endcase
@@ -160,6 +163,8 @@ module sgpu_cp_decode #(
         if (in_ib_i)                                pkt_fault_o = `SGPU_FAULT_PRIVILEGED;
         else if (ctx_id_nz_i && (ctx_base_lo | ctx_size_lo) != 2'd0) pkt_fault_o = `SGPU_FAULT_MISALIGNED;
         else if (ctx_id_nz_i && oor_i)              pkt_fault_o = `SGPU_FAULT_OUT_OF_RANGE;
+      `SGPU_OP_TLB_INVALIDATE:
+        if (in_ib_i)                                pkt_fault_o = `SGPU_FAULT_PRIVILEGED;
       default:                                      pkt_fault_o = `SGPU_FAULT_UNSUPPORTED;
     endcase
   end

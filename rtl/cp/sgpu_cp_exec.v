@@ -36,7 +36,8 @@ module sgpu_cp_exec #(
   parameter IW        = 23,        // internal address width (sgpu_cp)
   parameter MEM_BYTES = 8388608,
   parameter IB_DEPTH  = `SGPU_MAX_IB_DEPTH,
-  parameter PREEMPTION = 1         // 0: preempt_req_i is ignored (CAPS.PREEMPTION)
+  parameter PREEMPTION = 1,        // 0: preempt_req_i is ignored (CAPS.PREEMPTION)
+  parameter VM        = 0          // 1: CONTEXT's VM flag, page checks, translated ports (CAPS.VM)
 ) (
   input  wire          clk_i,
   input  wire          rst_ni,
@@ -177,7 +178,25 @@ module sgpu_cp_exec #(
   input  wire          flip_ready_i,
   output wire          flip_src_o,
   output wire [31:0]   flip_addr_o,
-  output wire [2:0]    flip_interval_o
+  output wire [2:0]    flip_interval_o,
+  // ---- virtual memory (VM = 1; all 0 otherwise)
+  output wire          vm_o,             // a VM context is current: the IB fetch is virtual
+  output wire [31:12]  root_o,           // its page directory
+  output wire          mmu_flush_o,      // forget the ring's translations
+  output wire          wr_virt_o,        // the writer's request is virtual
+  output wire          probe_valid_o,    // page check: probe this page ...
+  output wire [31:0]   probe_addr_o,
+  output wire          probe_write_o,    // ... for a write
+  input  wire          probe_done_i,     // the probe was accepted ...
+  input  wire          probe_fault_i,    // ... and faults ...
+  input  wire          probe_prot_i,     // ... with PAGE_PROTECTION (else PAGE_NOT_PRESENT)
+  input  wire [31:0]   probe_pa_i,       // ... else this is its translation
+  input  wire          xlat_fault_i,     // an access of ours was refused by its MMU (tables changed) ...
+  input  wire          xlat_prot_i,      // ... PAGE_PROTECTION (else PAGE_NOT_PRESENT)
+  input  wire [31:0]   xlat_va_i,        // ... at this address
+  input  wire [3:0]    xlat_access_i,    // ... this access and unit (FAULT_ACCESS)
+  output wire [31:0]   fault_va_o,       // FAULT_VA
+  output wire [3:0]    fault_access_o    // FAULT_ACCESS
 );
   localparam MAW = $clog2(MEM_BYTES);
   localparam [31:0] MEM32   = MEM_BYTES;
@@ -209,7 +228,8 @@ module sgpu_cp_exec #(
                    S_CHK    = 5'd22,  // range checks of the collected packet (registered)
                    S_PCMP   = 5'd23,  // WAIT_MEM: act on the registered compare
                    S_SAVE   = 5'd24,  // preemption: write the resume state
-                   S_PREEMPTED = 5'd25;  // preempted: stopped until an engine reset
+                   S_PREEMPTED = 5'd25,  // preempted: stopped until an engine reset
+                   S_PCHK   = 5'd26;  // VM: page check, one probe per page
   localparam [13:0] SAVE_N = `SGPU_SAVE_WORDS;
 
   // ------------------------------------------------------------ registers
@@ -220,6 +240,18 @@ module sgpu_cp_exec #(
   // are then not looked at.
   // (the window's base and end are held in the compare blocks, u_win_*)
   reg          ctx_null_q;
+  // VM context (VM = 1): its flag and page directory; the page check's state.
+  reg          ctx_vm_q;
+  reg [IW-1:12] root_q;
+  reg [IW-1:0] pc_lo_q;         // the checked range (registered with the range verdicts)
+  reg [IW-1:12] pc_last_q;      // ... its last byte's page
+  reg          pc_empty_q;      // ... no bytes
+  reg [IW-1:0] pc_va_q;         // S_PCHK: the address probed (the range's first byte, then page bases)
+  reg [1:0]    pc_acc_q;        // ... access kind
+  reg          pc_2d_q;         // ... unit: the 2D engine's (a FILL/COPY rectangle, back to S_RCHK)
+  reg          pchk_done_q;     // the packet's (rectangle's) page check passed
+  reg [31:0]   fault_va_q;
+  reg [3:0]    fault_acc_q;
   reg          preempt_pend_q;   // a preemption was requested and waits for a boundary
   reg  [31:0]  preempt_fence_q;  // its preemption fence id (kept: a later PREEMPT write is ignored)
   reg          save_in_wait_q;   // the preemption cut a WAIT, FILL or COPY (resume at its header)
@@ -431,8 +463,28 @@ module sgpu_cp_exec #(
   // The window's two compares run in DSP blocks on the iCE40, which also
   // hold the window's base and end (sgpu_dsp_ge_held: u_win_lo, u_win_hi).
   wire          lo_ge_base, wend_ge_hi;
-  wire          chk_win = in_ib && !ctx_null_q && (!lo_ge_base || !wend_ge_hi);
+  // A VM context has page checks instead (S_PCHK).
+  wire          chk_win = in_ib && !ctx_null_q && !ctx_vm_q && (!lo_ge_base || !wend_ge_hi);
   reg           chk_oor_q, chk_win_q;
+
+  // ------------------------------------------------------------ page checks
+  // In a VM context a page check takes the window check's place, last of
+  // the packet's (or rectangle's) checks: S_EXEC or S_RCHK goes to S_PCHK
+  // once the decoder's checks pass, S_PCHK probes every page of the range
+  // through the writer port's MMU and comes back with pchk_done_q set.
+  wire op_paged = (op == `SGPU_OP_INDIRECT) || (op == `SGPU_OP_FENCE) || (op == `SGPU_OP_WRITE_DATA) ||
+                  (op == `SGPU_OP_WAIT_MEM) || (op == `SGPU_OP_TIMESTAMP) || (op == `SGPU_OP_FLIP);
+  wire pchk_exec = (VM != 0) && ctx_vm_q && op_paged && (in_ib || op == `SGPU_OP_INDIRECT) &&
+                   !pc_empty_q && !pchk_done_q;
+  wire pchk_rect = (VM != 0) && ctx_vm_q && in_ib && !pchk_done_q;
+  wire pc_last   = (pc_va_q[IW-1:12] == pc_last_q);
+  wire [1:0] pc_acc_exec = (op == `SGPU_OP_INDIRECT) ? `SGPU_ACCESS_FETCH :
+                           (op == `SGPU_OP_WAIT_MEM || op == `SGPU_OP_FLIP) ? `SGPU_ACCESS_READ :
+                           `SGPU_ACCESS_WRITE;
+  // the range's last byte (not empty, in range: IW bits); its page is kept
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire [IW:0] chk_last_b = chk_hi[IW:0] - {{IW{1'b0}}, 1'b1};
+  /* verilator lint_on UNUSEDSIGNAL */
 
   // ------------------------------------------------------------ main FSM
   reg [4:0]   state_d;
@@ -479,8 +531,12 @@ module sgpu_cp_exec #(
             fault_d = h_fault; fault_at_hdr = 1'b1;
           end else begin
             pop = 1'b1;
-            state_d = (h_cnt == 14'd0) ? S_HDR : S_PAY;
-            if (h_cnt == 14'd0) pkt_done = 1'b1;
+            // TLB_INVALIDATE (no payload) is checked and drains in S_EXEC.
+            if (h_cnt == 14'd0 && h[7:0] == `SGPU_OP_TLB_INVALIDATE) state_d = S_CHK;
+            else begin
+              state_d = (h_cnt == 14'd0) ? S_HDR : S_PAY;
+              if (h_cnt == 14'd0) pkt_done = 1'b1;
+            end
           end
         end
       end
@@ -494,7 +550,9 @@ module sgpu_cp_exec #(
       S_CHK: state_d = S_EXEC;
       S_EXEC:
         // The packet's checks (sgpu_cp_decode), then its action.
-        if (pkt_fault_i != `SGPU_FAULT_NONE) fault_d = pkt_fault_i;
+        // (Back from a passed page check, the verdicts are not looked at again.)
+        if (!pchk_done_q && pkt_fault_i != `SGPU_FAULT_NONE) fault_d = pkt_fault_i;
+        else if (pchk_exec) state_d = S_PCHK;
         else case (op)
           `SGPU_OP_INDIRECT:
             // Entering a level-2 buffer restarts the IB fetcher: first let
@@ -517,7 +575,7 @@ module sgpu_cp_exec #(
             else begin mul_start = 1'b1; state_d = S_MUL; end
           `SGPU_OP_FLIP:
             state_d = S_FLIP;
-          `SGPU_OP_CONTEXT:
+          `SGPU_OP_CONTEXT, `SGPU_OP_TLB_INVALIDATE:
             if (!blit_busy_i) pkt_done = 1'b1;   // drained
           default: ;
         endcase
@@ -552,7 +610,8 @@ module sgpu_cp_exec #(
       S_MUL: if (!mul_busy) state_d = S_RCHK;
       S_RCHK:
         // COPY's source pitch, then the rectangle's range (sgpu_cp_decode)
-        if (rect_fault_i != `SGPU_FAULT_NONE) fault_d = rect_fault_i;
+        if (!pchk_done_q && rect_fault_i != `SGPU_FAULT_NONE) fault_d = rect_fault_i;
+        else if (pchk_rect) state_d = S_PCHK;
         else if (is_copy && !src_phase_q) begin mul_start = 1'b1; state_d = S_MUL; end
         else state_d = S_BLIT;
       S_BLIT: if (blit_ready_i) state_d = S_BLITW1;
@@ -569,12 +628,21 @@ module sgpu_cp_exec #(
       end
       S_FLIPW1: state_d = S_FLIPW;
       S_FLIPW: if (!flip_pending_i) pkt_done = 1'b1;
+      // A probe per page, in order; the first that faults stops the node.
+      S_PCHK: if (probe_done_i) begin
+        if (probe_fault_i) fault_d = probe_prot_i ? `SGPU_FAULT_PAGE_PROTECTION : `SGPU_FAULT_PAGE_NOT_PRESENT;
+        else if (pc_last) state_d = pc_2d_q ? S_RCHK : S_EXEC;
+      end
       S_RSTW1: state_d = S_RSTW;
       S_RSTW: if (!blit_busy_i) state_d = S_HDR;
       default: ;  // S_FAULT, S_PREEMPTED: stay until CONTROL.RESET
     endcase
     // A finished ring packet writes RPTR back (zero-payload packets finish in S_HDR).
     if (pkt_done) state_d = ((state_q == S_HDR ? !in_ib : pkt_ring_q) && rptr_wb_i) ? S_WB : S_HDR;
+    // An access refused by its MMU (the tables changed under a TLB): stop
+    // (what was written before stays written).
+    if (fault_d == `SGPU_FAULT_NONE && VM != 0 && xlat_fault_i && state_q != S_FAULT && !stopped)
+      fault_d = xlat_prot_i ? `SGPU_FAULT_PAGE_PROTECTION : `SGPU_FAULT_PAGE_NOT_PRESENT;
     // Watchdog: no progress for WATCHDOG cycles while busy.
     if (fault_d == `SGPU_FAULT_NONE && wdog_fire) fault_d = `SGPU_FAULT_TIMEOUT;
     if (fault_d != `SGPU_FAULT_NONE) begin
@@ -591,7 +659,7 @@ module sgpu_cp_exec #(
   // Progress is registered: the watchdog clears one cycle after it (it may
   // count one cycle more), which keeps the state machine's decision off the
   // counter's enable path.
-  wire progress = pkt_done | pop | ring_word | ib_word | blit_progress_i;
+  wire progress = pkt_done | pop | ring_word | ib_word | blit_progress_i | ((VM != 0) && probe_done_i);
   reg  progress_q;
   wire ring_pkt_done  = pkt_done && (state_q == S_HDR ? !in_ib : pkt_ring_q);
 
@@ -620,6 +688,9 @@ module sgpu_cp_exec #(
       rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}};
       fault_reason_q <= `SGPU_FAULT_NONE;
       ctx_null_q <= 1'b1;
+      ctx_vm_q <= 1'b0; root_q <= {(IW-12){1'b0}};
+      pc_lo_q <= {IW{1'b0}}; pc_last_q <= {(IW-12){1'b0}}; pc_empty_q <= 1'b0; pc_va_q <= {IW{1'b0}};
+      pc_acc_q <= 2'd0; pc_2d_q <= 1'b0; pchk_done_q <= 1'b0; fault_va_q <= 32'd0; fault_acc_q <= 4'd0;
       state_q <= S_HDR; level_q <= 2'd0;
       ibcur_q <= {IW{1'b0}}; ibend1_q <= {IW{1'b0}}; ibend2_q <= {IW{1'b0}}; ib1_save_q <= {IW{1'b0}};
       hdr_q <= 16'd0; hdr_addr_q <= {IW{1'b0}}; pkt_ring_q <= 1'b0;
@@ -715,6 +786,10 @@ module sgpu_cp_exec #(
           end
           `SGPU_OP_CONTEXT: if (pkt_done) begin
             ctx_null_q <= !ctx_id_nz_q;
+            if (VM != 0) begin
+              ctx_vm_q <= ctx_id_nz_q && fl[`SGPU_CONTEXT_FLAG_VM];
+              root_q <= ctx_base[IW-1:12];
+            end
           end
           default: ;
         endcase
@@ -736,12 +811,44 @@ module sgpu_cp_exec #(
         fault_reason_q <= fault_d;
       end
 
+      // Page checks (VM): the range comes with the range verdicts; S_PCHK
+      // walks it a page at a time.
+      if (VM != 0) begin
+        if (state_q == S_CHK || state_q == S_MUL) begin
+          pc_lo_q <= chk_lo; pc_last_q <= chk_last_b[IW-1:12]; pc_empty_q <= (chk_len == {(IW+1){1'b0}});
+        end
+        if (state_d == S_PCHK && state_q != S_PCHK) begin
+          pc_va_q <= pc_lo_q;
+          pc_2d_q <= (state_q == S_RCHK);
+          pc_acc_q <= (state_q == S_RCHK) ? (src_phase_q ? `SGPU_ACCESS_READ : `SGPU_ACCESS_WRITE) : pc_acc_exec;
+        end
+        if (state_q == S_PCHK && probe_done_i && !probe_fault_i) begin
+          pc_va_q <= {pc_va_q[IW-1:12] + 1'b1, 12'd0};
+          // FLIP: the display takes the translation
+          if (op == `SGPU_OP_FLIP) arg_q <= probe_pa_i;
+        end
+        if (state_q == S_PCHK && (state_d == S_EXEC || state_d == S_RCHK)) pchk_done_q <= 1'b1;
+        else if (state_q != S_PCHK && state_d != state_q) pchk_done_q <= 1'b0;
+        // FAULT_VA / FAULT_ACCESS: a page fault's, else 0
+        if (fault_d != `SGPU_FAULT_NONE) begin
+          if (state_q == S_PCHK && probe_done_i && probe_fault_i) begin
+            fault_va_q <= {{(32-IW){1'b0}}, pc_va_q};
+            fault_acc_q <= {pc_2d_q ? `SGPU_UNIT_2D : `SGPU_UNIT_CP, pc_acc_q};
+          end else if (fault_d == `SGPU_FAULT_PAGE_NOT_PRESENT || fault_d == `SGPU_FAULT_PAGE_PROTECTION) begin
+            fault_va_q <= xlat_va_i; fault_acc_q <= xlat_access_i;
+          end else begin
+            fault_va_q <= 32'd0; fault_acc_q <= 4'd0;
+          end
+        end
+      end
+
       // engine reset: stop, drop all state, pointers to 0, null context
       if (reset_i) begin
         level_q <= 2'd0;
         rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}};
         fault_reason_q <= `SGPU_FAULT_NONE;
         ctx_null_q <= 1'b1;
+        ctx_vm_q <= 1'b0; fault_va_q <= 32'd0; fault_acc_q <= 4'd0;
       end
 
       // Alignment every writer above guarantees (checked at the register
@@ -872,6 +979,20 @@ module sgpu_cp_exec #(
   assign flip_src_o       = source;
   assign flip_addr_o      = flip_addr;
   assign flip_interval_o  = flip_interval;
+
+  assign vm_o          = (VM != 0) && ctx_vm_q;
+  assign root_o        = {{(32-IW){1'b0}}, root_q};
+  assign mmu_flush_o   = (VM != 0) && (reset_i || (state_q == S_EXEC && pkt_done &&
+                         (op == `SGPU_OP_CONTEXT || op == `SGPU_OP_TLB_INVALIDATE)));
+  // A buffer's FENCE, WRITE_DATA, TIMESTAMP and WAIT_MEM polls; not the
+  // ring's packets, RPTR write-back or the save area.
+  assign wr_virt_o     = (VM != 0) && ctx_vm_q && !pkt_ring_q &&
+                         (state_q == S_WDATA || state_q == S_WR || state_q == S_POLL);
+  assign probe_valid_o = (VM != 0) && (state_q == S_PCHK);
+  assign probe_addr_o  = {{(32-IW){1'b0}}, pc_va_q};
+  assign probe_write_o = (pc_acc_q == `SGPU_ACCESS_WRITE);
+  assign fault_va_o    = fault_va_q;
+  assign fault_access_o = fault_acc_q;
 
   assign wait_func_o  = wait_func;
   assign wait_mask_o  = wait_mask;

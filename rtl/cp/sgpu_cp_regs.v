@@ -53,6 +53,9 @@ module sgpu_cp_regs #(
   input  wire [IW-1:0] hdr_addr_i,      // FAULT_ADDR / CUR_ADDR
   input  wire [3:0]    fault_reason_i,
   input  wire          ctx_null_i,
+  input  wire [31:0]   fault_va_i,      // FAULT_VA (VM; 0 without)
+  input  wire [3:0]    fault_access_i,  // FAULT_ACCESS
+  input  wire [31:0]   vm_root_i,       // VM_ROOT
   // perf events
   input  wire          stall_i,
   input  wire          ring_word_i,
@@ -143,8 +146,9 @@ module sgpu_cp_regs #(
   wire [31:0] nreg_v_save_addr   = {{(32-IW){1'b0}}, save_addr_q, 2'b00};
   wire [31:0] nreg_v_preempt     = preempt_fence_q;
   wire [31:0] nreg_v_quantum     = {{(32-`SGPU_NREG_QUANTUM_W){1'b0}}, quantum_q};
-  // Virtual memory (CAPS.VM): not in this build yet.
-  wire [31:0] nreg_v_fault_va = 32'd0, nreg_v_fault_access = 32'd0, nreg_v_vm_root = 32'd0;
+  // Virtual memory (CAPS.VM): the executor's registers (constant 0 without it).
+  wire [31:0] nreg_v_fault_va = fault_va_i, nreg_v_fault_access = {28'd0, fault_access_i},
+              nreg_v_vm_root = vm_root_i;
 `include "sgpu_regs_node.vh"
 
   wire w_base  = nreg_w_ring_base, w_size = nreg_w_ring_size, w_wptr = nreg_w_ring_wptr,

@@ -29,6 +29,11 @@ module sgpu_top #(
   parameter PRIORITY  = 1,         // a high-priority ring per node (CAPS.PRIORITY)
   parameter TIME_SLICE = 1,        // a second, time-sliced normal ring per node (CAPS.TIME_SLICE; needs PRIORITY)
   parameter MEM_RDQ   = 8,         // reads the external memory may have outstanding (power of two >= 2)
+  // GPU virtual memory (CAPS.VM): an MMU (sgpu_mmu, TLB_ENTRIES entries) on
+  // each ring's IB fetch and writer ports and on each 2D engine's port;
+  // 0: none is built.
+  parameter VM          = 1,
+  parameter TLB_ENTRIES = 4,
   parameter PIX_CDC   = 0          // 1: the displays' pixel side runs on pix_clk_i (video outputs in that domain)
 ) (
   input  wire                 clk_i,
@@ -85,6 +90,11 @@ module sgpu_top #(
     sgpu_precondition_failed_TIME_SLICE_needs_PRIORITY u_fail ();
   end endgenerate
   // MEM_RDQ: the arbiter's read ID queue (sgpu_fifo) is MEM_RDQ deep.
+  // VM: the TLB's round-robin needs two entries (the memory holds a
+  // directory and a table: it has 64 KiB at least, see sgpu_cp).
+  generate if (VM != 0 && !(TLB_ENTRIES >= 2)) begin : g_bad_vm
+    sgpu_precondition_failed_VM_needs_TLB_ENTRIES_at_least_2 u_fail ();
+  end endgenerate
   generate if (!(MEM_RDQ >= 2 && (MEM_RDQ & (MEM_RDQ - 1)) == 0)) begin : g_bad_mem_rdq
     sgpu_precondition_failed_MEM_RDQ_power_of_two_at_least_2 u_fail ();
   end endgenerate
@@ -127,6 +137,7 @@ module sgpu_top #(
   localparam [31:0] PRE32  = (PREEMPTION != 0) ? 32'd1 : 32'd0;
   localparam [31:0] PRIO32 = (PRIORITY != 0) ? 32'd1 : 32'd0;
   localparam [31:0] SLICE32 = SLICE;
+  localparam [31:0] VM32    = (VM != 0) ? 32'd1 : 32'd0;
   localparam [31:0] CAPS = ({28'd0, NODES4} << `SGPU_CAPS_NODES_LSB) |
                            ({28'd0, SRC4} << `SGPU_CAPS_SOURCES_LSB) |
                            (32'd1 << `SGPU_CAPS_BLIT_LSB) | (32'd1 << `SGPU_CAPS_DISPLAY_LSB) |
@@ -134,6 +145,7 @@ module sgpu_top #(
                            (PRE32 << `SGPU_CAPS_PREEMPTION_LSB) |
                            (PRIO32 << `SGPU_CAPS_PRIORITY_LSB) |
                            (SLICE32 << `SGPU_CAPS_TIME_SLICE_LSB) |
+                           (VM32 << `SGPU_CAPS_VM_LSB) |
                            ({28'd0, IBD32[3:0]} << `SGPU_CAPS_IB_DEPTH_LSB);
 
   wire [M-1:0]    a_valid, a_ready, a_write, a_rsp;
@@ -230,6 +242,19 @@ module sgpu_top #(
   wire [RINGS*16-1:0] b_dpitch, b_spitch, b_width, b_height;
   wire [RINGS*3-1:0]  f_int;
   wire [RINGS-1:0]    b_ready, f_ready;
+  // VM: each ring's 2D command is virtual, in its tables; the engines'
+  // MMU verdicts, to the ring whose command it is
+  wire [RINGS-1:0]    b_virt;
+  wire [RINGS*20-1:0] b_root;
+  wire [RINGS-1:0]    n_bfault;
+  wire [3-1:0]        e_acc_v, e_virt_v;       // per 2D engine: a command accepted, of a ring ...
+  wire [3*20-1:0]     e_root_v;                // ... in its VM context
+  wire [3-1:0]        e_fault_v, e_fprot_v, e_fwrite_v;
+  wire [3*32-1:0]     e_fva_v;
+  // the 2D engines' ports before their MMUs (engine 0, 1 high rings', 2 second normal rings')
+  wire [2:0]          e_valid, e_ready, e_write, e_rsp;
+  wire [3*32-1:0]     e_addr, e_wdata, e_rdata;
+  wire [3*4-1:0]      e_wstrb;
   wire                blit_busy;
   wire                blit_chunk;  // the 2D engine has a chunk in flight
   wire [RINGS-1:0]    n_abort;     // node resets and may own the 2D engine
@@ -238,7 +263,7 @@ module sgpu_top #(
   wire [15:0]         blit_cut_first, blit_cut_count, blit_cut_prow, blit_cut_lo, blit_cut_hi;
   wire                blit_cut_part;
   reg  [NODES-1:0]    b_own_q;     // node whose command the 2D engine runs (last accepted)
-  wire                blit_fire = a_valid[MBLIT] && a_ready[MBLIT];
+  wire                blit_fire = e_valid[0] && e_ready[0];
   // PRIORITY: the high rings' 2D engine (tied off without it)
   wire                blit1_busy, blit1_cut, blit1_cut_part, blit1_fire;
   wire [15:0]         blit1_cut_first, blit1_cut_count, blit1_cut_prow, blit1_cut_lo, blit1_cut_hi;
@@ -272,8 +297,13 @@ module sgpu_top #(
         assign e_cut_first = blit2_cut_first; assign e_cut_count = blit2_cut_count;
         assign e_cut_prow = blit2_cut_prow; assign e_cut_lo = blit2_cut_lo; assign e_cut_hi = blit2_cut_hi;
       end
+      // The engine's MMU verdict, if this ring's command runs there.
+      wire [1:0] eng = (g < NODES) ? 2'd0 : (g < 2 * NODES) ? 2'd1 : 2'd2;
+      wire own = (g < NODES) ? b_own_q[g % NODES] : (g < 2 * NODES) ? b1_own[g % NODES] : b2_own[g % NODES];
+      assign n_bfault[g] = e_fault_v[eng] && own;
       sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1),
-                .LINE_W(LINE_W), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION)) u_cp (
+                .LINE_W(LINE_W), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION),
+                .VM(VM), .TLB_ENTRIES(TLB_ENTRIES)) u_cp (
         .clk_i(clk_i), .rst_ni(rst_ni),
         .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[NLG-1:0]),
         .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),
@@ -303,6 +333,9 @@ module sgpu_top #(
         .blit_stop_o(n_bstop[g]), .blit_cut_i(e_cut), .blit_cut_first_i(e_cut_first),
         .blit_cut_count_i(e_cut_count), .blit_cut_part_i(e_cut_part),
         .blit_cut_prow_i(e_cut_prow), .blit_cut_lo_i(e_cut_lo), .blit_cut_hi_i(e_cut_hi),
+        .blit_virt_o(b_virt[g]), .blit_root_o(b_root[g*20 +: 20]),
+        .blit_fault_i(n_bfault[g]), .blit_fault_prot_i(e_fprot_v[eng]),
+        .blit_fault_va_i(e_fva_v[eng*32 +: 32]), .blit_fault_write_i(e_fwrite_v[eng]),
         .flip_valid_o(f_valid[g]), .flip_ready_i(f_ready[g]), .flip_src_o(f_src[g]),
         .flip_addr_o(f_addr[g*32 +: 32]), .flip_interval_o(f_int[g*3 +: 3]),
         .flip_pending_i(s_pend), .vblank_i(s_vblank), .in_vblank_i(s_invbl),
@@ -355,6 +388,16 @@ module sgpu_top #(
   wire blit_cmd_ready;
   wire blit_cmd_valid = |b_gnt;
   assign b_ready[NODES-1:0] = b_gnt & {NODES{blit_cmd_ready}};
+  assign e_acc_v[0] = blit_cmd_valid && blit_cmd_ready;
+  reg        c_virt;
+  reg [19:0] c_root;
+  always @(*) begin
+    c_virt = 1'b0; c_root = 20'd0;
+    for (i = 0; i < NODES; i = i + 1) if (b_gnt[i]) begin
+      c_virt = c_virt | b_virt[i]; c_root = c_root | b_root[i*20 +: 20];
+    end
+  end
+  assign e_virt_v[0] = c_virt; assign e_root_v[19:0] = c_root;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       b_lock_q <= 1'b0; b_sel_q <= {NODES{1'b0}}; b_own_q <= {NODES{1'b0}};
@@ -379,10 +422,10 @@ module sgpu_top #(
     .cmd_dst_i(c_dst), .cmd_dst_pitch_i(c_dpitch), .cmd_src_i(c_src), .cmd_src_pitch_i(c_spitch),
     .cmd_width_i(c_width), .cmd_height_i(c_height), .cmd_pattern_i(c_pat),
     .busy_o(blit_busy),
-    .mem_req_valid_o(a_valid[MBLIT]), .mem_req_ready_i(a_ready[MBLIT]),
-    .mem_req_write_o(a_write[MBLIT]), .mem_req_addr_o(a_addr[MBLIT*32 +: 32]),
-    .mem_req_wdata_o(a_wdata[MBLIT*32 +: 32]), .mem_req_wstrb_o(a_wstrb[MBLIT*4 +: 4]),
-    .mem_rsp_valid_i(a_rsp[MBLIT]), .mem_rsp_rdata_i(a_rdata)
+    .mem_req_valid_o(e_valid[0]), .mem_req_ready_i(e_ready[0]),
+    .mem_req_write_o(e_write[0]), .mem_req_addr_o(e_addr[0 +: 32]),
+    .mem_req_wdata_o(e_wdata[0 +: 32]), .mem_req_wstrb_o(e_wstrb[0 +: 4]),
+    .mem_rsp_valid_i(e_rsp[0]), .mem_rsp_rdata_i(e_rdata[0 +: 32])
   );
 
   // ------------------------------------------------------------ priority
@@ -457,6 +500,16 @@ module sgpu_top #(
     wire cmd1_ready;
     wire cmd1_valid = |gnt;
     assign b_ready[2*NODES-1:NODES] = gnt & {NODES{cmd1_ready}};
+    reg        c1_virt;
+    reg [19:0] c1_root;
+    always @(*) begin
+      c1_virt = 1'b0; c1_root = 20'd0;
+      for (j = 0; j < NODES; j = j + 1) if (gnt[j]) begin
+        c1_virt = c1_virt | b_virt[NODES + j]; c1_root = c1_root | b_root[(NODES + j)*20 +: 20];
+      end
+    end
+    assign e_acc_v[1] = cmd1_valid && cmd1_ready;
+    assign e_virt_v[1] = c1_virt; assign e_root_v[20 +: 20] = c1_root;
     always @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         lock_q <= 1'b0; sel_q <= {NODES{1'b0}}; own_q <= {NODES{1'b0}};
@@ -467,7 +520,7 @@ module sgpu_top #(
       end
     end
     assign b1_own = own_q;
-    assign blit1_fire = a_valid[MBLIT1] && a_ready[MBLIT1];
+    assign blit1_fire = e_valid[1] && e_ready[1];
 
     /* verilator lint_off PINCONNECTEMPTY */
     sgpu_blit #(.ADDR_W(BLIT_AW), .CMD_HELD(NODES == 1 ? 1 : 0)) u_blit1 (
@@ -480,10 +533,10 @@ module sgpu_top #(
       .cmd_dst_i(c1_dst), .cmd_dst_pitch_i(c1_dpitch), .cmd_src_i(c1_src), .cmd_src_pitch_i(c1_spitch),
       .cmd_width_i(c1_width), .cmd_height_i(c1_height), .cmd_pattern_i(c1_pat),
       .busy_o(blit1_busy),
-      .mem_req_valid_o(a_valid[MBLIT1]), .mem_req_ready_i(a_ready[MBLIT1]),
-      .mem_req_write_o(a_write[MBLIT1]), .mem_req_addr_o(a_addr[MBLIT1*32 +: 32]),
-      .mem_req_wdata_o(a_wdata[MBLIT1*32 +: 32]), .mem_req_wstrb_o(a_wstrb[MBLIT1*4 +: 4]),
-      .mem_rsp_valid_i(a_rsp[MBLIT1]), .mem_rsp_rdata_i(a_rdata)
+      .mem_req_valid_o(e_valid[1]), .mem_req_ready_i(e_ready[1]),
+      .mem_req_write_o(e_write[1]), .mem_req_addr_o(e_addr[32 +: 32]),
+      .mem_req_wdata_o(e_wdata[32 +: 32]), .mem_req_wstrb_o(e_wstrb[4 +: 4]),
+      .mem_rsp_valid_i(e_rsp[1]), .mem_rsp_rdata_i(e_rdata[32 +: 32])
     );
     /* verilator lint_on PINCONNECTEMPTY */
   end else begin : g_no_high
@@ -492,6 +545,9 @@ module sgpu_top #(
     assign blit1_fire = 1'b0; assign b1_own = {NODES{1'b0}};
     assign blit1_cut_first = 16'd0; assign blit1_cut_count = 16'd0; assign blit1_cut_prow = 16'd0;
     assign blit1_cut_lo = 16'd0; assign blit1_cut_hi = 16'd0;
+    assign e_acc_v[1] = 1'b0; assign e_virt_v[1] = 1'b0; assign e_root_v[20 +: 20] = 20'd0;
+    assign e_valid[1] = 1'b0; assign e_write[1] = 1'b0; assign e_addr[32 +: 32] = 32'd0;
+    assign e_wdata[32 +: 32] = 32'd0; assign e_wstrb[4 +: 4] = 4'd0;
   end endgenerate
 
   // ------------------------------------------------------------ time slices
@@ -530,6 +586,16 @@ module sgpu_top #(
     wire cmd2_ready;
     wire cmd2_valid = |gnt;
     assign b_ready[RINGS-1:BASE] = gnt & {NODES{cmd2_ready}};
+    reg        c2_virt;
+    reg [19:0] c2_root;
+    always @(*) begin
+      c2_virt = 1'b0; c2_root = 20'd0;
+      for (j = 0; j < NODES; j = j + 1) if (gnt[j]) begin
+        c2_virt = c2_virt | b_virt[BASE + j]; c2_root = c2_root | b_root[(BASE + j)*20 +: 20];
+      end
+    end
+    assign e_acc_v[2] = cmd2_valid && cmd2_ready;
+    assign e_virt_v[2] = c2_virt; assign e_root_v[40 +: 20] = c2_root;
     always @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         lock_q <= 1'b0; sel_q <= {NODES{1'b0}}; own_q <= {NODES{1'b0}};
@@ -540,7 +606,7 @@ module sgpu_top #(
       end
     end
     assign b2_own = own_q;
-    assign blit2_fire = a_valid[MBLIT2] && a_ready[MBLIT2];
+    assign blit2_fire = e_valid[2] && e_ready[2];
     wire stop2  = |(n_bstop[RINGS-1:BASE] & own_q);
     wire pause2 = |(n_hold[RINGS-1:BASE] & own_q) && !stop2;
 
@@ -554,16 +620,70 @@ module sgpu_top #(
       .cmd_dst_i(c2_dst), .cmd_dst_pitch_i(c2_dpitch), .cmd_src_i(c2_src), .cmd_src_pitch_i(c2_spitch),
       .cmd_width_i(c2_width), .cmd_height_i(c2_height), .cmd_pattern_i(c2_pat),
       .busy_o(blit2_busy),
-      .mem_req_valid_o(a_valid[MBLIT2]), .mem_req_ready_i(a_ready[MBLIT2]),
-      .mem_req_write_o(a_write[MBLIT2]), .mem_req_addr_o(a_addr[MBLIT2*32 +: 32]),
-      .mem_req_wdata_o(a_wdata[MBLIT2*32 +: 32]), .mem_req_wstrb_o(a_wstrb[MBLIT2*4 +: 4]),
-      .mem_rsp_valid_i(a_rsp[MBLIT2]), .mem_rsp_rdata_i(a_rdata)
+      .mem_req_valid_o(e_valid[2]), .mem_req_ready_i(e_ready[2]),
+      .mem_req_write_o(e_write[2]), .mem_req_addr_o(e_addr[64 +: 32]),
+      .mem_req_wdata_o(e_wdata[64 +: 32]), .mem_req_wstrb_o(e_wstrb[8 +: 4]),
+      .mem_rsp_valid_i(e_rsp[2]), .mem_rsp_rdata_i(e_rdata[64 +: 32])
     );
   end else begin : g_no_slice
     assign blit2_busy = 1'b0; assign blit2_cut = 1'b0; assign blit2_cut_part = 1'b0;
     assign blit2_fire = 1'b0; assign blit2_chunk = 1'b0; assign b2_own = {NODES{1'b0}};
     assign blit2_cut_first = 16'd0; assign blit2_cut_count = 16'd0; assign blit2_cut_prow = 16'd0;
     assign blit2_cut_lo = 16'd0; assign blit2_cut_hi = 16'd0;
+    assign e_acc_v[2] = 1'b0; assign e_virt_v[2] = 1'b0; assign e_root_v[40 +: 20] = 20'd0;
+    assign e_valid[2] = 1'b0; assign e_write[2] = 1'b0; assign e_addr[64 +: 32] = 32'd0;
+    assign e_wdata[64 +: 32] = 32'd0; assign e_wstrb[8 +: 4] = 4'd0;
+  end endgenerate
+
+  // ------------------------------------------------------------ 2D engines' MMUs
+  // Each engine's port goes through an MMU (VM) or straight to its arbiter
+  // slot.  A command's virt and root are taken when the engine accepts it
+  // (the ring may be reset while the engine drains), and its TLB is flushed
+  // then: a ring's CONTEXT and TLB_INVALIDATE drain the engine first, so no
+  // stale translation outlives them.  A refused access goes to the ring
+  // whose command it is.
+  genvar k;
+  generate for (k = 0; k < 3; k = k + 1) begin : g_eng_mmu
+    localparam SLOT = (k == 0) ? MBLIT : (k == 1) ? MBLIT1 : MBLIT2;
+    localparam HAVE = (k == 0) || (k == 1 && ENG1 != 0) || (k == 2 && ENG2 != 0);
+    if (HAVE && VM != 0) begin : g_mmu
+      reg        virt_q;
+      reg [19:0] root_q;
+      always @(posedge clk_i or negedge rst_ni) begin
+        if (!rst_ni) begin virt_q <= 1'b0; root_q <= 20'd0; end
+        else if (e_acc_v[k]) begin virt_q <= e_virt_v[k]; root_q <= e_root_v[k*20 +: 20]; end
+      end
+      wire done, fault, prot, dead;
+      wire [31:0] pa;
+      sgpu_mmu #(.TLB_ENTRIES(TLB_ENTRIES), .AW(AW)) u_mmu (
+        .clk_i(clk_i), .rst_ni(rst_ni), .root_i(root_q), .flush_i(e_acc_v[k]),
+        .up_valid_i(e_valid[k]), .up_ready_o(e_ready[k]), .up_write_i(e_write[k]), .up_virt_i(virt_q),
+        .up_probe_i(1'b0), .up_addr_i(e_addr[k*32 +: 32]), .up_wdata_i(e_wdata[k*32 +: 32]),
+        .up_wstrb_i(e_wstrb[k*4 +: 4]), .up_rsp_valid_o(e_rsp[k]), .up_rsp_rdata_o(e_rdata[k*32 +: 32]),
+        .dn_valid_o(a_valid[SLOT]), .dn_ready_i(a_ready[SLOT]), .dn_write_o(a_write[SLOT]),
+        .dn_addr_o(a_addr[SLOT*32 +: 32]), .dn_wdata_o(a_wdata[SLOT*32 +: 32]), .dn_wstrb_o(a_wstrb[SLOT*4 +: 4]),
+        .dn_rsp_valid_i(a_rsp[SLOT]), .dn_rsp_rdata_i(a_rdata),
+        .done_o(done), .fault_o(fault), .fault_prot_o(prot), .pa_o(pa), .dead_o(dead));
+      // Only the first refusal of a command counts (the ring stops then).
+      assign e_fault_v[k] = fault && !dead;
+      assign e_fprot_v[k] = prot; assign e_fwrite_v[k] = e_write[k];
+      assign e_fva_v[k*32 +: 32] = e_addr[k*32 +: 32];
+      wire unused_mmu = &{1'b0, done, pa};
+    end else if (HAVE) begin : g_pass
+      assign a_valid[SLOT] = e_valid[k]; assign e_ready[k] = a_ready[SLOT]; assign a_write[SLOT] = e_write[k];
+      assign a_addr[SLOT*32 +: 32] = e_addr[k*32 +: 32]; assign a_wdata[SLOT*32 +: 32] = e_wdata[k*32 +: 32];
+      assign a_wstrb[SLOT*4 +: 4] = e_wstrb[k*4 +: 4];
+      assign e_rsp[k] = a_rsp[SLOT]; assign e_rdata[k*32 +: 32] = a_rdata;
+      assign e_fault_v[k] = 1'b0; assign e_fprot_v[k] = 1'b0; assign e_fwrite_v[k] = 1'b0;
+      assign e_fva_v[k*32 +: 32] = 32'd0;
+      wire unused_eng = &{1'b0, e_acc_v[k], e_virt_v[k], e_root_v[k*20 +: 20]};
+    end else begin : g_none
+      assign e_ready[k] = 1'b0; assign e_rsp[k] = 1'b0; assign e_rdata[k*32 +: 32] = 32'd0;
+      assign e_fault_v[k] = 1'b0; assign e_fprot_v[k] = 1'b0; assign e_fwrite_v[k] = 1'b0;
+      assign e_fva_v[k*32 +: 32] = 32'd0;
+      wire unused_eng = &{1'b0, e_acc_v[k], e_virt_v[k], e_root_v[k*20 +: 20], e_valid[k], e_write[k],
+                          e_addr[k*32 +: 32], e_wdata[k*32 +: 32], e_wstrb[k*4 +: 4]};
+    end
   end endgenerate
 
   // ------------------------------------------------------------ displays
@@ -823,7 +943,7 @@ module sgpu_top #(
   assign fault_o = |n_faulted;
 
   /* verilator lint_off UNUSEDSIGNAL */
-  wire unused_ok = &{1'b0, cyc_hi_wrap, n_quantum, blit_chunk, n_runnable, n_quiet, blit1_busy, blit1_cut, blit1_cut_part,
+  wire unused_ok = &{1'b0, e_ready, e_rsp, e_rdata, cyc_hi_wrap, n_quantum, blit_chunk, n_runnable, n_quiet, blit1_busy, blit1_cut, blit1_cut_part,
                      blit1_fire, b1_own, blit1_cut_first, blit1_cut_count, blit1_cut_prow, blit1_cut_lo,
                      blit1_cut_hi, blit2_busy, blit2_cut, blit2_cut_part, blit2_fire, blit2_chunk, b2_own,
                      blit2_cut_first, blit2_cut_count, blit2_cut_prow, blit2_cut_lo, blit2_cut_hi,

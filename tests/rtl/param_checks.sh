@@ -63,6 +63,9 @@ sgpu_top              MEM_RDQ_power_of_two_at_least_2             MEM_RDQ=12
 sgpu_top              NODES_1_to_MAX_NODES                        NODES=7 PRIORITY=0 TIME_SLICE=0
 sgpu_top              SOURCES_1_to_MAX_SOURCES                    SOURCES=3
 sgpu_top              MEM_BYTES_at_least_64KiB_and_AW_at_least_16 MEM_BYTES=32768
+sgpu_top              -                                           VM=0 TLB_ENTRIES=1
+sgpu_top              -                                           NODES=1 PRIORITY=0 TIME_SLICE=0 VM=1 TLB_ENTRIES=2
+sgpu_top              VM_needs_TLB_ENTRIES_at_least_2             TLB_ENTRIES=1
 sgpu_cp               -
 sgpu_cp               -                                           MEM_BYTES=65536 AW=16 IB_DEPTH=1 SOURCES=2
 sgpu_cp               MEM_BYTES_at_least_64KiB_and_AW_at_least_16 MEM_BYTES=32768
@@ -70,6 +73,12 @@ sgpu_cp               MEM_BYTES_at_least_64KiB_and_AW_at_least_16 AW=15
 sgpu_cp               IB_DEPTH_1_to_MAX_IB_DEPTH                  IB_DEPTH=0
 sgpu_cp               IB_DEPTH_1_to_MAX_IB_DEPTH                  IB_DEPTH=3
 sgpu_cp               SOURCES_1_to_MAX_SOURCES                    SOURCES=3
+sgpu_cp               -                                           VM=1 TLB_ENTRIES=2 MEM_BYTES=65536 AW=16
+sgpu_cp               TLB_ENTRIES_at_least_2                      VM=1 TLB_ENTRIES=1
+sgpu_mmu              -
+sgpu_mmu              -                                           TLB_ENTRIES=2 AW=13
+sgpu_mmu              TLB_ENTRIES_at_least_2_and_AW_13_to_32      AW=12
+sgpu_mmu              TLB_ENTRIES_at_least_2_and_AW_13_to_32      TLB_ENTRIES=1
 sgpu_fifo             -
 sgpu_fifo             -                                           DEPTH=2
 sgpu_fifo             DEPTH_power_of_two_at_least_2               DEPTH=6

@@ -48,12 +48,13 @@ module tb_sgpu_cp_decode;
       8'h01: count_of = 3;  8'h02: count_of = 2;  8'h03: count_of = 2000;  // WRITE_DATA: >= 2
       8'h04: count_of = 3;  8'h05: count_of = 1;  8'h06: count_of = 2;  8'h07: count_of = 5;
       8'h08: count_of = 6;  8'h09: count_of = 3;  8'h0A: count_of = 3;  8'h0B: count_of = 1;
+      8'h0C: count_of = 0;  // TLB_INVALIDATE
       default: count_of = -1;
     endcase
   endfunction
   function [7:0] flags_of(input [7:0] o);
     case (o)
-      8'h01, 8'h02, 8'h09: flags_of = 8'h01;   // SKIP, IRQ, NO_WAIT
+      8'h01, 8'h02, 8'h09, 8'h0A: flags_of = 8'h01;   // SKIP, IRQ, NO_WAIT, VM
       8'h04:               flags_of = 8'h07;   // FUNC
       default:             flags_of = 8'h00;
     endcase
@@ -92,6 +93,7 @@ module tb_sgpu_cp_decode;
         8'h0A: if (in_ib) pkt_model = PRIVILEGED;
                else if (ctx_nz && (addr[1:0] != 0 || arg_lo != 0)) pkt_model = MISALIGNED;
                else if (ctx_nz && oor) pkt_model = OOR;
+        8'h0C: if (in_ib) pkt_model = PRIVILEGED;
         default: pkt_model = UNSUPPORTED;
       endcase
     end
@@ -128,7 +130,7 @@ module tb_sgpu_cp_decode;
     for (k = 0; k < 20000; k = k + 1) begin
       r = $unsigned(tb_random(0)) % 16;
       hdr[31:30] = (r == 0) ? tb_random(0) : 2'd3;
-      hdr[7:0]   = (r == 1) ? tb_random(0) : ($unsigned(tb_random(0)) % 13);
+      hdr[7:0]   = (r == 1) ? tb_random(0) : ($unsigned(tb_random(0)) % 14);
       hdr[15:8]  = (r == 2) ? tb_random(0) : (tb_random(0) & 32'h01 & flags_of(hdr[7:0])) |
                                              ((hdr[7:0] == 8'h04) ? tb_random(0) & 32'h7 : 0);
       n = count_of(hdr[7:0]);
@@ -146,7 +148,7 @@ module tb_sgpu_cp_decode;
     end
     // ---- packet checks
     for (k = 0; k < 40000; k = k + 1) begin
-      op = ($unsigned(tb_random(0)) % 20 == 0) ? 8'h00 : 8'h01 + $unsigned(tb_random(0)) % 11;
+      op = ($unsigned(tb_random(0)) % 20 == 0) ? 8'h00 : 8'h01 + $unsigned(tb_random(0)) % 12;
       idx = tb_random(0);
       func = (tb_random(0) % 4 == 0) ? 3'd7 : tb_random(0) % 7;
       ib_full = (tb_random(0) % 4 == 0); in_ib = (tb_random(0) % 3 == 0);
