@@ -18,10 +18,11 @@
  * compared there, then resumed as the library resumes a submission.
  *
  *   sgpu_diff [--seeds N] [--base S] [--random] [--seed S] [--verbose] [--no-shrink]
- *             [--vm on|off] [--vm-pct P]
+ *             [--vm on|off] [--vm-pct P] [--vm-only]
  *
- * VM programs (tests/diff/README.md) take P% (15) of the seeds when the chip
- * has CAPS.VM (--vm on|off overrides it).
+ * VM programs (tests/diff/README.md): P% (15) of the seeds run one after
+ * their workload when the chip has CAPS.VM (--vm on|off overrides it;
+ * --vm-only: the VM programs alone).
  *
  * A failing seed prints a reproduction command and a shrunk listing (packets
  * removed while it still fails the same way) in assembler syntax.  After a
@@ -162,8 +163,11 @@ static uint32_t pick_quantum(uint32_t h) {
  * ring at its boundaries while it has work) or on the node's other normal
  * ring (the two take turns by QUANTUM); sometimes all three rings of a node
  * run a workload each. */
-static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes, uint32_t rings) {
-  if (g_vm_on && (seed * 0x9E3779B9u >> 8) % 100 < g_vm_pct) {
+/* Does the seed run a VM program after its workload? */
+static int vm_seed(uint32_t seed) { return g_vm_on && (seed * 0x9E3779B9u >> 8) % 100 < g_vm_pct; }
+
+static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes, uint32_t rings, int vm) {
+  if (vm) {
     /* a VM program: alone on its ring, no preemption (a resume would have
      * to restore the VM context) */
     memset(j, 0, sizeof *j);
@@ -1101,12 +1105,13 @@ static double now_s(void) {
 
 int main(int argc, char **argv) {
   uint32_t seeds = 2000, base = 1, single = 0;
-  int have_single = 0, shrink_on = 1, random_base = 0, announce = 0, vm_opt = -1;
+  int have_single = 0, shrink_on = 1, random_base = 0, announce = 0, vm_opt = -1, vm_only = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seeds") && i + 1 < argc) seeds = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--vm") && i + 1 < argc && (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off")))
       vm_opt = !strcmp(argv[++i], "on");
     else if (!strcmp(argv[i], "--vm-pct") && i + 1 < argc) g_vm_pct = (uint32_t)strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--vm-only")) vm_only = 1;
     else if (!strcmp(argv[i], "--base") && i + 1 < argc) base = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       single = (uint32_t)strtoul(argv[++i], NULL, 0);
@@ -1117,7 +1122,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--announce")) announce = 1;
     else {
       fprintf(stderr, "usage: %s [--seeds N] [--base S | --random] [--seed S] [--verbose] [--no-shrink] [--announce] "
-              "[--vm on|off] [--vm-pct P]\n", argv[0]);
+              "[--vm on|off] [--vm-pct P] [--vm-only]\n", argv[0]);
       return 2;
     }
   }
@@ -1142,16 +1147,20 @@ int main(int argc, char **argv) {
   uint32_t failures = 0, shrunk = 0, two = 0, high = 0, high_pairs = 0, b_rings = 0, b_pairs = 0, triples = 0;
   uint64_t cycles = 0;
   const double t0 = now_s();
-  for (uint32_t i = 0; i < seeds; i++) {
-    const uint32_t seed = base + i;
+  for (uint32_t i = 0; i < seeds * 2; i++) {
+    /* each seed runs its workload, then (vm_seed) a VM program on a fresh
+     * chip: the VM work adds to the seeds' and leaves their programs as
+     * they were */
+    const uint32_t seed = base + i / 2, vm = i % 2;
+    if (vm ? !vm_seed(seed) : vm_only) continue;
     job j;
     /* --announce: the seed before it runs, so a run that a failing
        assertion aborts (the model with assertions on) names its seed */
-    if (announce) {
+    if (announce && !vm) {
       printf("seed %u\n", seed);
       fflush(stdout);
     }
-    job_generate(&j, seed, &lim, nodes, rings);
+    job_generate(&j, seed, &lim, nodes, rings, (int)vm);
     two += j.n > 1;
     int on_high = 0, on_b = 0;
     for (int k = 0; k < j.n; k++) {
@@ -1169,10 +1178,11 @@ int main(int argc, char **argv) {
     cycles += o.cycles;
     if (o.fail) {
       failures++;
-      printf("FAIL seed %u [%s]: %s\n", seed, o.tag, o.msg);
+      printf("FAIL seed %u%s [%s]: %s\n", seed, vm ? " (its VM program)" : "", o.tag, o.msg);
       printf("  reproduce: %s --seed %u --verbose%s%s", g_argv0, seed, vm_opt < 0 ? "" : vm_opt ? " --vm on" : " --vm off",
              g_vm_pct != 15 ? " --vm-pct" : "");
       if (g_vm_pct != 15) printf(" %u", g_vm_pct);
+      if (vm_only) printf(" --vm-only");
       printf("\n");
       if (shrink_on && shrunk < 3) {
         shrunk++;
@@ -1241,12 +1251,15 @@ int main(int argc, char **argv) {
          (unsigned long long)g_vm_faults[0][SGPU_HW_ACCESS_WRITE], (unsigned long long)g_vm_faults[1][SGPU_HW_ACCESS_WRITE],
          (unsigned long long)acc.packets[SGPU_OP_TLB_INVALIDATE]);
   chip_figure("diff_vm_programs_per_1000_seeds", (double)g_vm_programs * 1000.0 / seeds);
+  int vm_missing = 0;
   if (seeds >= 500 && g_vm_on && chip_vm &&
       (!g_vm_rewritten || !g_vm_changes || !g_vm_faults[0][SGPU_HW_ACCESS_FETCH] || !g_vm_faults[0][SGPU_HW_ACCESS_READ] ||
        !g_vm_faults[0][SGPU_HW_ACCESS_WRITE] || !g_vm_faults[1][SGPU_HW_ACCESS_WRITE])) {
     printf("coverage: a kind of VM work or page fault never happened\n");
     missing++;
+    vm_missing = 1;
   }
+  if (vm_only) missing = vm_missing; /* the other kinds need the seeds' workloads */
   if (seeds >= 500 && (!g_pre_level[0] || !g_pre_level[1] || !g_pre_level[2] || !g_pre_wait || !g_pre_rect || !g_pre_idle ||
                        !g_pre_faulted || !g_pre_again)) {
     printf("coverage: a kind of preemption stop never happened\n");
