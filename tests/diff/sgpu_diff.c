@@ -1259,7 +1259,6 @@ int main(int argc, char **argv) {
     missing++;
     vm_missing = 1;
   }
-  if (vm_only) missing = vm_missing; /* the other kinds need the seeds' workloads */
   if (seeds >= 500 && (!g_pre_level[0] || !g_pre_level[1] || !g_pre_level[2] || !g_pre_wait || !g_pre_rect || !g_pre_idle ||
                        !g_pre_faulted || !g_pre_again)) {
     printf("coverage: a kind of preemption stop never happened\n");
@@ -1269,6 +1268,7 @@ int main(int argc, char **argv) {
     printf("FAIL: the generator made WAIT_MEM read chip-defined words\n");
     failures++;
   }
+  if (vm_only) missing = vm_missing; /* the other kinds need the seeds' workloads */
   if (seeds >= 500 && missing) {
     printf("FAIL: coverage incomplete (%d opcodes/faults never seen)\n", missing);
     return 1;
