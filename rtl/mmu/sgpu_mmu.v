@@ -23,7 +23,9 @@
 // (their responses must be taken) but fills nothing.
 //
 // The TLB holds only valid translations: a page mapped later is found by the
-// next walk; one unmapped needs a flush.
+// next walk; one unmapped needs a flush.  The last valid directory entry is
+// kept too (flushed with the TLB), so a walk in the same 4 MiB reads only
+// the table entry: a page check of a large rectangle walks every page.
 `include "sgpu_hw.vh"
 module sgpu_mmu #(
   parameter TLB_ENTRIES = 4,   // >= 2
@@ -98,7 +100,11 @@ module sgpu_mmu #(
   reg           dead_q, flushed_q; // fault state; flush seen during the walk
   reg  [31:12]  wvpn_q;            // the page being walked
   reg  [31:12]  wtab_q;            // the directory entry's table
+  reg           pv_q;              // the last valid directory entry: ...
+  reg  [31:22]  pidx_q;            // ... its index ...
+  reg  [31:12]  ptab_q;            // ... and its table
   wire          walk_rsp = (st_q == S_PDE_RSP) || (st_q == S_PTE_RSP);
+  wire          quiet    = (infl_q == {CW{1'b0}}) && !dummy_q;   // no response to come
 
   // ---------------------------------------------------------------- request path
   wire v     = up_valid_i && up_virt_i;
@@ -148,7 +154,7 @@ module sgpu_mmu #(
     if (!rst_ni) begin
       st_q <= S_IDLE; tv_q <= {N{1'b0}}; tw_q <= {N{1'b0}}; rr_q <= {NW{1'b0}};
       infl_q <= {CW{1'b0}}; dummy_q <= 1'b0; dead_q <= 1'b0; flushed_q <= 1'b0;
-      wvpn_q <= 20'd0; wtab_q <= 20'd0;
+      wvpn_q <= 20'd0; wtab_q <= 20'd0; pv_q <= 1'b0; pidx_q <= 10'd0; ptab_q <= 20'd0;
       tvpn_q <= {(N*20){1'b0}}; tppn_q <= {(N*20){1'b0}};
     end else begin
       infl_q  <= infl_q + {{(CW-1){1'b0}}, dn_rd_acc} - {{(CW-1){1'b0}}, dn_rsp_valid_i};
@@ -156,14 +162,20 @@ module sgpu_mmu #(
       // A probe's fault is a page check's verdict: the port goes on.
       if (acc_fault && !up_probe_i) dead_q <= 1'b1;
       case (st_q)
+        // A miss: once no read is in flight, read the directory entry, or
+        // straight the table entry under the directory entry kept.
         S_IDLE: if (v && !dead_q && !hit) begin
-          st_q <= S_DRAIN; wvpn_q <= vpn; flushed_q <= 1'b0;
+          wvpn_q <= vpn; flushed_q <= 1'b0; wtab_q <= ptab_q;
+          st_q <= !quiet ? S_DRAIN : (pv_q && pidx_q == vpn[31:22]) ? S_PTE : S_PDE;
         end
-        S_DRAIN: if (infl_q == {CW{1'b0}} && !dummy_q) st_q <= S_PDE;
+        S_DRAIN: if (quiet) st_q <= (pv_q && pidx_q == wvpn_q[31:22]) ? S_PTE : S_PDE;
         S_PDE: if (dn_ready_i) st_q <= S_PDE_RSP;
         S_PDE_RSP: if (dn_rsp_valid_i) begin
           wtab_q <= dn_rsp_rdata_i[31:12];
           st_q <= !dn_rsp_rdata_i[`SGPU_PDE_VALID_LSB] ? (flushed_q || flush_i ? S_IDLE : S_FAIL) : S_PTE;
+          if (dn_rsp_rdata_i[`SGPU_PDE_VALID_LSB] && !flushed_q && !flush_i) begin
+            pv_q <= 1'b1; pidx_q <= wvpn_q[31:22]; ptab_q <= dn_rsp_rdata_i[31:12];
+          end
         end
         S_PTE: if (dn_ready_i) st_q <= S_PTE_RSP;
         S_PTE_RSP: if (dn_rsp_valid_i) begin
@@ -183,7 +195,7 @@ module sgpu_mmu #(
         default: st_q <= S_IDLE;
       endcase
       if (flush_i) begin
-        tv_q <= {N{1'b0}}; dead_q <= 1'b0; flushed_q <= 1'b1;
+        tv_q <= {N{1'b0}}; pv_q <= 1'b0; dead_q <= 1'b0; flushed_q <= 1'b1;
         if (st_q == S_FAIL) st_q <= S_IDLE;
       end
     end
@@ -203,8 +215,12 @@ module sgpu_mmu #(
   always @(*) if (rst_ni) begin
     if (dummy_q) assert(!dn_rsp_valid_i);
     if (dn_rsp_valid_i) assert(infl_q != {CW{1'b0}});
-    // the walk's requests are held until accepted (their state does not change before)
-    if (dn_valid_o && !up_virt_i) assert(st_q == S_IDLE);
+    // a walk's read is presented until accepted (its state changes only then)
+    if (st_q == S_PDE || st_q == S_PTE) assert(dn_valid_o && !dn_write_o);
+    // a virtual request reaches memory only translated, by a hit that allows it
+    if (st_q == S_IDLE && dn_valid_o && up_virt_i)
+      assert(hit && perm && !dead_q && !up_probe_i && dn_addr_o == pa);
+    if (st_q != S_IDLE && st_q != S_PDE && st_q != S_PTE) assert(!dn_valid_o);
   end
 `endif
 endmodule

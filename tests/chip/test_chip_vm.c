@@ -371,6 +371,143 @@ static void scene_contexts(sgpu_sim *sim, chip_ring *ring) {
   chip_buf_free(&iba); chip_buf_free(&ibb); chip_buf_free(&ibw); chip_buf_free(&rb);
 }
 
+/* FLIP in a buffer: the display takes the translation; at the ring's level
+ * (physical) the address as written. */
+static void scene_flip(sgpu_sim *sim, chip_ring *ring) {
+  uint32_t src0 = SGPU_SOURCE_REG(0, 0);
+  chip_wr(sim, src0 + SGPU_SREG_DISP_BASE, 0x00700000u);
+  chip_wr(sim, src0 + SGPU_SREG_DISP_CONTROL, (1u << SGPU_DISP_ENABLE_SHIFT) | (1u << SGPU_DISP_TINY_SHIFT));
+  chip_buf ib;
+  chip_buf_init(&ib);
+  uint32_t va = VA_DATA + 0x5000 + 0x40;
+  chip_pkt_flip(&ib, 0, va, 1, 0);
+  CHIP_CHECK(run_ib_a(sim, ring, &ib, 0x600, NULL) == 0, "FLIP in a VM buffer faulted (%u)",
+             chip_nrd(sim, 0, SGPU_NREG_FAULT_REASON));
+  CHIP_EQ(chip_rd(sim, src0 + SGPU_SREG_DISP_BASE), pa_of(&ma, va), "DISP_BASE after a FLIP in a VM buffer");
+  /* the ring's own FLIP in the VM context: physical */
+  chip_buf rb;
+  chip_buf_init(&rb);
+  chip_pkt_flip(&rb, 0, 0x00710000u, 1, 0);
+  CHIP_CHECK(run_ring(sim, ring, &rb, 2000000, NULL) == 0, "ring FLIP faulted");
+  CHIP_EQ(chip_rd(sim, src0 + SGPU_SREG_DISP_BASE), 0x00710000u, "DISP_BASE after the ring's FLIP");
+  /* a FLIP to a page not present faults READ */
+  chip_buf_clear(&ib);
+  chip_pkt_flip(&ib, 0, VA_DATA + NP_PAGE * 0x1000 + 8, 1, 0);
+  expect_fault(sim, ring, "FLIP not present", run_ib_a(sim, ring, &ib, 0x600, NULL), SGPU_FAULT_PAGE_NOT_PRESENT,
+               VA_DATA + NP_PAGE * 0x1000 + 8, SGPU_HW_ACCESS_READ, SGPU_HW_UNIT_CP);
+  chip_wr(sim, src0 + SGPU_SREG_DISP_CONTROL, 0);
+  printf("%-28s DISP_BASE 0x%08x for VA 0x%08x\n", "FLIP", pa_of(&ma, va), va);
+  chip_buf_free(&ib);
+  chip_buf_free(&rb);
+}
+
+/* The watchdog ends a WAIT_MEM that never holds in a VM context. */
+static void scene_watchdog(sgpu_sim *sim, chip_ring *ring) {
+  chip_nwr(sim, 0, SGPU_NREG_WATCHDOG, 3000);
+  chip_buf ib;
+  chip_buf_init(&ib);
+  chip_pkt_wait_mem(&ib, VA_DATA + 0x1E000, 0xFFFFFFFFu, ~chip_peek(sim, pa_of(&ma, VA_DATA + 0x1E000)),
+                    SGPU_WAIT_FUNC_EQ);
+  expect_fault(sim, ring, "watchdog in a VM context", run_ib_a(sim, ring, &ib, 0x700, NULL), SGPU_FAULT_TIMEOUT, 0, 0,
+               0);
+  chip_nwr(sim, 0, SGPU_NREG_WATCHDOG, 100000);
+  chip_buf_free(&ib);
+}
+
+/* Two rings sharing the 2D engine, in two VM contexts whose VAs name
+ * different frames, run FILLs and COPYs at the same time. */
+static void scene_shared_engine(sgpu_sim *sim, chip_ring *ring0) {
+  chip_ring ring1;
+  chip_ring_init(&ring1, sim, 1, RING0 + 0x8000, RING_SIZE);
+  for (uint32_t p = 0; p < 4; p++) {
+    map_page(&ma, PT_A, 0x140 + p, FRAMES + (50 + p) * 0x1000, 1, 1);
+    map_page(&mb, PT_B, 0x140 + p, FRAMES + (54 + p) * 0x1000, 1, 1);
+    chip_poke(sim, PT_A + 4 * (0x140 + p), pte(FRAMES + (50 + p) * 0x1000, 1));
+    chip_poke(sim, PT_B + 4 * (0x140 + p), pte(FRAMES + (54 + p) * 0x1000, 1));
+  }
+  chip_buf ib[2], rb[2];
+  const map *m[2] = {&ma, &mb};
+  for (int r = 0; r < 2; r++) {
+    chip_buf_init(&ib[r]);
+    chip_buf_init(&rb[r]);
+    for (int i = 0; i < 6; i++) {
+      uint32_t pat = 0x10101010u * (uint32_t)(r + 1) + (uint32_t)i;
+      chip_pkt_fill(&ib[r], 0x140000u + 0x100 * (uint32_t)i, 0x800, 0x300, 6, pat);
+      exp_fill(m[r], 0x140000u + 0x100 * (uint32_t)i, 0x800, 0x300, 6, pat);
+      chip_pkt_copy(&ib[r], 0x142000u + 0x80 * (uint32_t)i, 0x400, 0x140000u + 0x10 * (uint32_t)i, 0x800, 0x200, 5);
+      exp_copy(m[r], 0x142000u + 0x80 * (uint32_t)i, 0x400, 0x140000u + 0x10 * (uint32_t)i, 0x800, 0x200, 5);
+    }
+    put_buf(sim, m[r], VA_IB + 0x5000 + 0x800 * (uint32_t)r, &ib[r]);
+    pkt_context_vm(&rb[r], 1 + (uint32_t)r, r ? PD_B : PD_A);
+    chip_pkt_indirect(&rb[r], VA_IB + 0x5000 + 0x800 * (uint32_t)r, chip_buf_bytes(&ib[r]), 0, 0);
+    chip_pkt_fence(&rb[r], FENCE0 + 0x100 + 4 * (uint32_t)r, 0x5A5A0000u + (uint32_t)r, 0);
+    uint32_t f = 0x5A5A0000u + (uint32_t)r;
+    memcpy(expect + FENCE0 + 0x100 + 4 * r, &f, 4);
+  }
+  chip_ring_put(ring0, &rb[0]);
+  chip_ring_put(&ring1, &rb[1]);
+  chip_doorbell(ring0);
+  chip_doorbell(&ring1);
+  CHIP_CHECK(chip_wait_fence(sim, FENCE0 + 0x100, 0x5A5A0000u, 2000000) == 0, "shared engine: ring 0 (%u)",
+             chip_nrd(sim, 0, SGPU_NREG_FAULT_REASON));
+  CHIP_CHECK(chip_wait_fence(sim, FENCE0 + 0x104, 0x5A5A0001u, 2000000) == 0, "shared engine: ring 1 (%u)",
+             chip_nrd(sim, 1, SGPU_NREG_FAULT_REASON));
+  CHIP_CHECK(chip_wait_idle(sim, 1, 100000) == 0, "ring 1 not idle");
+  CHIP_CHECK(sgpu_sim_backdoor_read(sim, RING0 + 0x8000, expect + RING0 + 0x8000, RING_SIZE) == 0, "backdoor");
+  compare(sim, "two rings, one 2D engine, two VM contexts");
+  printf("%-28s ok\n", "shared 2D engine");
+  for (int r = 0; r < 2; r++) { chip_buf_free(&ib[r]); chip_buf_free(&rb[r]); }
+}
+
+/* PREEMPT cuts a FILL in a VM context: the save area (physical) is written,
+ * nothing outside the rectangle changes; after the engine reset the FILL
+ * runs again in full. */
+static void scene_preempt(sgpu_sim *sim, chip_ring *ring) {
+  const uint32_t save = 0x0001F800u;
+  chip_nwr(sim, 0, SGPU_NREG_SAVE_ADDR, save);
+  chip_buf ib, rb;
+  chip_buf_init(&ib);
+  chip_buf_init(&rb);
+  chip_pkt_fill(&ib, 0x00300000u, 1280, 1280, 480, 0x3C3C3C3Cu);
+  put_buf(sim, &ma, VA_IB + 0x6000, &ib);
+  pkt_context_vm(&rb, 1, PD_A);
+  chip_pkt_indirect(&rb, VA_IB + 0x6000, chip_buf_bytes(&ib), 0x777, 0);
+  chip_submit(ring, &rb);
+  sgpu_sim_run(sim, 60000, 0);
+  chip_nwr(sim, 0, SGPU_NREG_PREEMPT, 0xAB);
+  int stopped = 0;
+  for (int i = 0; i < 20000 && !stopped; i++) {
+    sgpu_sim_run(sim, 16, 0);
+    stopped = (chip_nrd(sim, 0, SGPU_NREG_STATUS) & SGPU_STATUS_PREEMPTED) != 0;
+  }
+  CHIP_CHECK(stopped, "VM FILL not preempted (STATUS 0x%x)", chip_nrd(sim, 0, SGPU_NREG_STATUS));
+  uint32_t sv[SGPU_SAVE_BYTES / 4];
+  sgpu_sim_backdoor_read(sim, save, sv, sizeof sv);
+  CHIP_EQ(sv[SGPU_SAVE_PREEMPT_FENCE], 0xAB, "save area's PREEMPT_FENCE (physical)");
+  memcpy(expect + save, sv, sizeof sv);
+  /* the rectangle: each byte old or the pattern; everything else as before */
+  CHIP_CHECK(sgpu_sim_backdoor_read(sim, 0, actual, mem_bytes) == 0, "backdoor read");
+  uint32_t done = 0;
+  for (uint32_t a = 0; a < 1280 * 480; a++) {
+    uint32_t p = pa_of(&ma, 0x00300000u + a);
+    if (actual[p] == 0x3C && expect[p] != 0x3C) done++;
+    if (actual[p] == 0x3C) expect[p] = 0x3C;
+  }
+  CHIP_CHECK(done > 0 && done < 1280 * 480, "preempted FILL: %u bytes done", done);
+  compare(sim, "preempted VM FILL");
+  chip_ring_reset(ring);
+  CHIP_EQ(chip_nrd(sim, 0, SGPU_NREG_VM_ROOT), 0, "VM_ROOT after the engine reset");
+  chip_buf_clear(&rb);
+  pkt_context_vm(&rb, 1, PD_A);
+  chip_pkt_indirect(&rb, VA_IB + 0x6000, chip_buf_bytes(&ib), 0x778, 0);
+  CHIP_CHECK(run_ring(sim, ring, &rb, 2000000, NULL) == 0, "FILL after the preemption faulted");
+  exp_fill(&ma, 0x00300000u, 1280, 1280, 480, 0x3C3C3C3Cu);
+  compare(sim, "VM FILL run again");
+  printf("%-28s cut after %u of %u bytes, run again in full\n", "preempted VM FILL", done, 1280 * 480);
+  chip_buf_free(&ib);
+  chip_buf_free(&rb);
+}
+
 /* Figures: cycles of one IB (doorbell to idle), VM and physical. */
 static uint64_t timed(sgpu_sim *sim, chip_ring *ring, int vm, const chip_buf *ib) {
   chip_buf rb;
@@ -501,6 +638,10 @@ int main(void) {
   scene_tlb_invalidate(sim, &ring);
   scene_contexts(sim, &ring);
   figures(sim, &ring);
+  scene_flip(sim, &ring);
+  scene_watchdog(sim, &ring);
+  scene_shared_engine(sim, &ring);
+  scene_preempt(sim, &ring);
   free(expect);
   free(actual);
   sgpu_sim_destroy(sim);

@@ -6,7 +6,8 @@
 // reference at the end), every read returns the reference's word in order
 // (a refused one 0), a refused access reaches no memory, after a refusal
 // every virtual access is refused until the next flush.  Then the walk's
-// latency: the cycles a TLB miss adds with one-cycle memory.
+// latency: the cycles a TLB miss adds with one-cycle memory (directory and
+// table entry read, or the table entry only under the last directory entry).
 `timescale 1ns/1ps
 `include "sgpu_hw.vh"
 module tb_sgpu_mmu;
@@ -169,7 +170,7 @@ module tb_sgpu_mmu;
     end
   endtask
 
-  integer t0, walk_cycles, hit_cycles;
+  integer t0, walk_cycles, hit_cycles, walk2_cycles;
   initial begin
     if (!$value$plusargs("seed=%d", seed)) seed = 7;
     cyc = 0; q_head = 0; q_tail = 0; last_due = 0; e_head = 0; e_tail = 0; rdy_pct = 70; lat_max = 4;
@@ -209,6 +210,7 @@ module tb_sgpu_mmu;
     rdy_pct = 100; lat_max = 1;
     @(negedge clk); flush = 1'b1; @(negedge clk); flush = 1'b0;
     rmem[(32'h2000 >> 2) + 5] = 32'h0000_9003; mem[(32'h2000 >> 2) + 5] = 32'h0000_9003;
+    rmem[(32'h2000 >> 2) + 6] = 32'h0000_A003; mem[(32'h2000 >> 2) + 6] = 32'h0000_A003;
     repeat (4) @(posedge clk);
     @(negedge clk); uvirt = 1; uprobe = 0; uw = 0; uaddr = 32'h0000_5010; uv = 1; t0 = cyc;
     @(posedge clk); #1; while (!taken) begin @(posedge clk); #1; end
@@ -216,9 +218,14 @@ module tb_sgpu_mmu;
     @(negedge clk); taken = 1'b0; uaddr = 32'h0000_5014; t0 = cyc;
     @(posedge clk); #1; while (!taken) begin @(posedge clk); #1; end
     hit_cycles = cyc - t0;
+    // another page under the same directory entry: its table entry only
+    @(negedge clk); taken = 1'b0; uaddr = 32'h0000_6010; t0 = cyc;
+    @(posedge clk); #1; while (!taken) begin @(posedge clk); #1; end
+    walk2_cycles = cyc - t0;
     @(negedge clk); uv = 0; taken = 1'b0;
     repeat (8) @(posedge clk);
     $display("FIGURE mmu_miss_cycles %0d", walk_cycles - hit_cycles);
+    $display("FIGURE mmu_miss_same_directory_entry_cycles %0d", walk2_cycles - hit_cycles);
     $display("FIGURE mmu_hit_cycles %0d", hit_cycles);
     $display("PASS tb_sgpu_mmu");
     $finish;
