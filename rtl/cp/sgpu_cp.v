@@ -11,6 +11,8 @@
 //                   write-back, WAIT_MEM's polls
 //   sgpu_cp_wait    WAIT_MEM's compare and poll pacing, the display
 //                   conditions of WAIT_VSYNC, WAIT_SCANLINE and FLIP
+//   sgpu_mmu        (VM = 1) the TLBs and page walks of the IB fetch and
+//                   writer ports; the writer's also answers the page checks
 // The checks and their order (which fault wins) are the interface spec's
 // (docs/interface.md, "Checks and their precedence"); the library's packet
 // checker reads the same table, and the differential test holds this RTL to it.
@@ -198,7 +200,7 @@ module sgpu_cp #(
   wire [31:12]  root;
   wire [31:0]   probe_addr, probe_pa, fault_va, xlat_va;
   wire [3:0]    fault_access, xlat_access;
-  wire          xlat_fault, xlat_prot;
+  wire          xlat_fault, xlat_prot, blit_wait;
   // the executor's IB fetch and the writer, before their MMUs
   wire          x_ib_valid, x_ib_ready, x_ib_rsp_valid;
   wire [31:0]   x_ib_addr, x_ib_rsp_rdata;
@@ -285,7 +287,7 @@ module sgpu_cp #(
     .probe_valid_o(probe_valid), .probe_addr_o(probe_addr), .probe_write_o(probe_write),
     .probe_done_i(probe_done), .probe_fault_i(probe_fault), .probe_prot_i(probe_prot), .probe_pa_i(probe_pa),
     .xlat_fault_i(xlat_fault), .xlat_prot_i(xlat_prot), .xlat_va_i(xlat_va), .xlat_access_i(xlat_access),
-    .fault_va_o(fault_va), .fault_access_o(fault_access)
+    .fault_va_o(fault_va), .fault_access_o(fault_access), .blit_wait_o(blit_wait)
   );
 
   /* verilator lint_off PINCONNECTEMPTY */
@@ -360,7 +362,9 @@ module sgpu_cp #(
     // An access refused at execution time: the IB fetch's, the writer's or
     // our 2D command's (one at a time in practice; this order if not).
     wire w_x = !probe_valid && wr_fault;
-    assign xlat_fault  = ib_fault || w_x || blit_fault_i;
+    // The 2D engine's verdicts count while it runs our command.
+    wire b_x = blit_fault_i && blit_wait;
+    assign xlat_fault  = ib_fault || w_x || b_x;
     assign xlat_prot   = ib_fault ? ib_prot : w_x ? wr_prot : blit_fault_prot_i;
     assign xlat_va     = ib_fault ? x_ib_addr : w_x ? x_wr_addr : blit_fault_va_i;
     assign xlat_access = ib_fault ? {`SGPU_UNIT_CP, `SGPU_ACCESS_FETCH} :
@@ -375,7 +379,7 @@ module sgpu_cp #(
     assign x_wr_rsp_valid = wr_rsp_valid_i; assign x_wr_rsp_rdata = wr_rsp_rdata_i;
     assign probe_done = 1'b0; assign probe_fault = 1'b0; assign probe_prot = 1'b0; assign probe_pa = 32'd0;
     assign xlat_fault = 1'b0; assign xlat_prot = 1'b0; assign xlat_va = 32'd0; assign xlat_access = 4'd0;
-    wire unused_vm = &{1'b0, mmu_flush, probe_valid, wr_virt, probe_write, probe_addr, blit_fault_i, blit_fault_prot_i,
+    wire unused_vm = &{1'b0, blit_wait, mmu_flush, probe_valid, wr_virt, probe_write, probe_addr, blit_fault_i, blit_fault_prot_i,
                        blit_fault_va_i, blit_fault_write_i};
   end endgenerate
   // FILL and COPY inside a VM context's buffers are virtual.

@@ -31,6 +31,17 @@
 // A PREEMPT or engine reset acts as usual, and the watchdog does not count.
 // runnable_o and quiet_o tell the chip whether this ring has work and
 // whether it is at rest (no memory traffic of its own to come while held).
+//
+// Virtual memory (VM = 1): a CONTEXT with the VM flag (and an id) makes a
+// VM context, its directory at the base (root_o); in it the IB fetch is
+// virtual, and so are the writer's requests of a buffer's packets
+// (wr_virt_o) and a buffer's FILL / COPY (the 2D engine's MMU).  In place
+// of each window check the packet gets a page check (S_PCHK): one probe per
+// page of the range, through the writer's MMU, in the checks' precedence;
+// a FLIP keeps the probe's translation for the display.  CONTEXT,
+// TLB_INVALIDATE and an engine reset flush the ring's MMUs (mmu_flush_o).
+// An access an MMU refuses at execution time (the tables changed under a
+// TLB) stops the node too, once the writer does not wait.
 `include "sgpu_hw.vh"
 module sgpu_cp_exec #(
   parameter IW        = 23,        // internal address width (sgpu_cp)
@@ -196,7 +207,8 @@ module sgpu_cp_exec #(
   input  wire [31:0]   xlat_va_i,        // ... at this address
   input  wire [3:0]    xlat_access_i,    // ... this access and unit (FAULT_ACCESS)
   output wire [31:0]   fault_va_o,       // FAULT_VA
-  output wire [3:0]    fault_access_o    // FAULT_ACCESS
+  output wire [3:0]    fault_access_o,   // FAULT_ACCESS
+  output wire          blit_wait_o       // our 2D command was accepted and may run (its MMU's faults are ours)
 );
   localparam MAW = $clog2(MEM_BYTES);
   localparam [31:0] MEM32   = MEM_BYTES;
@@ -252,6 +264,12 @@ module sgpu_cp_exec #(
   reg          pchk_done_q;     // the packet's (rectangle's) page check passed
   reg [31:0]   fault_va_q;
   reg [3:0]    fault_acc_q;
+  // An access refused by an MMU is taken as a fault once the writer does not
+  // wait (a waiting write is never withdrawn but by a reset or the
+  // watchdog): kept here until then.
+  reg          xl_pend_q, xl_prot_q;
+  reg [31:0]   xl_va_q;
+  reg [3:0]    xl_acc_q;
   reg          preempt_pend_q;   // a preemption was requested and waits for a boundary
   reg  [31:0]  preempt_fence_q;  // its preemption fence id (kept: a later PREEMPT write is ignored)
   reg          save_in_wait_q;   // the preemption cut a WAIT, FILL or COPY (resume at its header)
@@ -486,6 +504,12 @@ module sgpu_cp_exec #(
   wire [IW:0] chk_last_b = chk_hi[IW:0] - {{IW{1'b0}}, 1'b1};
   /* verilator lint_on UNUSEDSIGNAL */
 
+  wire        xl_any  = (VM != 0) && (xl_pend_q || xlat_fault_i);
+  wire        xl_prot = xl_pend_q ? xl_prot_q : xlat_prot_i;
+  wire [31:0] xl_va   = xl_pend_q ? xl_va_q : xlat_va_i;
+  wire [3:0]  xl_acc  = xl_pend_q ? xl_acc_q : xlat_access_i;
+  wire        xl_take = xl_any && state_q != S_FAULT && !stopped && !(wr_valid_i && !wr_ready_i);
+
   // ------------------------------------------------------------ main FSM
   reg [4:0]   state_d;
   reg [3:0]   fault_d;          // != NONE: fault this cycle
@@ -641,8 +665,8 @@ module sgpu_cp_exec #(
     if (pkt_done) state_d = ((state_q == S_HDR ? !in_ib : pkt_ring_q) && rptr_wb_i) ? S_WB : S_HDR;
     // An access refused by its MMU (the tables changed under a TLB): stop
     // (what was written before stays written).
-    if (fault_d == `SGPU_FAULT_NONE && VM != 0 && xlat_fault_i && state_q != S_FAULT && !stopped)
-      fault_d = xlat_prot_i ? `SGPU_FAULT_PAGE_PROTECTION : `SGPU_FAULT_PAGE_NOT_PRESENT;
+    if (fault_d == `SGPU_FAULT_NONE && xl_take)
+      fault_d = xl_prot ? `SGPU_FAULT_PAGE_PROTECTION : `SGPU_FAULT_PAGE_NOT_PRESENT;
     // Watchdog: no progress for WATCHDOG cycles while busy.
     if (fault_d == `SGPU_FAULT_NONE && wdog_fire) fault_d = `SGPU_FAULT_TIMEOUT;
     if (fault_d != `SGPU_FAULT_NONE) begin
@@ -691,6 +715,7 @@ module sgpu_cp_exec #(
       ctx_vm_q <= 1'b0; root_q <= {(IW-12){1'b0}};
       pc_lo_q <= {IW{1'b0}}; pc_last_q <= {(IW-12){1'b0}}; pc_empty_q <= 1'b0; pc_va_q <= {IW{1'b0}};
       pc_acc_q <= 2'd0; pc_2d_q <= 1'b0; pchk_done_q <= 1'b0; fault_va_q <= 32'd0; fault_acc_q <= 4'd0;
+      xl_pend_q <= 1'b0; xl_prot_q <= 1'b0; xl_va_q <= 32'd0; xl_acc_q <= 4'd0;
       state_q <= S_HDR; level_q <= 2'd0;
       ibcur_q <= {IW{1'b0}}; ibend1_q <= {IW{1'b0}}; ibend2_q <= {IW{1'b0}}; ib1_save_q <= {IW{1'b0}};
       hdr_q <= 16'd0; hdr_addr_q <= {IW{1'b0}}; pkt_ring_q <= 1'b0;
@@ -829,13 +854,18 @@ module sgpu_cp_exec #(
         end
         if (state_q == S_PCHK && (state_d == S_EXEC || state_d == S_RCHK)) pchk_done_q <= 1'b1;
         else if (state_q != S_PCHK && state_d != state_q) pchk_done_q <= 1'b0;
+        // the first refused access waits here until it is taken
+        if (xlat_fault_i && !xl_pend_q) begin
+          xl_pend_q <= 1'b1; xl_prot_q <= xlat_prot_i; xl_va_q <= xlat_va_i; xl_acc_q <= xlat_access_i;
+        end
+        if (fault_d != `SGPU_FAULT_NONE || state_q == S_FAULT) xl_pend_q <= 1'b0;
         // FAULT_VA / FAULT_ACCESS: a page fault's, else 0
         if (fault_d != `SGPU_FAULT_NONE) begin
           if (state_q == S_PCHK && probe_done_i && probe_fault_i) begin
             fault_va_q <= {{(32-IW){1'b0}}, pc_va_q};
             fault_acc_q <= {pc_2d_q ? `SGPU_UNIT_2D : `SGPU_UNIT_CP, pc_acc_q};
           end else if (fault_d == `SGPU_FAULT_PAGE_NOT_PRESENT || fault_d == `SGPU_FAULT_PAGE_PROTECTION) begin
-            fault_va_q <= xlat_va_i; fault_acc_q <= xlat_access_i;
+            fault_va_q <= xl_va; fault_acc_q <= xl_acc;
           end else begin
             fault_va_q <= 32'd0; fault_acc_q <= 4'd0;
           end
@@ -848,7 +878,7 @@ module sgpu_cp_exec #(
         rptr_q <= {IW{1'b0}}; rcur_q <= {IW{1'b0}};
         fault_reason_q <= `SGPU_FAULT_NONE;
         ctx_null_q <= 1'b1;
-        ctx_vm_q <= 1'b0; fault_va_q <= 32'd0; fault_acc_q <= 4'd0;
+        ctx_vm_q <= 1'b0; fault_va_q <= 32'd0; fault_acc_q <= 4'd0; xl_pend_q <= 1'b0;
       end
 
       // Alignment every writer above guarantees (checked at the register
@@ -991,6 +1021,7 @@ module sgpu_cp_exec #(
   assign probe_valid_o = (VM != 0) && (state_q == S_PCHK);
   assign probe_addr_o  = {{(32-IW){1'b0}}, pc_va_q};
   assign probe_write_o = (pc_acc_q == `SGPU_ACCESS_WRITE);
+  assign blit_wait_o   = (state_q == S_BLITW1) || (state_q == S_BLITW);
   assign fault_va_o    = fault_va_q;
   assign fault_access_o = fault_acc_q;
 

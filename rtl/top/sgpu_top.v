@@ -18,6 +18,10 @@
 // the other starts once it is at rest (sgpu_sched).  The second normal
 // rings share a third 2D engine, paused like the first, so neither normal
 // ring waits for an engine paused mid-FILL for the other.
+//
+// Virtual memory (VM = 1, CAPS.VM): every ring has MMUs on its IB fetch and
+// writer ports (sgpu_cp), and each 2D engine one on its port, which takes
+// the virtual flag and directory of the ring whose command it accepts.
 `include "sgpu_hw.vh"
 module sgpu_top #(
   parameter NODES     = 2,

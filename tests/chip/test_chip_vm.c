@@ -508,6 +508,39 @@ static void scene_preempt(sgpu_sim *sim, chip_ring *ring) {
   chip_buf_free(&rb);
 }
 
+/* Tables changed under a running packet (a driver bug): a context C maps
+ * its own page table at VA page 0x150 and a frame at 0x151; a FILL over
+ * both passes the page check, then zeroes 0x151's entry on its way: the
+ * 2D engine's walk for 0x151 finds it invalid, the node faults there and
+ * nothing of the FILL reaches 0x151's frame. */
+static void scene_tables_changed(sgpu_sim *sim, chip_ring *ring) {
+  const uint32_t pd_c = 0x00034000u, pt_c = 0x00035000u, f1 = FRAMES + 60 * 0x1000;
+  uint32_t z[1024] = {0}, e;
+  phys_put(sim, pd_c, z, 4096);
+  phys_put(sim, pt_c, z, 4096);
+  e = (pt_c & SGPU_PDE_TABLE_MASK) | SGPU_PDE_VALID_MASK;
+  phys_put(sim, pd_c, &e, 4);
+  e = pte(pt_c, 1);
+  phys_put(sim, pt_c + 4 * 0x150, &e, 4);
+  e = pte(f1, 1);
+  phys_put(sim, pt_c + 4 * 0x151, &e, 4);
+  e = pte(pa_of(&ma, VA_IB + 0x7000), 0); /* the IB page, as in A */
+  phys_put(sim, pt_c + 4 * ((VA_IB + 0x7000) >> 12), &e, 4);
+  chip_buf ib, rb;
+  chip_buf_init(&ib);
+  chip_buf_init(&rb);
+  chip_pkt_fill(&ib, 0x150540u, 0x2000, 0xBC0, 1, 0);
+  put_buf(sim, &ma, VA_IB + 0x7000, &ib);
+  pkt_context_vm(&rb, 9, pd_c);
+  chip_pkt_indirect(&rb, VA_IB + 0x7000, chip_buf_bytes(&ib), 0, 0);
+  int r = run_ring(sim, ring, &rb, 100000, NULL);
+  memset(expect + pt_c + 0x540, 0, 0x1000 - 0x540); /* what the FILL wrote before the fault */
+  expect_fault(sim, ring, "tables changed under a FILL", r, SGPU_FAULT_PAGE_NOT_PRESENT, 0x151000u,
+               SGPU_HW_ACCESS_WRITE, SGPU_HW_UNIT_2D);
+  chip_buf_free(&ib);
+  chip_buf_free(&rb);
+}
+
 /* Figures: cycles of one IB (doorbell to idle), VM and physical. */
 static uint64_t timed(sgpu_sim *sim, chip_ring *ring, int vm, const chip_buf *ib) {
   chip_buf rb;
@@ -521,9 +554,17 @@ static uint64_t timed(sgpu_sim *sim, chip_ring *ring, int vm, const chip_buf *ib
     chip_pkt_context(&rb, 0, 0, 0);
   }
   chip_pkt_indirect(&rb, at, chip_buf_bytes(ib), 0, 0);
-  uint64_t c;
-  CHIP_CHECK(run_ring(sim, ring, &rb, 20000000, &c) == 0, "timed run faulted (%u)",
+  /* doorbell to the ring's fence (seen within 8 cycles) */
+  uint32_t f = ++fence_no;
+  chip_pkt_fence(&rb, FENCE0, f, 0);
+  chip_ring_put(ring, &rb);
+  uint64_t t0 = sgpu_sim_cycle(sim);
+  chip_doorbell(ring);
+  CHIP_CHECK(chip_wait_fence(sim, FENCE0, f, 20000000) == 0, "timed run: no fence (fault %u)",
              chip_nrd(sim, 0, SGPU_NREG_FAULT_REASON));
+  uint64_t c = sgpu_sim_cycle(sim) - t0;
+  CHIP_CHECK(chip_wait_idle(sim, 0, 100000) == 0, "timed run: not idle");
+  memcpy(expect + FENCE0, &f, 4);
   chip_buf_free(&rb);
   return c;
 }
@@ -586,6 +627,37 @@ static void figures(sgpu_sim *sim, chip_ring *ring) {
   chip_figure("fill_640x480_phys_cycles", (double)c[0]);
   chip_figure("fill_640x480_vm_cycles", (double)c[1]);
   chip_figure("fill_640x480_vm_extra_cycles", (double)c[1] - (double)c[0]);
+  /* The page check alone: the same FILL with its last page (149) read-only
+   * faults after 150 probes, with its first page read-only after one. */
+  uint64_t pc[2];
+  for (int k = 0; k < 2; k++) {
+    uint32_t vp = 0x300 + (k ? 149 : 0);
+    chip_poke(sim, PT_A + 4 * vp, pte(0x00400000u + (vp - 0x300) * 0x1000, 0));
+    chip_buf_clear(&ib);
+    chip_pkt_fill(&ib, 0x00300000u, 1280, 1280, 480, 0x55AA55AAu);
+    put_buf(sim, &ma, VA_IB + 0x4000, &ib);
+    chip_buf rb;
+    chip_buf_init(&rb);
+    pkt_context_vm(&rb, 1, PD_A);
+    chip_pkt_indirect(&rb, VA_IB + 0x4000, chip_buf_bytes(&ib), 0, 0);
+    chip_ring_put(ring, &rb);
+    uint64_t t0 = sgpu_sim_cycle(sim);
+    chip_doorbell(ring);
+    int st = 0;
+    while (!st && sgpu_sim_cycle(sim) - t0 < 100000) {
+      sgpu_sim_run(sim, 4, 0);
+      st = (chip_nrd(sim, 0, SGPU_NREG_STATUS) & SGPU_STATUS_FAULTED) != 0;
+    }
+    pc[k] = sgpu_sim_cycle(sim) - t0;
+    CHIP_CHECK(st && chip_nrd(sim, 0, SGPU_NREG_FAULT_REASON) == SGPU_FAULT_PAGE_PROTECTION, "page check figure");
+    chip_ring_reset(ring);
+    chip_poke(sim, PT_A + 4 * vp, pte(0x00400000u + (vp - 0x300) * 0x1000, 1));
+    chip_buf_free(&rb);
+  }
+  printf("page check of a 640x480x2 FILL: %llu cycles to a fault at page 149, %llu at page 0\n",
+         (unsigned long long)pc[1], (unsigned long long)pc[0]);
+  chip_figure("page_check_640x480_fill_cycles", (double)pc[1] - (double)pc[0]);
+  chip_figure("page_check_cycles_per_page", ((double)pc[1] - (double)pc[0]) / 149.0);
   chip_buf_free(&ib);
   chip_buf_free(&nop);
 }
@@ -642,6 +714,7 @@ int main(void) {
   scene_watchdog(sim, &ring);
   scene_shared_engine(sim, &ring);
   scene_preempt(sim, &ring);
+  scene_tables_changed(sim, &ring);
   free(expect);
   free(actual);
   sgpu_sim_destroy(sim);

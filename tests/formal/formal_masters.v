@@ -96,7 +96,7 @@ endmodule
 // cycle count of the cycle the write is accepted, so it moves while it
 // waits (cp's f_wdata_live_o marks it); its address and strobes still hold.
 module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_WR = 1,
-                   parameter integer CHECK_IB = 1) (
+                   parameter integer CHECK_IB = 1, parameter integer VM = 0) (
   input wire clk_i, rst_ni, reg_we_i,
   input wire [6:0] reg_addr_i,
   input wire [31:0] reg_wdata_i,
@@ -121,7 +121,7 @@ module formal_cp #(parameter integer MEM_BYTES = 65536, parameter integer CHECK_
   wire [15:0] bdp, bsp, bw, bh;
   wire [2:0] fi;
   wire f_live;
-  sgpu_cp #(.SOURCES(1), .MEM_BYTES(MEM_BYTES), .PERF(0), .AW(AW)) dut (
+  sgpu_cp #(.SOURCES(1), .MEM_BYTES(MEM_BYTES), .PERF(0), .AW(AW), .VM(VM)) dut (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .reg_we_i(reg_we_i), .reg_addr_i(reg_addr_i), .reg_wdata_i(reg_wdata_i), .reg_rdata_o(rd),
     .reg_re_i(1'b0), .reg_rdata_late_o(),
