@@ -84,8 +84,10 @@ static uint64_t check_len(const sgpu_hw_check *c, const uint32_t *p, uint32_t cn
 static void describe(const sgpu_pkt_env *env, const sgpu_hw_op *o, const sgpu_hw_check *c,
                      const uint32_t *pkt, char *why, size_t why_size) {
   const uint32_t *p = pkt + 1;
-  uint32_t cnt = SGPU_PKT_GET(COUNT, pkt[0]), v0 = p[c->word[0]];
-  const char *w0 = o->words[c->word[0]].asm_name;
+  /* a check on no payload word (PRIVILEGED) reads none: TLB_INVALIDATE has no payload */
+  const int has_word = c->nwords > 0;
+  uint32_t cnt = SGPU_PKT_GET(COUNT, pkt[0]), v0 = has_word ? p[c->word[0]] : 0;
+  const char *w0 = has_word ? o->words[c->word[0]].asm_name : "";
   switch (c->kind) {
   case SGPU_CHECK_NESTING:
     if (sgpu__ib_depth(env->ib_depth) < SGPU_MAX_IB_DEPTH)

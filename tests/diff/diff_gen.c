@@ -17,6 +17,13 @@ typedef struct gctx {
   uint32_t fence_val, sub_fence;
   int seg_display;    /* this segment used a valid display packet */
   int never_ok;       /* waits that never end may be generated */
+  /* VM: the page-table entries of the span's pages in each address space
+   * as they are while the packets being generated run, and the space the
+   * segment's CONTEXT selects */
+  int vm;
+  uint32_t vctx;
+  uint32_t pte[2][(DG_SPAN_END - DG_SPAN_BASE) / SGPU_PAGE_BYTES];
+  uint32_t pde1[2];
 } gctx;
 
 /* Offset of the workload being generated (DG_SECOND_OFF for a second node's). */
@@ -55,9 +62,31 @@ static uint32_t *add(dg_list *l, uint32_t nw) {
 
 static uint32_t hdr(uint32_t op, uint32_t count, uint32_t flags) { return SGPU_PKT_HEADER(op, count, flags); }
 
+/* VM: do [a, a + len) of the span lie in pages the current space maps
+ * writable? (Outside the span: no.) */
+static int vm_writable(const gctx *g, uint32_t a, uint32_t len) {
+  if (a < O(DG_SPAN_BASE) || a + len > O(DG_SPAN_END) || len == 0) return len == 0;
+  for (uint32_t pg = (a - O(DG_SPAN_BASE)) / SGPU_PAGE_BYTES; pg <= (a + len - 1 - O(DG_SPAN_BASE)) / SGPU_PAGE_BYTES;
+       pg++)
+    if ((g->pte[g->vctx][pg] & (SGPU_PTE_VALID_MASK | SGPU_PTE_WRITABLE_MASK)) !=
+        (SGPU_PTE_VALID_MASK | SGPU_PTE_WRITABLE_MASK))
+      return 0;
+  return 1;
+}
+
+static uint32_t pick_once(gctx *g, uint32_t level, uint32_t lo, uint32_t hi, uint32_t len);
+
 /* A 4-aligned address for len bytes in [lo, hi), inside the assumed window
- * when the packet is in an IB (level >= 1) and the window leaves room. */
+ * when the packet is in an IB (level >= 1) and the window leaves room; in a
+ * VM workload mostly in pages mapped writable (the faults come mostly from
+ * the hostile packets). */
 static uint32_t pick(gctx *g, uint32_t level, uint32_t lo, uint32_t hi, uint32_t len) {
+  uint32_t a = pick_once(g, level, lo, hi, len);
+  for (int t = 0; g->vm && t < 8 && !vm_writable(g, a, len) && chance(g, 90); t++) a = pick_once(g, level, lo, hi, len);
+  return a;
+}
+
+static uint32_t pick_once(gctx *g, uint32_t level, uint32_t lo, uint32_t hi, uint32_t len) {
   if (level >= 1 && g->windowed) {
     uint32_t l2 = lo > g->wb ? lo : g->wb, h2 = hi < g->we ? hi : g->we;
     if (h2 > l2 && h2 - l2 >= len + 4) {
@@ -428,6 +457,7 @@ static uint32_t list_words(const dg_list *l) {
 }
 
 static void g_list(gctx *g, dg_list *l, uint32_t level, uint32_t npk);
+static void vm_rewrite(gctx *g, dg_list *l);
 
 static void g_indirect(gctx *g, dg_list *l, uint32_t level, uint32_t fence_id) {
   uint32_t *w = add(l, 4);
@@ -438,6 +468,7 @@ static void g_indirect(gctx *g, dg_list *l, uint32_t level, uint32_t fence_id) {
   p->ib = new_list();
   if (level < SGPU_MAX_IB_DEPTH || chance(g, 50))
     g_list(g, p->ib, level + 1, 1 + rr(g, level == 0 ? 12 : 6));
+  if (g->vm && p->ib->n && chance(g, 30)) vm_rewrite(g, p->ib);
   uint32_t nw = list_words(p->ib);
   p->ib_addr = (g->ib_cursor + 4 * rr(g, 8)) & ~3u;
   if (p->ib_addr + 4 * nw + 64 > O(DG_IB_END)) p->ib_addr = O(DG_IB_BASE); /* (never with these sizes) */
@@ -495,6 +526,269 @@ static void pick_window(gctx *g, uint32_t *base_out, uint32_t *end_out) {
   }
   *base_out = base;
   *end_out = end;
+}
+
+/* ------------------------------------------------------------ VM */
+/* The span's pages by what they hold (page index from DG_SPAN_BASE). */
+#define SPAN_PAGES ((DG_SPAN_END - DG_SPAN_BASE) / SGPU_PAGE_BYTES)
+#define PG_FENCE ((DG_FENCE_BASE - DG_SPAN_BASE) / SGPU_PAGE_BYTES)
+#define PG_TS ((DG_TS_BASE - DG_SPAN_BASE) / SGPU_PAGE_BYTES)
+#define PG_DATA ((DG_DATA_BASE - DG_SPAN_BASE) / SGPU_PAGE_BYTES)
+#define PG_FB ((DG_FB_BASE - DG_SPAN_BASE) / SGPU_PAGE_BYTES)
+/* Virtual addresses from here to the end of memory are never mapped (the
+ * tables' own physical addresses among them). */
+#define VA_UNMAPPED 0x00400000u
+
+static void vm_put(dg_vm_write **l, size_t *n, uint32_t addr, uint32_t v) {
+  *l = xrealloc(*l, (*n + 1) * sizeof **l);
+  (*l)[(*n)++] = (dg_vm_write){addr, v};
+}
+
+/* Physical address of the entry of span page pg in space c. */
+static uint32_t pte_addr(const dg_work *w, uint32_t c, uint32_t pg) {
+  return w->pd[c] + SGPU_PAGE_BYTES + 4 * ((O(DG_SPAN_BASE) / SGPU_PAGE_BYTES + pg) % SGPU_PT_ENTRIES);
+}
+
+static uint32_t frame(uint32_t pg) { return O(DG_SPAN_BASE) + pg * SGPU_PAGE_BYTES; }
+
+static int is_valid(uint32_t pte) { return (pte & SGPU_PTE_VALID_MASK) != 0; }
+static int is_rw(uint32_t pte) { return is_valid(pte) && (pte & SGPU_PTE_WRITABLE_MASK); }
+
+/* A random entry for frame page fpg: data pages mostly writable, flip
+ * targets mostly read-only; some unmapped (the frame bits stay: only
+ * VALID counts). */
+static uint32_t vm_entry(gctx *g, uint32_t fpg, int data) {
+  const uint32_t k = rr(g, 100), f = frame(fpg) | (rr(g, 4) << SGPU_PTE_SEGMENT_SHIFT);
+  if (k < 5) return f;
+  if (k < 10) return f | SGPU_PTE_VALID_MASK | (data ? 0 : SGPU_PTE_WRITABLE_MASK);
+  return f | SGPU_PTE_VALID_MASK | (data ? SGPU_PTE_WRITABLE_MASK : 0);
+}
+
+static void vm_shuffle(gctx *g, uint32_t *a, uint32_t n) {
+  for (uint32_t i = n; i > 1; i--) {
+    const uint32_t j = rr(g, i), t = a[i - 1];
+    a[i - 1] = a[j];
+    a[j] = t;
+  }
+}
+
+/* The address spaces and their first tables. */
+static void vm_setup(gctx *g, dg_work *w) {
+  w->vm = g->vm = 1;
+  w->nctx = 1 + chance(g, 50);
+  for (uint32_t c = 0; c < w->nctx; c++) {
+    w->pd[c] = dg_pt_area(w) + c * 3 * SGPU_PAGE_BYTES;
+    uint32_t perm[SPAN_PAGES];
+    for (uint32_t pg = 0; pg < SPAN_PAGES; pg++) perm[pg] = pg;
+    vm_shuffle(g, perm + PG_DATA, PG_FB - PG_DATA);
+    vm_shuffle(g, perm + PG_FB, SPAN_PAGES - PG_FB);
+    for (uint32_t pg = 0; pg < SPAN_PAGES; pg++) {
+      uint32_t e;
+      if (pg < PG_FENCE) e = frame(pg) | SGPU_PTE_VALID_MASK; /* buffers: read-only */
+      else if (pg < PG_DATA) e = frame(pg) | SGPU_PTE_VALID_MASK | SGPU_PTE_WRITABLE_MASK;
+      else e = vm_entry(g, perm[pg], pg < PG_FB);
+      g->pte[c][pg] = e;
+      vm_put(&w->pt_init, &w->npt_init, pte_addr(w, c, pg), e);
+    }
+    const uint32_t pt1 = w->pd[c] + 2 * SGPU_PAGE_BYTES;
+    g->pde1[c] = chance(g, 30) ? pt1 | SGPU_PDE_VALID_MASK : 0;
+    vm_put(&w->pt_init, &w->npt_init, w->pd[c], (w->pd[c] + SGPU_PAGE_BYTES) | SGPU_PDE_VALID_MASK);
+    vm_put(&w->pt_init, &w->npt_init, w->pd[c] + 4, g->pde1[c]);
+    /* entries that are not VALID but name frames: nothing may use them */
+    for (int i = 0; i < 4; i++)
+      vm_put(&w->pt_init, &w->npt_init, pt1 + 4 * rr(g, SGPU_PT_ENTRIES), frame(PG_DATA + rr(g, PG_FB - PG_DATA)) | 2u);
+  }
+}
+
+/* The host changes space c's tables: entries of data or flip pages
+ * mapped, unmapped, made read-only or writable, two pages' frames
+ * swapped (each space stays one-to-one), directory entry 1 turned on or
+ * off.  Returns 1 unless every change maps a page that was not mapped
+ * (the only change a TLB holding valid entries needs no invalidation
+ * for). */
+static int vm_change(gctx *g, dg_work *w, dg_seg *s) {
+  const uint32_t c = chance(g, 80) ? g->vctx : rr(g, w->nctx);
+  int inval = 0;
+  for (uint32_t n = 1 + rr(g, 4); n--;) {
+    const uint32_t pg = PG_DATA + rr(g, SPAN_PAGES - PG_DATA), old = g->pte[c][pg];
+    const uint32_t k = rr(g, 100);
+    if (!is_valid(old)) {
+      g->pte[c][pg] = old | SGPU_PTE_VALID_MASK | (chance(g, 50) ? SGPU_PTE_WRITABLE_MASK : 0);
+    } else if (k < 30) {
+      g->pte[c][pg] = old & ~SGPU_PTE_VALID_MASK;
+      inval = 1;
+    } else if (k < 60) {
+      g->pte[c][pg] = old ^ SGPU_PTE_WRITABLE_MASK;
+      inval = 1;
+    } else {
+      const uint32_t lo = pg < PG_FB ? PG_DATA : PG_FB, hi = pg < PG_FB ? PG_FB : SPAN_PAGES;
+      const uint32_t pg2 = lo + rr(g, hi - lo), o2 = g->pte[c][pg2];
+      g->pte[c][pg] = (old & ~SGPU_PTE_FRAME_MASK) | (o2 & SGPU_PTE_FRAME_MASK);
+      g->pte[c][pg2] = (o2 & ~SGPU_PTE_FRAME_MASK) | (old & SGPU_PTE_FRAME_MASK);
+      vm_put(&s->chg, &s->nchg, pte_addr(w, c, pg2), g->pte[c][pg2]);
+      inval = 1;
+    }
+    vm_put(&s->chg, &s->nchg, pte_addr(w, c, pg), g->pte[c][pg]);
+  }
+  if (chance(g, 10)) {
+    inval |= g->pde1[c] != 0;
+    g->pde1[c] = g->pde1[c] ? 0 : (w->pd[c] + 2 * SGPU_PAGE_BYTES) | SGPU_PDE_VALID_MASK;
+    vm_put(&s->chg, &s->nchg, w->pd[c] + 4, g->pde1[c]);
+  }
+  return inval;
+}
+
+/* A virtual address where an access faults in the current space: never
+ * mapped (the tables' physical addresses, the ring's), a span page left
+ * unmapped, or (write) one mapped read-only; sometimes a few bytes before
+ * such a page, so that the access starts in a good one. */
+static uint32_t vm_bad_va(gctx *g, int write) {
+  uint32_t bad[SPAN_PAGES], nbad = 0;
+  for (uint32_t pg = 0; pg < SPAN_PAGES; pg++)
+    if (write ? !is_rw(g->pte[g->vctx][pg]) : !is_valid(g->pte[g->vctx][pg])) bad[nbad++] = pg;
+  const uint32_t k = rr(g, 100);
+  if (k < 15) return dg_pt_area(g->w) + 4 * rr(g, DG_PT_BYTES / 4); /* the tables, as virtual addresses */
+  if (k < 25 || !nbad) return k < 20 ? VA_UNMAPPED + 4 * rr(g, 0x1000) : DG_RING_AREA + 4 * rr(g, 0x4000);
+  const uint32_t pg = bad[rr(g, nbad)], a = frame(pg) + 4 * rr(g, SGPU_PAGE_BYTES / 4);
+  if (chance(g, 30) && pg && (write ? is_rw(g->pte[g->vctx][pg - 1]) : is_valid(g->pte[g->vctx][pg - 1])))
+    return frame(pg) - 4 * (1 + rr(g, 4)); /* starts in the page before */
+  return a;
+}
+
+/* Hostile packets written over some of buffer l's packets after it was
+ * generated (a buffer rewritten after validation): writes to unmapped and
+ * read-only pages and to the page tables, reads and fetches of unmapped
+ * pages, TLB_INVALIDATE outside the ring.  The model says how each ends;
+ * the chip must not reach a byte the space does not map writable. */
+static void vm_rewrite(gctx *g, dg_list *l) {
+  int done = 0;
+  for (uint32_t t = 1 + rr(g, 2); t--;) {
+    dg_pkt *p = &l->p[rr(g, (uint32_t)l->n)];
+    if (p->ib) continue;
+    uint32_t h[8], n = 0;
+    switch (rr(g, 9)) {
+    case 0: /* WRITE_DATA */
+      h[0] = hdr(SGPU_OP_WRITE_DATA, 3, 0);
+      h[1] = vm_bad_va(g, 1) & ~3u;
+      h[2] = rnd(g);
+      h[3] = rnd(g);
+      n = 4;
+      break;
+    case 1: { /* FILL, one to three rows */
+      const uint32_t wd = 4 + rr(g, 200), ht = 1 + rr(g, 3);
+      h[0] = hdr(SGPU_OP_FILL, 5, 0);
+      h[1] = vm_bad_va(g, 1) - rr(g, 64);
+      h[2] = wd + rr(g, 64);
+      h[3] = wd;
+      h[4] = ht;
+      h[5] = rnd(g);
+      n = 6;
+      break;
+    }
+    case 2: /* FENCE */
+      h[0] = hdr(SGPU_OP_FENCE, 2, 0);
+      h[1] = vm_bad_va(g, 1) & ~3u;
+      h[2] = rnd(g);
+      n = 3;
+      break;
+    case 3: { /* COPY: from a page not mapped, or to one not writable */
+      const int rd = chance(g, 50);
+      const uint32_t wd = 4 + rr(g, 100), good = O(DG_DATA_BASE) + 4 * rr(g, 0x100);
+      h[0] = hdr(SGPU_OP_COPY, 6, 0);
+      h[1] = rd ? good : vm_bad_va(g, 1);
+      h[2] = wd;
+      h[3] = rd ? vm_bad_va(g, 0) : good;
+      h[4] = wd;
+      h[5] = wd;
+      h[6] = 1 + rr(g, 2);
+      n = 7;
+      break;
+    }
+    case 4: /* INDIRECT into unmapped pages */
+      h[0] = hdr(SGPU_OP_INDIRECT, 3, 0);
+      h[1] = vm_bad_va(g, 0) & ~3u;
+      h[2] = 4 * (1 + rr(g, 16));
+      h[3] = rr(g, 1000);
+      n = 4;
+      break;
+    case 5:
+      h[0] = hdr(SGPU_OP_TLB_INVALIDATE, 0, 0);
+      n = 1;
+      break;
+    case 6: /* WAIT_MEM on a page that is not mapped: the read faults before any wait */
+      h[0] = hdr(SGPU_OP_WAIT_MEM, 3, SGPU_WAIT_FUNC_EQ);
+      h[1] = vm_bad_va(g, 0) & ~3u;
+      h[2] = 0;
+      h[3] = 0;
+      n = 4;
+      break;
+    case 7:
+      h[0] = hdr(SGPU_OP_TIMESTAMP, 1, 0);
+      h[1] = vm_bad_va(g, 1) & ~3u;
+      n = 2;
+      break;
+    default: /* FLIP of a never-mapped address: faults before it could wait */
+      h[0] = hdr(SGPU_OP_FLIP, 3, 0);
+      h[1] = 0;
+      h[2] = VA_UNMAPPED + 4 * rr(g, 0x100000);
+      h[3] = SGPU_HW_FLIP_INTERVAL_IMMEDIATE;
+      n = g->lim->sources ? 4 : 0;
+      break;
+    }
+    if (!n || n > p->nw) continue;
+    memcpy(p->w, h, 4 * n);
+    if (p->nw > n) { /* the rest of the old packet's words: a NOP over them */
+      p->w[n] = hdr(SGPU_OP_NOP, p->nw - n - 1, 0);
+    }
+    done = 1;
+  }
+  g->w->rewritten += (uint32_t)done;
+}
+
+/* A VM segment: CONTEXT with the VM flag, the INDIRECTs (buffers at
+ * their virtual addresses; sometimes one into pages not mapped), maybe a
+ * table change between two of them (the runner stops there) followed by
+ * TLB_INVALIDATE, the closing FENCE (physical).  No other ring packets:
+ * they would write physical memory. */
+static void g_segment_vm(gctx *g, dg_seg *s, uint32_t budget) {
+  dg_list *l = &s->ring;
+  dg_work *w = g->w;
+  g->seg_display = 0;
+  g->windowed = 0;
+  budget -= 3 + 4; /* the closing FENCE, the CONTEXT */
+  g->vctx = rr(g, w->nctx);
+  uint32_t *c = add(l, 4);
+  c[0] = hdr(SGPU_OP_CONTEXT, 3, SGPU_CONTEXT_FLAG_VM);
+  c[1] = 1 + g->vctx + 2 * rr(g, 100);
+  c[2] = w->pd[g->vctx] + (chance(g, 20) ? 4 * rr(g, SGPU_PAGE_BYTES / 4) : 0); /* bits [11:0] ignored */
+  c[3] = SGPU_PAGE_BYTES;
+  if (chance(g, 10) && budget >= 1) {
+    add(l, 1)[0] = hdr(SGPU_OP_TLB_INVALIDATE, 0, 0);
+    budget--;
+  }
+  const uint32_t nib = 1 + rr(g, 3), at = nib >= 2 && chance(g, 60) ? 1 + rr(g, nib - 1) : 0;
+  for (uint32_t i = 0; i < nib; i++) {
+    if (at && i == at && budget >= 5) {
+      s->chg_at = l->n;
+      if (vm_change(g, w, s) || chance(g, 30)) {
+        add(l, 1)[0] = hdr(SGPU_OP_TLB_INVALIDATE, 0, 0);
+        budget--;
+      }
+    }
+    if (budget < 4) break;
+    if (chance(g, 4)) { /* the submission's buffer itself is not mapped */
+      uint32_t *x = add(l, 4);
+      x[0] = hdr(SGPU_OP_INDIRECT, 3, 0);
+      x[1] = vm_bad_va(g, 0) & ~3u;
+      x[2] = 4 * (1 + rr(g, 32));
+      x[3] = ++g->sub_fence;
+    } else {
+      g_indirect(g, l, 0, ++g->sub_fence);
+    }
+    budget -= 4;
+  }
+  g_fence(g, l, 0, chance(g, 30));
+  s->watchdog = w->display ? 60000 : 3000;
 }
 
 /* Ring-level packets of a segment, within `budget` words. */
@@ -560,7 +854,7 @@ static void g_segment(gctx *g, dg_seg *s, uint32_t budget) {
   s->watchdog = g->w->display ? 60000 : 3000;
 }
 
-static void generate(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t off, int display_ok) {
+static void generate(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t off, int display_ok, int vm) {
   memset(w, 0, sizeof *w);
   g_off = off;
   w->off = off;
@@ -594,21 +888,30 @@ static void generate(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t o
   w->nseg = 2 + rr(&g, 5);
   w->seg = xrealloc(NULL, w->nseg * sizeof *w->seg);
   memset(w->seg, 0, w->nseg * sizeof *w->seg);
-  for (size_t i = 0; i < w->nseg; i++) g_segment(&g, &w->seg[i], w->ring_size / 4 - 1);
+  if (vm) vm_setup(&g, w);
+  for (size_t i = 0; i < w->nseg; i++) {
+    if (vm) g_segment_vm(&g, &w->seg[i], w->ring_size / 4 - 1);
+    else g_segment(&g, &w->seg[i], w->ring_size / 4 - 1);
+  }
 }
 
-void dg_generate(dg_work *w, uint32_t seed, const dg_limits *lim) { generate(w, seed, lim, 0, 1); }
+void dg_generate(dg_work *w, uint32_t seed, const dg_limits *lim) { generate(w, seed, lim, 0, 1, 0); }
+
+void dg_generate_vm(dg_work *w, uint32_t seed, const dg_limits *lim) {
+  generate(w, seed * 0xB5297A4Du + 0x68E31DA4u, lim, 0, 1, 1);
+  w->seed = seed;
+}
 
 void dg_generate_second(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t node) {
   /* no display packets: flips of two nodes on one source would race */
-  generate(w, seed * 0x9E3779B1u + 0x7F4A7C15u, lim, DG_SECOND_OFF, 0);
+  generate(w, seed * 0x9E3779B1u + 0x7F4A7C15u, lim, DG_SECOND_OFF, 0, 0);
   w->seed = seed;
   w->node = node;
   g_off = 0;
 }
 
 void dg_generate_third(dg_work *w, uint32_t seed, const dg_limits *lim, uint32_t node) {
-  generate(w, seed * 0x85EBCA77u + 0x27D4EB2Fu, lim, DG_THIRD_OFF, 0);
+  generate(w, seed * 0x85EBCA77u + 0x27D4EB2Fu, lim, DG_THIRD_OFF, 0, 0);
   w->seed = seed;
   w->node = node;
   g_off = 0;
@@ -671,10 +974,22 @@ static void free_list(dg_list *l) {
 }
 
 void dg_free(dg_work *w) {
-  for (size_t i = 0; i < w->nseg; i++) free_list(&w->seg[i].ring);
+  for (size_t i = 0; i < w->nseg; i++) {
+    free_list(&w->seg[i].ring);
+    free(w->seg[i].chg);
+  }
   free(w->seg);
+  free(w->pt_init);
   w->seg = NULL;
-  w->nseg = 0;
+  w->pt_init = NULL;
+  w->nseg = w->npt_init = 0;
+}
+
+static dg_vm_write *clone_writes(const dg_vm_write *a, size_t n) {
+  if (!n) return NULL;
+  dg_vm_write *c = xrealloc(NULL, n * sizeof *c);
+  memcpy(c, a, n * sizeof *c);
+  return c;
 }
 
 static void clone_list(dg_list *dst, const dg_list *src) {
@@ -698,7 +1013,9 @@ dg_work *dg_clone(const dg_work *w) {
   for (size_t i = 0; i < w->nseg; i++) {
     c->seg[i] = w->seg[i];
     clone_list(&c->seg[i].ring, &w->seg[i].ring);
+    c->seg[i].chg = clone_writes(w->seg[i].chg, w->seg[i].nchg);
   }
+  c->pt_init = clone_writes(w->pt_init, w->npt_init);
   return c;
 }
 
@@ -829,6 +1146,9 @@ void dg_print(const dg_work *w, FILE *out) {
   fprintf(out, "; seed %u: node %u, ring 0x%08x size %u, RPTR_ADDR 0x%08x, memory stall %u%% latency %u seed %u%s\n",
           w->seed, w->node, w->ring_base, w->ring_size, w->rptr_addr, w->stall, w->latency, w->sim_seed,
           w->display ? ", displays on (TINY timing)" : "");
+  if (w->vm)
+    fprintf(out, "; VM: %u address spaces, directories at 0x%08x 0x%08x, %u buffers rewritten with hostile packets\n",
+            w->nctx, w->pd[0], w->nctx > 1 ? w->pd[1] : 0, w->rewritten);
   for (size_t s = 0; s < w->nseg; s++) {
     const dg_seg *sg = &w->seg[s];
     if (!sg->ring.n) continue;
@@ -838,6 +1158,11 @@ void dg_print(const dg_work *w, FILE *out) {
             sg->cut ? ", WPTR stops short of the last packet (OVERRUN)" : "");
     print_words(words, n, w->ring_base + sg->start, 1, w->ring_size, out);
     free(words);
+    if (sg->nchg) {
+      fprintf(out, "; the host changes the page tables after ring packet %zu:", sg->chg_at);
+      for (size_t i = 0; i < sg->nchg; i++) fprintf(out, " [0x%08x]=0x%08x", sg->chg[i].addr, sg->chg[i].value);
+      fprintf(out, "\n");
+    }
     print_ibs(&sg->ring, out);
   }
 }

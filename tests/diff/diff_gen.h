@@ -31,6 +31,11 @@
  * third one's (three rings of one node) DG_THIRD_OFF higher. */
 #define DG_SECOND_OFF 0x00100000u
 #define DG_THIRD_OFF 0x00200000u
+/* A VM workload's page tables (physical; no context maps them): two
+ * address spaces of three pages each (directory, tables for directory
+ * entries 0 and 1). */
+#define DG_PT_AREA 0x00700000u
+#define DG_PT_BYTES 0x6000u
 
 typedef struct dg_list dg_list;
 
@@ -47,8 +52,19 @@ struct dg_list {
   size_t n, cap;
 };
 
+/* A word of a VM workload's page tables written by the host. */
+typedef struct dg_vm_write {
+  uint32_t addr, value;
+} dg_vm_write;
+
 typedef struct dg_seg {
   dg_list ring;
+  /* VM: the host changes the page tables (chg) after the ring packets
+   * before index chg_at have run (the runner waits for the node to stop
+   * there); 0 changes: one doorbell as usual */
+  dg_vm_write *chg;
+  size_t nchg;
+  size_t chg_at;
   uint32_t cut;      /* words of the last ring packet beyond WPTR (ring-level OVERRUN) */
   uint32_t watchdog; /* WATCHDOG for this segment */
   uint32_t start;    /* ring offset it was put at by the last run (for listings) */
@@ -65,6 +81,18 @@ typedef struct dg_work {
   dg_seg *seg;
   size_t nseg;
   uint32_t data_seed;    /* initial contents of the data region */
+  /* VM (dg_generate_vm): every segment starts with a CONTEXT with the VM
+   * flag, on one of nctx address spaces whose directories are at pd[]; the
+   * virtual addresses are the span's (IB pages mapped to themselves
+   * read-only, the FENCE and TIMESTAMP pages to themselves, the data and
+   * flip pages shuffled among themselves, one-to-one in each space, some
+   * unmapped or read-only); the tables start as pt_init (DG_PT_AREA +
+   * slot * DG_PT_BYTES, the rest 0) and change between doorbells */
+  int vm;
+  uint32_t nctx, pd[2];
+  dg_vm_write *pt_init;
+  size_t npt_init;
+  uint32_t rewritten;    /* packets of its buffers overwritten with hostile ones after generation */
 } dg_work;
 
 typedef struct dg_limits {
@@ -85,6 +113,10 @@ static inline uint32_t dg_ring_area(const dg_work *w) { return DG_RING_AREA + 0x
 static inline uint32_t dg_rptr_area(const dg_work *w) { return DG_RPTR_AREA + 0x100u * dg_slot(w); }
 /* Where a preemption of the workload's node saves its state (256 bytes). */
 static inline uint32_t dg_save_area(const dg_work *w) { return DG_SAVE_AREA + 0x100u * dg_slot(w); }
+/* A VM workload (no preemption, no other ring beside it). */
+void dg_generate_vm(dg_work *w, uint32_t seed, const dg_limits *lim);
+/* Where a VM workload's tables live. */
+static inline uint32_t dg_pt_area(const dg_work *w) { return DG_PT_AREA + DG_PT_BYTES * dg_slot(w); }
 /* One command buffer for validation: segment 0 holds CONTEXT (id 1 and a
  * window, or the null context) and an INDIRECT that owns the buffer.  No
  * waits that never end and no display packets that could wait (what

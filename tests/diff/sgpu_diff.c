@@ -18,6 +18,11 @@
  * compared there, then resumed as the library resumes a submission.
  *
  *   sgpu_diff [--seeds N] [--base S] [--random] [--seed S] [--verbose] [--no-shrink]
+ *             [--vm on|off] [--vm-pct P] [--vm-only]
+ *
+ * VM programs (tests/diff/README.md): P% (15) of the seeds run one after
+ * their workload when the chip has CAPS.VM (--vm on|off overrides it;
+ * --vm-only: the VM programs alone).
  *
  * A failing seed prints a reproduction command and a shrunk listing (packets
  * removed while it still fails the same way) in assembler syntax.  After a
@@ -44,6 +49,12 @@ static uint64_t g_busy_resets; /* RESETs of a node while the other one worked */
 static const char *g_argv0 = "build/tests/diff/sgpu_diff";
 /* preemption requests: made, ignored (the node faulted first), taken; taken
  * by level (0..2), inside a WAIT, on an idle node; memory scribbled after */
+/* VM programs (--vm on|off; default: on when the chip has CAPS.VM): the
+ * share of seeds that run one, and what they did */
+static int g_vm_on;
+static uint32_t g_vm_pct = 15; /* --vm-pct */
+static uint64_t g_vm_programs, g_vm_rewritten, g_vm_changes, g_vm_safety;
+static uint64_t g_vm_faults[2][4]; /* [PROTECTION][ACCESS_*] as the chip reported them */
 static uint64_t g_pre_again, g_pre_req, g_pre_faulted, g_pre_taken, g_pre_level[3], g_pre_wait, g_pre_idle, g_pre_scribbled,
     g_pre_rect;
 
@@ -102,6 +113,9 @@ static const char *nreg_name(uint32_t r) {
   case SGPU_NREG_CONTEXT_ID: return "CONTEXT_ID";
   case SGPU_NREG_WINDOW_BASE: return "WINDOW_BASE";
   case SGPU_NREG_WINDOW_SIZE: return "WINDOW_SIZE";
+  case SGPU_NREG_FAULT_VA: return "FAULT_VA";
+  case SGPU_NREG_FAULT_ACCESS: return "FAULT_ACCESS";
+  case SGPU_NREG_VM_ROOT: return "VM_ROOT";
   default: return "?";
   }
 }
@@ -149,7 +163,18 @@ static uint32_t pick_quantum(uint32_t h) {
  * ring at its boundaries while it has work) or on the node's other normal
  * ring (the two take turns by QUANTUM); sometimes all three rings of a node
  * run a workload each. */
-static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes, uint32_t rings) {
+/* Does the seed run a VM program after its workload? */
+static int vm_seed(uint32_t seed) { return g_vm_on && (seed * 0x9E3779B9u >> 8) % 100 < g_vm_pct; }
+
+static void job_generate(job *j, uint32_t seed, const dg_limits *lim, uint32_t nodes, uint32_t rings, int vm) {
+  if (vm) {
+    /* a VM program: alone on its ring, no preemption (a resume would have
+     * to restore the VM context) */
+    memset(j, 0, sizeof *j);
+    dg_generate_vm(&j->w[0], seed, lim);
+    j->n = 1;
+    return;
+  }
   dg_generate(&j->w[0], seed, lim);
   j->n = 1;
   j->preempt = (seed * 2246822519u >> 7) % 100 < 40;
@@ -305,7 +330,10 @@ static int finish_node(both *bp, const dg_work *w, int state, size_t si, uint64_
         !cmp_nreg(&b, n, SGPU_NREG_FAULT_OPCODE, si, o, "fault"))
       return 0;
     cmp_nreg(&b, n, SGPU_NREG_FAULT_FENCE, si, o, "fault_fence");
+    if (!cmp_nreg(&b, n, SGPU_NREG_FAULT_VA, si, o, "fault_va") || !cmp_nreg(&b, n, SGPU_NREG_FAULT_ACCESS, si, o, "fault_va"))
+      return 0;
   }
+  cmp_nreg(&b, n, SGPU_NREG_VM_ROOT, si, o, "context");
   const uint32_t cis = chip_rd(b.sim, SGPU_REG_INT_STATUS) & node_bits, mis = mrd(&b, SGPU_REG_INT_STATUS) & node_bits;
   if (cis != mis)
     mismatch(o, "events", "segment %zu node %u: INT_STATUS node bits chip 0x%08x, model 0x%08x", si, n, cis, mis);
@@ -555,6 +583,121 @@ static int preempt_segment(both *b, const dg_work *w, size_t si, pre_seg *ps, in
   return 0;
 }
 
+/* ------------------------------------------------------------ VM programs */
+/* What the generator's tables say, independently of the model and of the
+ * checker: the tables' words as the host wrote them (shadow of the
+ * workload's table area), the frames mapped writable at any time (allowed),
+ * and the chip memory as the host left it (img). */
+typedef struct vm_run {
+  uint8_t *shadow, *allowed, *img;
+  uint32_t pt, pages;
+  int fault_checked; /* the fault of this segment was checked before the tables changed */
+} vm_run;
+
+static uint32_t vm_word(const vm_run *v, uint32_t a) {
+  uint32_t x = 0;
+  if (a >= v->pt && a + 4 <= v->pt + DG_PT_BYTES) memcpy(&x, v->shadow + (a - v->pt), 4);
+  return x;
+}
+
+/* The generator's entry for va in the space whose directory is pd (0: none). */
+static uint32_t vm_entry_of(const vm_run *v, uint32_t pd, uint32_t va, uint32_t *pde) {
+  *pde = vm_word(v, pd + 4 * (va / SGPU_PAGE_BYTES / SGPU_PT_ENTRIES));
+  if (!(*pde & SGPU_PDE_VALID_MASK)) return 0;
+  return vm_word(v, (*pde & SGPU_PDE_TABLE_MASK) + 4 * (va / SGPU_PAGE_BYTES % SGPU_PT_ENTRIES));
+}
+
+/* Mark the frames the tables map writable now. */
+static void vm_mark(vm_run *v, const dg_work *w) {
+  for (uint32_t c = 0; c < w->nctx; c++)
+    for (uint32_t pg = 0; pg < v->pages; pg++) {
+      uint32_t pde;
+      const uint32_t e = vm_entry_of(v, w->pd[c], pg * SGPU_PAGE_BYTES, &pde);
+      if ((e & (SGPU_PTE_VALID_MASK | SGPU_PTE_WRITABLE_MASK)) == (SGPU_PTE_VALID_MASK | SGPU_PTE_WRITABLE_MASK))
+        v->allowed[((e & SGPU_PTE_FRAME_MASK) / SGPU_PAGE_BYTES) % v->pages] = 1;
+    }
+}
+
+/* Host writes to the tables: chip, model, shadow, img. */
+static void vm_write(both *b, vm_run *v, const dg_work *w, const dg_vm_write *x, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    CHIP_CHECK(sgpu_sim_backdoor_write(b->sim, x[i].addr, &x[i].value, 4) == 0, "table 0x%08x", x[i].addr);
+    CHIP_CHECK(sgpu_ref_mem_write(b->ref, x[i].addr, &x[i].value, 4) == 0, "table 0x%08x (model)", x[i].addr);
+    CHIP_CHECK(x[i].addr >= v->pt && x[i].addr + 4 <= v->pt + DG_PT_BYTES, "table word 0x%08x outside", x[i].addr);
+    memcpy(v->shadow + (x[i].addr - v->pt), &x[i].value, 4);
+    memcpy(v->img + x[i].addr, &x[i].value, 4);
+  }
+  vm_mark(v, w);
+}
+
+/* A page fault of the chip must be at a page the generator left unmapped
+ * (PAGE_NOT_PRESENT) or read-only for a write (PAGE_PROTECTION), in one of
+ * the workload's spaces. */
+static void vm_check_fault(both *b, const vm_run *v, const dg_work *w, size_t si, outcome *o) {
+  const uint32_t n = w->node, r = chip_nrd(b->sim, n, SGPU_NREG_FAULT_REASON);
+  if (r != SGPU_FAULT_PAGE_NOT_PRESENT && r != SGPU_FAULT_PAGE_PROTECTION) return;
+  const uint32_t va = chip_nrd(b->sim, n, SGPU_NREG_FAULT_VA), acc = chip_nrd(b->sim, n, SGPU_NREG_FAULT_ACCESS);
+  const uint32_t root = chip_nrd(b->sim, n, SGPU_NREG_VM_ROOT), kind = SGPU_FIELD_GET(FAULT_ACCESS_ACCESS, acc);
+  g_vm_faults[r == SGPU_FAULT_PAGE_PROTECTION][kind]++;
+  if (root != w->pd[0] && (w->nctx < 2 || root != w->pd[1])) {
+    mismatch(o, "vm_fault", "segment %zu: page fault with VM_ROOT 0x%08x, not a directory of the workload", si, root);
+    return;
+  }
+  uint32_t pde;
+  const uint32_t e = vm_entry_of(v, root, va, &pde);
+  const int bad = r == SGPU_FAULT_PAGE_NOT_PRESENT
+                      ? !(e & SGPU_PTE_VALID_MASK)
+                      : (e & SGPU_PTE_VALID_MASK) && !(e & SGPU_PTE_WRITABLE_MASK) && kind == SGPU_HW_ACCESS_WRITE;
+  if (!bad)
+    mismatch(o, "vm_fault", "segment %zu: chip faults %s at VA 0x%08x (FAULT_ACCESS 0x%x) but the tables map it (PDE 0x%08x, "
+             "PTE 0x%08x)", si, sgpu_ref_fault_name(r), va, acc, pde, e);
+}
+
+/* After the program: the chip wrote only frames some space mapped writable
+ * (and the RPTR words), and every other byte is as the host left it (the
+ * host's ring and table writes go to img as well). */
+static void vm_safety(both *b, const vm_run *v, const dg_work *w, outcome *o) {
+  g_vm_safety++;
+  const sgpu_sim_mem_event *ev;
+  const size_t ne = sgpu_sim_mem_log(b->sim, &ev);
+  const uint32_t rp = dg_rptr_area(w);
+  for (size_t i = 0; i < ne; i++)
+    if (ev[i].write && !v->allowed[(ev[i].address / SGPU_PAGE_BYTES) % v->pages] &&
+        !(ev[i].address >= rp && ev[i].address < rp + 0x100)) {
+      mismatch(o, "vm_safety", "chip wrote 0x%08x at 0x%08x, a frame no space maps writable", ev[i].data, ev[i].address);
+      return;
+    }
+  uint8_t *pg = malloc(SGPU_PAGE_BYTES);
+  CHIP_CHECK(pg != NULL, "oom");
+  for (uint32_t p = 0; p < v->pages && !o->fail; p++) {
+    if (v->allowed[p] || p == rp / SGPU_PAGE_BYTES) continue;
+    CHIP_CHECK(sgpu_sim_backdoor_read(b->sim, p * SGPU_PAGE_BYTES, pg, SGPU_PAGE_BYTES) == 0, "read back");
+    if (memcmp(pg, v->img + p * SGPU_PAGE_BYTES, SGPU_PAGE_BYTES))
+      for (uint32_t i = 0; i < SGPU_PAGE_BYTES; i++)
+        if (pg[i] != v->img[p * SGPU_PAGE_BYTES + i]) {
+          mismatch(o, "vm_safety", "byte 0x%08x changed (0x%02x, was 0x%02x): no space maps its frame writable",
+                   p * SGPU_PAGE_BYTES + i, pg[i], v->img[p * SGPU_PAGE_BYTES + i]);
+          break;
+        }
+  }
+  free(pg);
+}
+
+/* Run node n's ring on the chip until it is idle or faulted (or limit
+ * cycles): 2 faulted, 1 idle, 3 neither. */
+static int chip_settle(both *b, uint32_t n, uint64_t limit) {
+  const uint64_t t0 = sgpu_sim_cycle(b->sim);
+  for (;;) {
+    sgpu_sim_run(b->sim, 64, 0);
+    const uint32_t st = chip_nrd(b->sim, n, SGPU_NREG_STATUS);
+    if (st & SGPU_STATUS_FAULTED) return 2;
+    if (!(st & (SGPU_STATUS_BUSY | SGPU_STATUS_WAITING)) &&
+        chip_nrd(b->sim, n, SGPU_NREG_RING_RPTR) == chip_nrd(b->sim, n, SGPU_NREG_RING_WPTR))
+      return 1;
+    if (sgpu_sim_cycle(b->sim) - t0 > limit) return 3;
+  }
+}
+
 /* Run the job on a fresh chip and the model, segment by segment (segment i
  * of every workload at the same time). */
 static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
@@ -567,6 +710,8 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
   sgpu_ref_config rc = {mem, rings, sources, SGPU_MAX_IB_DEPTH};
   b.ref = sgpu_ref_create(&rc);
   CHIP_CHECK(b.ref != NULL, "sgpu_ref_create");
+  const int chip_vm = SGPU_FIELD_GET(CAPS_VM, chip_rd(b.sim, SGPU_REG_CAPS)) != 0;
+  sgpu_ref_set_vm(b.ref, chip_vm);
   if (g_verbose) sgpu_ref_trace(b.ref, stdout);
 
   /* displays: TINY timing, so frames are short; pixel replication 2x2, so
@@ -609,6 +754,19 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
     if (w->nseg > nseg) nseg = w->nseg;
   }
   free(data);
+  /* a VM program: its tables, and what the host left in memory */
+  const dg_work *vw = j->w[0].vm ? &j->w[0] : NULL;
+  vm_run v = {0};
+  if (vw) {
+    v.pt = dg_pt_area(vw);
+    v.pages = mem / SGPU_PAGE_BYTES;
+    v.shadow = calloc(DG_PT_BYTES, 1);
+    v.allowed = calloc(v.pages, 1);
+    v.img = malloc(mem);
+    CHIP_CHECK(v.shadow && v.allowed && v.img, "oom");
+    CHIP_CHECK(sgpu_sim_backdoor_read(b.sim, 0, v.img, mem) == 0, "memory image");
+    vm_write(&b, &v, vw, vw->pt_init, vw->npt_init);
+  }
   wr2(&b, SGPU_REG_INT_ENABLE, int_enable);
   sgpu_sim_mem_log_enable(b.sim, LOG_CAP);
   const uint64_t t0 = sgpu_sim_cycle(b.sim);
@@ -620,6 +778,7 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
     int pre[JOB_MAX] = {0, 0, 0};
     pre_seg ps[JOB_MAX];
     uint64_t limit = 200000;
+    v.fault_checked = 0;
     /* put each workload's segment in its ring and ring its doorbell; now and
      * then in two steps, the second while the node works on the first */
     for (int k = 0; k < j->n; k++) {
@@ -641,11 +800,46 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
       }
       for (size_t i = 0; i < nw; i++) {
         uint32_t a = w->ring_base + ((wptr[k] + 4 * (uint32_t)i) & mask);
-        chip_mem_write(b.sim, a, &words[i], 4);
+        /* a VM program's ring by backdoor: the memory log then holds only
+         * the chip's writes, for the safety check */
+        if (vw) {
+          CHIP_CHECK(sgpu_sim_backdoor_write(b.sim, a, &words[i], 4) == 0, "ring");
+          memcpy(v.img + a, &words[i], 4);
+        } else {
+          chip_mem_write(b.sim, a, &words[i], 4);
+        }
         CHIP_CHECK(sgpu_ref_mem_write(b.ref, a, &words[i], 4) == 0, "ring");
       }
       free(words);
       uint32_t end = (wptr[k] + 4 * ((uint32_t)nw - seg_cut(sg))) & mask;
+      if (w->vm && sg->nchg) {
+        /* the packets before chg_at, then (the node stopped) the host
+         * changes the tables, then the rest; a fault ends the segment */
+        const size_t at = sg->chg_at < sg->ring.n ? sg->chg_at : sg->ring.n;
+        uint32_t first = 0;
+        for (size_t i = 0; i < at; i++) first += sg->ring.p[i].nw;
+        const uint32_t mid = (wptr[k] + 4 * first) & mask;
+        int st = 1;
+        if (first) {
+          if (g_verbose) printf("segment %zu node %u: doorbell WPTR 0x%x, then the tables change\n", si, n, mid);
+          wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), mid);
+          st = chip_settle(&b, n, limit + 4ull * watchdog[k]);
+        }
+        if (st == 2 && vw && chip_vm) {
+          vm_check_fault(&b, &v, w, si, o);
+          v.fault_checked = 1;
+        }
+        if (vw) vm_write(&b, &v, w, sg->chg, sg->nchg);
+        g_vm_changes++;
+        wptr[k] = st == 1 ? end : mid;
+        if (st == 1) {
+          if (g_verbose) printf("segment %zu node %u: doorbell WPTR 0x%x\n", si, n, end);
+          wr2(&b, SGPU_NODE_REG(n, SGPU_NREG_RING_WPTR), end);
+        }
+        active[k] = 1;
+        limit += (uint64_t)watchdog[k] * 4 + (w0->display ? 40u * TINY_FRAME : 0);
+        continue;
+      }
       /* a preemption request while it runs: room in the ring for the
        * continuation (context, trampoline INDIRECT, level-1 INDIRECT) */
       pre[k] = j->preempt && nw + 12 <= w->ring_size / 4 - 1 && chip_rand(&split_rng) % 100 < 50;
@@ -708,6 +902,7 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
         else running = 1;
         /* a node that stopped is checked (and RESET after a fault) at once,
          * while the other one may still be working */
+        if (state[k] == 2 && j->w[k].vm && vw && chip_vm && !v.fault_checked) vm_check_fault(&b, &v, &j->w[k], si, o);
         if (state[k] && !finish_node(&b, &j->w[k], state[k], si, start, limit, o)) running = 0;
         if (state[k] == 2) wptr[k] = 0;
         /* now and then RESET a node that finished while the other still
@@ -841,7 +1036,15 @@ static void run_job(job *j, outcome *o, sgpu_ref_stats *acc) {
                  mf[q].addr, mf[q].value);
     }
   }
+  if (vw && chip_vm && !o->fail) vm_safety(&b, &v, vw, o);
+  free(v.shadow);
+  free(v.allowed);
+  free(v.img);
   o->cycles = sgpu_sim_cycle(b.sim) - t0;
+  if (acc && vw) {
+    g_vm_programs++;
+    g_vm_rewritten += vw->rewritten;
+  }
   if (acc) {
     const sgpu_ref_stats *st = sgpu_ref_get_stats(b.ref);
     for (size_t i = 0; i <= SGPU_OP_COUNT_OF_OPCODES; i++) acc->packets[i] += st->packets[i];
@@ -902,9 +1105,13 @@ static double now_s(void) {
 
 int main(int argc, char **argv) {
   uint32_t seeds = 2000, base = 1, single = 0;
-  int have_single = 0, shrink_on = 1, random_base = 0, announce = 0;
+  int have_single = 0, shrink_on = 1, random_base = 0, announce = 0, vm_opt = -1, vm_only = 0;
   for (int i = 1; i < argc; i++) {
     if (!strcmp(argv[i], "--seeds") && i + 1 < argc) seeds = (uint32_t)strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--vm") && i + 1 < argc && (!strcmp(argv[i + 1], "on") || !strcmp(argv[i + 1], "off")))
+      vm_opt = !strcmp(argv[++i], "on");
+    else if (!strcmp(argv[i], "--vm-pct") && i + 1 < argc) g_vm_pct = (uint32_t)strtoul(argv[++i], NULL, 0);
+    else if (!strcmp(argv[i], "--vm-only")) vm_only = 1;
     else if (!strcmp(argv[i], "--base") && i + 1 < argc) base = (uint32_t)strtoul(argv[++i], NULL, 0);
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       single = (uint32_t)strtoul(argv[++i], NULL, 0);
@@ -914,8 +1121,8 @@ int main(int argc, char **argv) {
     else if (!strcmp(argv[i], "--random")) random_base = 1;
     else if (!strcmp(argv[i], "--announce")) announce = 1;
     else {
-      fprintf(stderr, "usage: %s [--seeds N] [--base S | --random] [--seed S] [--verbose] [--no-shrink] [--announce]\n",
-              argv[0]);
+      fprintf(stderr, "usage: %s [--seeds N] [--base S | --random] [--seed S] [--verbose] [--no-shrink] [--announce] "
+              "[--vm on|off] [--vm-pct P] [--vm-only]\n", argv[0]);
       return 2;
     }
   }
@@ -931,23 +1138,29 @@ int main(int argc, char **argv) {
   sgpu_sim *probe = chip_create(NULL);
   dg_limits lim = {sgpu_sim_mem_bytes(probe), sgpu_sim_sources(probe)};
   const uint32_t nodes = sgpu_sim_nodes(probe), rings = chip_rings(probe);
+  const int chip_vm = SGPU_FIELD_GET(CAPS_VM, chip_rd(probe, SGPU_REG_CAPS)) != 0;
   sgpu_sim_destroy(probe);
+  g_vm_on = vm_opt < 0 ? chip_vm : vm_opt;
 
   sgpu_ref_stats acc;
   memset(&acc, 0, sizeof acc);
   uint32_t failures = 0, shrunk = 0, two = 0, high = 0, high_pairs = 0, b_rings = 0, b_pairs = 0, triples = 0;
   uint64_t cycles = 0;
   const double t0 = now_s();
-  for (uint32_t i = 0; i < seeds; i++) {
-    const uint32_t seed = base + i;
+  for (uint32_t i = 0; i < seeds * 2; i++) {
+    /* each seed runs its workload, then (vm_seed) a VM program on a fresh
+     * chip: the VM work adds to the seeds' and leaves their programs as
+     * they were */
+    const uint32_t seed = base + i / 2, vm = i % 2;
+    if (vm ? !vm_seed(seed) : vm_only) continue;
     job j;
     /* --announce: the seed before it runs, so a run that a failing
        assertion aborts (the model with assertions on) names its seed */
-    if (announce) {
+    if (announce && !vm) {
       printf("seed %u\n", seed);
       fflush(stdout);
     }
-    job_generate(&j, seed, &lim, nodes, rings);
+    job_generate(&j, seed, &lim, nodes, rings, (int)vm);
     two += j.n > 1;
     int on_high = 0, on_b = 0;
     for (int k = 0; k < j.n; k++) {
@@ -965,11 +1178,21 @@ int main(int argc, char **argv) {
     cycles += o.cycles;
     if (o.fail) {
       failures++;
-      printf("FAIL seed %u [%s]: %s\n", seed, o.tag, o.msg);
-      printf("  reproduce: %s --seed %u --verbose\n", g_argv0, seed);
+      printf("FAIL seed %u%s [%s]: %s\n", seed, vm ? " (its VM program)" : "", o.tag, o.msg);
+      printf("  reproduce: %s --seed %u --verbose%s%s", g_argv0, seed, vm_opt < 0 ? "" : vm_opt ? " --vm on" : " --vm off",
+             g_vm_pct != 15 ? " --vm-pct" : "");
+      if (g_vm_pct != 15) printf(" %u", g_vm_pct);
+      if (vm_only) printf(" --vm-only");
+      printf("\n");
       if (shrink_on && shrunk < 3) {
         shrunk++;
+        /* the shrinker's runs do not count in the figures */
+        const uint64_t c = g_vm_changes;
+        uint64_t f[2][4];
+        memcpy(f, g_vm_faults, sizeof f);
         shrink(&j, &o, 400);
+        g_vm_changes = c;
+        memcpy(g_vm_faults, f, sizeof f);
         job_print(&j, stdout);
       }
       fflush(stdout);
@@ -997,6 +1220,8 @@ int main(int argc, char **argv) {
   }
   for (uint32_t r = 1; r < SGPU_FAULT_COUNT; r++) {
     if (r == SGPU_FAULT_UNSUPPORTED) continue; /* this build implements every packet */
+    /* page faults need VM programs on a chip with CAPS.VM */
+    if ((r == SGPU_FAULT_PAGE_NOT_PRESENT || r == SGPU_FAULT_PAGE_PROTECTION) && !(g_vm_on && chip_vm)) continue;
     char name[80];
     snprintf(name, sizeof name, "diff_faults_per_1000_seeds_%s", sgpu_ref_fault_name(r));
     chip_figure(name, (double)acc.faults[r] * 1000.0 / seeds);
@@ -1017,6 +1242,23 @@ int main(int argc, char **argv) {
          (unsigned long long)g_pre_level[1], (unsigned long long)g_pre_level[2], (unsigned long long)g_pre_wait,
          (unsigned long long)g_pre_rect, (unsigned long long)g_pre_idle, (unsigned long long)g_pre_scribbled, (unsigned long long)g_pre_faulted, (unsigned long long)g_pre_again);
   chip_figure("diff_preemptions_per_1000_seeds", (double)g_pre_taken * 1000.0 / seeds);
+  printf("VM programs %llu (%s%s): buffers rewritten with hostile packets %llu, table changes between doorbells %llu, "
+         "safety checks %llu; page faults the chip reported: PAGE_NOT_PRESENT fetch/read/write %llu/%llu/%llu, "
+         "PAGE_PROTECTION write %llu; TLB_INVALIDATE reached %llu\n",
+         (unsigned long long)g_vm_programs, g_vm_on ? "on" : "off", chip_vm ? ", chip has CAPS.VM" : ", chip without CAPS.VM",
+         (unsigned long long)g_vm_rewritten, (unsigned long long)g_vm_changes, (unsigned long long)g_vm_safety,
+         (unsigned long long)g_vm_faults[0][SGPU_HW_ACCESS_FETCH], (unsigned long long)g_vm_faults[0][SGPU_HW_ACCESS_READ],
+         (unsigned long long)g_vm_faults[0][SGPU_HW_ACCESS_WRITE], (unsigned long long)g_vm_faults[1][SGPU_HW_ACCESS_WRITE],
+         (unsigned long long)acc.packets[SGPU_OP_TLB_INVALIDATE]);
+  chip_figure("diff_vm_programs_per_1000_seeds", (double)g_vm_programs * 1000.0 / seeds);
+  int vm_missing = 0;
+  if (seeds >= 500 && g_vm_on && chip_vm &&
+      (!g_vm_rewritten || !g_vm_changes || !g_vm_faults[0][SGPU_HW_ACCESS_FETCH] || !g_vm_faults[0][SGPU_HW_ACCESS_READ] ||
+       !g_vm_faults[0][SGPU_HW_ACCESS_WRITE] || !g_vm_faults[1][SGPU_HW_ACCESS_WRITE])) {
+    printf("coverage: a kind of VM work or page fault never happened\n");
+    missing++;
+    vm_missing = 1;
+  }
   if (seeds >= 500 && (!g_pre_level[0] || !g_pre_level[1] || !g_pre_level[2] || !g_pre_wait || !g_pre_rect || !g_pre_idle ||
                        !g_pre_faulted || !g_pre_again)) {
     printf("coverage: a kind of preemption stop never happened\n");
@@ -1026,6 +1268,7 @@ int main(int argc, char **argv) {
     printf("FAIL: the generator made WAIT_MEM read chip-defined words\n");
     failures++;
   }
+  if (vm_only) missing = vm_missing; /* the other kinds need the seeds' workloads */
   if (seeds >= 500 && missing) {
     printf("FAIL: coverage incomplete (%d opcodes/faults never seen)\n", missing);
     return 1;

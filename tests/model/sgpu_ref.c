@@ -15,6 +15,9 @@ typedef struct ref_node {
   uint32_t fault_reason, fault_addr, fault_header, fault_fence;
   uint32_t fence_in_flight, last_fence;
   uint32_t ctx_id, win_base, win_size;
+  uint32_t vm, vm_root;      /* a VM context (CAPS.VM, CONTEXT's VM flag) and its page directory */
+  uint32_t fault_va, fault_access; /* FAULT_VA, FAULT_ACCESS of a page fault */
+  uint32_t check_va, check_access; /* what the last failing page check found */
   uint32_t depth;            /* IB depth while executing (STATUS[7:4]) */
   /* preemption: SAVE_ADDR, PREEMPT (the preemption fence id), STATUS.PREEMPTED */
   uint32_t save_addr, preempt_id, preempted;
@@ -33,6 +36,7 @@ typedef struct ref_source {
 
 struct sgpu_ref {
   sgpu_ref_config cfg;
+  int vm;           /* CAPS.VM */
   uint8_t *mem;
   uint8_t *undef; /* chip-defined bytes, allocated on the first TIMESTAMP */
   uint16_t *wcount; /* per memory word: writes the nodes made to it (saturating) */
@@ -67,12 +71,14 @@ static void *grow(void *p, size_t *cap, size_t n, size_t elem) {
 
 static const char *const op_names[SGPU_OP_COUNT_OF_OPCODES] = {
     "NOP", "INDIRECT", "FENCE", "WRITE_DATA", "WAIT_MEM", "WAIT_VSYNC",
-    "WAIT_SCANLINE", "FILL", "COPY", "FLIP", "CONTEXT", "TIMESTAMP",
+    "WAIT_SCANLINE", "FILL", "COPY", "FLIP", "CONTEXT", "TIMESTAMP", "TLB_INVALIDATE",
 };
 static const char *const fault_names[SGPU_FAULT_COUNT] = {
     "NONE", "ILLEGAL_OPCODE", "BAD_HEADER", "BAD_COUNT", "OVERRUN", "MISALIGNED", "OUT_OF_RANGE",
-    "CONTEXT_WINDOW", "NESTING", "TIMEOUT", "BAD_PARAM", "PRIVILEGED", "UNSUPPORTED",
+    "CONTEXT_WINDOW", "NESTING", "TIMEOUT", "BAD_PARAM", "PRIVILEGED", "UNSUPPORTED", "PAGE_NOT_PRESENT",
+    "PAGE_PROTECTION",
 };
+_Static_assert(SGPU_OP_COUNT_OF_OPCODES == 13 && SGPU_FAULT_COUNT == 15, "name every opcode and fault");
 
 const char *sgpu_ref_opcode_name(uint32_t op) {
   return op < SGPU_OP_COUNT_OF_OPCODES ? op_names[op] : "?";
@@ -83,6 +89,41 @@ static uint32_t rd32(const sgpu_ref *m, uint32_t a) {
   uint32_t v;
   memcpy(&v, m->mem + a, 4);
   return v;
+}
+
+static uint32_t read_word(void *mem, uint64_t pa) {
+  uint32_t v;
+  memcpy(&v, (const uint8_t *)mem + pa, 4);
+  return v;
+}
+
+/* The page tables of node n's context for the checker; NULL: physical. */
+static sgpu_pkt_vm *node_vm(sgpu_ref *m, uint32_t n, sgpu_pkt_vm *vm) {
+  if (!m->node[n].vm) return NULL;
+  *vm = (sgpu_pkt_vm){m->node[n].vm_root, m->cfg.mem_bytes, read_word, m->mem, 0, 0, 0};
+  return vm;
+}
+
+/* The physical address of byte va of an access of node n at IB level
+ * `level` (translated in a VM context from level 1 on).  The packet's page
+ * check has passed, so the walk cannot fault: if it does, the model is
+ * wrong. */
+static uint32_t xl(sgpu_ref *m, uint32_t n, uint32_t level, uint32_t va, uint32_t access) {
+  sgpu_pkt_vm vm;
+  if (level == 0 || !node_vm(m, n, &vm)) return va;
+  uint64_t pa = 0;
+  const uint32_t f = sgpu__vm_translate(&vm, va, access, &pa);
+  if (f != SGPU_FAULT_NONE) {
+    fprintf(stderr, "sgpu_ref: node %u: VA 0x%08x faults (%u) after its page check passed\n", n, va, f);
+    abort();
+  }
+  return (uint32_t)pa;
+}
+
+/* Bytes from va up to the end of its page, at most n. */
+static uint32_t in_page(uint32_t va, uint32_t n) {
+  const uint32_t left = SGPU_PAGE_BYTES - va % SGPU_PAGE_BYTES;
+  return n < left ? n : left;
 }
 
 static void set_defined(sgpu_ref *m, uint32_t a, uint32_t n) {
@@ -139,6 +180,8 @@ void sgpu_ref_destroy(sgpu_ref *m) {
   free(m->flips);
   free(m);
 }
+
+void sgpu_ref_set_vm(sgpu_ref *m, int vm) { m->vm = vm != 0; }
 
 uint8_t *sgpu_ref_memory(sgpu_ref *m) { return m->mem; }
 const uint8_t *sgpu_ref_chip_defined(const sgpu_ref *m) { return m->undef; }
@@ -240,13 +283,19 @@ static void fault(sgpu_ref *m, uint32_t n, uint32_t reason, uint32_t addr, uint3
   nd->fault_addr = addr;
   nd->fault_header = header;
   nd->fault_fence = nd->fence_in_flight;
+  const int page = reason == SGPU_FAULT_PAGE_NOT_PRESENT || reason == SGPU_FAULT_PAGE_PROTECTION;
+  nd->fault_va = page ? nd->check_va : 0;
+  nd->fault_access = page ? nd->check_access : 0;
   m->int_status |= SGPU_INT_DMA_FAULTED(n);
   m->stats.faults[reason < SGPU_FAULT_COUNT ? reason : 0]++;
   m->faults = grow(m->faults, &m->cfaults, m->nfaults, sizeof *m->faults);
-  m->faults[m->nfaults++] = (sgpu_ref_fault){n, reason, addr, header, nd->fence_in_flight};
+  m->faults[m->nfaults++] =
+      (sgpu_ref_fault){n, reason, addr, header, nd->fence_in_flight, nd->fault_va, nd->fault_access};
   if (m->trace)
     fprintf(m->trace, "  node %u FAULT %s at 0x%08x header 0x%08x fence %u%s%s\n", n, sgpu_ref_fault_name(reason),
             addr, header, nd->fence_in_flight, why && *why ? ": " : "", why ? why : "");
+  if (m->trace && page)
+    fprintf(m->trace, "  node %u FAULT_VA 0x%08x FAULT_ACCESS 0x%x\n", n, nd->fault_va, nd->fault_access);
 }
 
 static int wait_true(uint32_t v, uint32_t ref, uint32_t func) {
@@ -273,20 +322,24 @@ static ex_result wait_forever(sgpu_ref *m, uint32_t n, uint32_t addr, uint32_t h
   return EX_STOP;
 }
 
-static void do_fill(sgpu_ref *m, const uint32_t *p) {
+/* A FILL or COPY row is written a page at a time (a VM context's pages lie
+ * anywhere); no word spans two pages, so a row still writes each word it
+ * touches once. */
+static void do_fill(sgpu_ref *m, uint32_t n, uint32_t level, const uint32_t *p) {
   uint32_t dst = p[1], pitch = p[2], width = p[3], height = p[4], pat = p[5];
   for (uint32_t r = 0; r < height; r++) {
     uint32_t row = dst + r * pitch;
-    for (uint32_t i = 0; i < width; i++) {
-      uint32_t a = row + i;
-      m->mem[a] = (uint8_t)(pat >> (8 * (a & 3)));
+    for (uint32_t i = 0, k; i < width; i += k) {
+      k = in_page(row + i, width - i);
+      const uint32_t pa = xl(m, n, level, row + i, SGPU_HW_ACCESS_WRITE);
+      for (uint32_t b = 0; b < k; b++) m->mem[pa + b] = (uint8_t)(pat >> (8 * ((pa + b) & 3)));
+      set_defined(m, pa, k);
+      count_writes(m, pa, k);
     }
-    set_defined(m, row, width);
-    count_writes(m, row, width);
   }
 }
 
-static void do_copy(sgpu_ref *m, const uint32_t *p) {
+static void do_copy(sgpu_ref *m, uint32_t nd, uint32_t level, const uint32_t *p) {
   uint32_t dst = p[1], dpitch = p[2], src = p[3], spitch = p[4], width = p[5], height = p[6];
   if (!width || !height) return;
   size_t n = (size_t)width * height;
@@ -295,15 +348,24 @@ static void do_copy(sgpu_ref *m, const uint32_t *p) {
     fprintf(stderr, "sgpu_ref: out of memory\n");
     abort();
   }
-  for (uint32_t r = 0; r < height; r++) {
-    memcpy(tmp + (size_t)r * width, m->mem + src + r * spitch, width);
-    if (tu) memcpy(tu + (size_t)r * width, m->undef + src + r * spitch, width);
-  }
-  for (uint32_t r = 0; r < height; r++) {
-    memcpy(m->mem + dst + r * dpitch, tmp + (size_t)r * width, width);
-    count_writes(m, dst + r * dpitch, width);
-    if (tu) memcpy(m->undef + dst + r * dpitch, tu + (size_t)r * width, width);
-  }
+  /* as if through a temporary: every source byte is read before any is written */
+  for (uint32_t r = 0; r < height; r++)
+    for (uint32_t i = 0, k; i < width; i += k) {
+      const uint32_t va = src + r * spitch + i;
+      k = in_page(va, width - i);
+      const uint32_t pa = xl(m, nd, level, va, SGPU_HW_ACCESS_READ);
+      memcpy(tmp + (size_t)r * width + i, m->mem + pa, k);
+      if (tu) memcpy(tu + (size_t)r * width + i, m->undef + pa, k);
+    }
+  for (uint32_t r = 0; r < height; r++)
+    for (uint32_t i = 0, k; i < width; i += k) {
+      const uint32_t va = dst + r * dpitch + i;
+      k = in_page(va, width - i);
+      const uint32_t pa = xl(m, nd, level, va, SGPU_HW_ACCESS_WRITE);
+      memcpy(m->mem + pa, tmp + (size_t)r * width + i, k);
+      count_writes(m, pa, k);
+      if (tu) memcpy(m->undef + pa, tu + (size_t)r * width + i, k);
+    }
   free(tmp);
   free(tu);
 }
@@ -442,22 +504,25 @@ static int cut_here(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t level, con
   for (uint32_t r = 0; r < hgt; r++)
     for (uint32_t i = 0; i < wid; i++) {
       const size_t k = (size_t)r * wid + i;
-      tmp[k] = copy ? m->mem[src + r * sp + i] : (uint8_t)(p[5] >> (8 * ((dst + r * dp + i) & 3)));
-      if (tu) tu[k] = m->undef[src + r * sp + i];
+      const uint32_t sa = copy ? xl(m, n, level, src + r * sp + i, SGPU_HW_ACCESS_READ) : 0;
+      tmp[k] = copy ? m->mem[sa] : (uint8_t)(p[5] >> (8 * ((dst + r * dp + i) & 3)));
+      if (tu) tu[k] = m->undef[sa];
     }
   for (uint32_t r = 0; r < hgt; r++) {
-    uint32_t run = 0; /* bytes done, written, before byte i */
+    uint32_t run = 0; /* bytes done, written, before byte i (inside one page) */
     for (uint32_t i = 0; i <= wid; i++) {
       const uint32_t a = dst + r * dp + i;
-      if (i < wid && !LEFT(r, i)) {
-        m->mem[a] = tmp[(size_t)r * wid + i];
-        if (tu) m->undef[a] = tu[(size_t)r * wid + i];
-        else set_defined(m, a, 1);
-        run++;
-        continue;
+      if (run && (i == wid || LEFT(r, i) || a % SGPU_PAGE_BYTES == 0)) {
+        count_writes(m, xl(m, n, level, a - run, SGPU_HW_ACCESS_WRITE), run);
+        run = 0;
       }
-      if (run) count_writes(m, a - run, run);
-      run = 0;
+      if (i < wid && !LEFT(r, i)) {
+        const uint32_t pa = xl(m, n, level, a, SGPU_HW_ACCESS_WRITE);
+        m->mem[pa] = tmp[(size_t)r * wid + i];
+        if (tu) m->undef[pa] = tu[(size_t)r * wid + i];
+        else set_defined(m, pa, 1);
+        run++;
+      }
     }
   }
   free(tu);
@@ -465,7 +530,7 @@ static int cut_here(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t level, con
   int clean = 1;
   for (uint32_t r = 0; copy && r < hgt && clean; r++)
     for (uint32_t i = 0; i < wid; i++)
-      if (LEFT(r, i) && m->mem[src + r * sp + i] != tmp[(size_t)r * wid + i]) {
+      if (LEFT(r, i) && m->mem[xl(m, n, level, src + r * sp + i, SGPU_HW_ACCESS_READ)] != tmp[(size_t)r * wid + i]) {
         clean = 0;
         break;
       }
@@ -495,26 +560,29 @@ static ex_result exec_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t l
     m->stats.ib_entered++;
     if (level + 1 > m->stats.max_depth) m->stats.max_depth = level + 1;
     return exec_buffer(m, n, p[1], p[2], level + 1);
-  case SGPU_OP_FENCE:
-    wr32(m, p[1], p[2]);
+  case SGPU_OP_FENCE: {
+    const uint32_t pa = xl(m, n, level, p[1], SGPU_HW_ACCESS_WRITE);
+    wr32(m, pa, p[2]);
     nd->last_fence = p[2];
     m->fences = grow(m->fences, &m->cfences, m->nfences, sizeof *m->fences);
-    m->fences[m->nfences++] = (sgpu_ref_fence){n, p[1], p[2], fl & SGPU_FENCE_FLAG_IRQ};
+    m->fences[m->nfences++] = (sgpu_ref_fence){n, pa, p[2], fl & SGPU_FENCE_FLAG_IRQ};
     if (fl & SGPU_FENCE_FLAG_IRQ) m->int_status |= SGPU_INT_DMA_COMPLETED(n);
     break;
+  }
   case SGPU_OP_WRITE_DATA:
-    for (uint32_t i = 0; i + 1 < cnt; i++) wr32(m, p[1] + 4 * i, p[2 + i]);
+    for (uint32_t i = 0; i + 1 < cnt; i++) wr32(m, xl(m, n, level, p[1] + 4 * i, SGPU_HW_ACCESS_WRITE), p[2 + i]);
     break;
   case SGPU_OP_WAIT_MEM: {
     uint32_t func = fl & SGPU_WAIT_FUNC_MASK;
+    const uint32_t pa = xl(m, n, level, p[1], SGPU_HW_ACCESS_READ);
     if (m->undef) {
-      const uint8_t *u = m->undef + p[1];
+      const uint8_t *u = m->undef + pa;
       if (u[0] | u[1] | u[2] | u[3]) {
         m->stats.indeterminate++;
         break;
       }
     }
-    if (!wait_true(rd32(m, p[1]) & p[2], p[3], func)) {
+    if (!wait_true(rd32(m, pa) & p[2], p[3], func)) {
       /* between two polls a preemption may cut the wait: it runs again */
       nd->ib_next[level] = haddr;
       if (preempt_here(m, n, level, 1)) return EX_STOP;
@@ -539,14 +607,18 @@ static ex_result exec_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t l
   case SGPU_OP_COPY:
     /* a preemption may cut it after a chunk: its header is the next packet */
     if (cut_here(m, n, haddr, level, p)) return EX_STOP;
-    if (op == SGPU_OP_FILL) do_fill(m, p);
-    else do_copy(m, p);
+    if (op == SGPU_OP_FILL) do_fill(m, n, level, p);
+    else do_copy(m, n, level, p);
     break;
   case SGPU_OP_FLIP:
-    flip(m, n, p[1], p[2], p[3], fl & SGPU_FLIP_FLAG_NO_WAIT);
+    /* the display gets the physical address (scanout is physical) */
+    flip(m, n, p[1], xl(m, n, level, p[2], SGPU_HW_ACCESS_READ), p[3], fl & SGPU_FLIP_FLAG_NO_WAIT);
     break;
+  case SGPU_OP_TLB_INVALIDATE: break; /* the model has no TLB */
   case SGPU_OP_CONTEXT:
     nd->ctx_id = p[1];
+    nd->vm = m->vm && p[1] && (fl & SGPU_CONTEXT_FLAG_VM);
+    nd->vm_root = nd->vm ? p[2] & ~(SGPU_PAGE_BYTES - 1) : 0;
     if (p[1]) {
       nd->win_base = p[2];
       nd->win_size = p[3];
@@ -555,7 +627,7 @@ static ex_result exec_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t l
       nd->win_size = m->cfg.mem_bytes;
     }
     break;
-  case SGPU_OP_TIMESTAMP:
+  case SGPU_OP_TIMESTAMP: {
     if (!m->undef) {
       m->undef = calloc(m->cfg.mem_bytes, 1);
       if (!m->undef) {
@@ -563,12 +635,19 @@ static ex_result exec_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t l
         abort();
       }
     }
-    memset(m->mem + p[1], 0, 8);
-    memset(m->undef + p[1], 1, 8);
-    count_writes(m, p[1], 8);
+    /* two words, each translated (they may lie in two pages); the log
+     * holds the first one's physical address */
+    const uint32_t pa0 = xl(m, n, level, p[1], SGPU_HW_ACCESS_WRITE);
+    for (uint32_t i = 0; i < 2; i++) {
+      const uint32_t pa = i ? xl(m, n, level, p[1] + 4, SGPU_HW_ACCESS_WRITE) : pa0;
+      memset(m->mem + pa, 0, 4);
+      memset(m->undef + pa, 1, 4);
+      count_writes(m, pa, 4);
+    }
     m->ts = grow(m->ts, &m->cts, m->nts, sizeof *m->ts);
-    m->ts[m->nts++] = p[1];
+    m->ts[m->nts++] = pa0;
     break;
+  }
   default: break;
   }
   return EX_OK;
@@ -583,14 +662,20 @@ static void trace_packet(sgpu_ref *m, uint32_t n, uint32_t haddr, uint32_t level
 /* Payload checks of the packet in m->pkt (its header passed) at IB level
  * `level` of node n; returns the fault or NONE. */
 static uint32_t check(sgpu_ref *m, uint32_t n, uint32_t level, char *why, size_t why_size) {
-  const ref_node *nd = &m->node[n];
-  sgpu_pkt_env env = {m->cfg.mem_bytes, m->cfg.sources, level, 0, 0, 0, m->cfg.ib_depth, NULL};
-  if (level >= 1 && nd->ctx_id != 0) {
+  ref_node *nd = &m->node[n];
+  sgpu_pkt_vm vm;
+  sgpu_pkt_env env = {m->cfg.mem_bytes, m->cfg.sources, level, 0, 0, 0, m->cfg.ib_depth, node_vm(m, n, &vm)};
+  if (level >= 1 && nd->ctx_id != 0 && !env.vm) {
     env.windowed = 1;
     env.win_base = nd->win_base;
     env.win_end = (uint64_t)nd->win_base + nd->win_size;
   }
-  return sgpu__check_payload(&env, m->pkt, why, why_size);
+  const uint32_t r = sgpu__check_payload(&env, m->pkt, why, why_size);
+  if (env.vm && (r == SGPU_FAULT_PAGE_NOT_PRESENT || r == SGPU_FAULT_PAGE_PROTECTION)) {
+    nd->check_va = vm.fault_va;
+    nd->check_access = vm.fault_access;
+  }
+  return r;
 }
 
 static void count_packet(sgpu_ref *m, uint32_t h) {
@@ -615,7 +700,9 @@ static ex_result exec_buffer(sgpu_ref *m, uint32_t n, uint32_t addr, uint32_t le
     if (off >= len) break;
     const uint32_t haddr = addr + off;
     const uint64_t avail = (len - off) / 4;
-    m->pkt[0] = rd32(m, haddr);
+    /* fetched through the context's tables (the INDIRECT's page check
+     * covered the buffer) */
+    m->pkt[0] = rd32(m, xl(m, n, level, haddr, SGPU_HW_ACCESS_FETCH));
     count_packet(m, m->pkt[0]);
     uint32_t cnt = SGPU_PKT_GET(COUNT, m->pkt[0]);
     char why[160] = "";
@@ -623,7 +710,7 @@ static ex_result exec_buffer(sgpu_ref *m, uint32_t n, uint32_t addr, uint32_t le
     uint32_t nw = 1;
     if (r == SGPU_FAULT_NONE) {
       nw = 1 + cnt;
-      for (uint32_t i = 1; i < nw; i++) m->pkt[i] = rd32(m, haddr + 4 * i);
+      for (uint32_t i = 1; i < nw; i++) m->pkt[i] = rd32(m, xl(m, n, level, haddr + 4 * i, SGPU_HW_ACCESS_FETCH));
       r = check(m, n, level, why, sizeof why);
     }
     if (m->trace) trace_packet(m, n, haddr, level, nw);
@@ -699,6 +786,8 @@ static void node_reset(sgpu_ref *m, uint32_t n) {
   nd->ctx_id = 0;
   nd->win_base = 0;
   nd->win_size = m->cfg.mem_bytes;
+  nd->vm = nd->vm_root = 0;
+  nd->fault_va = nd->fault_access = 0;
   nd->depth = 0;
   nd->rptr = nd->wptr = 0;
   nd->preempted = 0; /* a preempted node stays stopped until RESET */
@@ -859,6 +948,9 @@ int sgpu_ref_reg_read(sgpu_ref *m, uint32_t offset, uint32_t *value) {
     case SGPU_NREG_FAULT_ADDR: v = nd->faulted ? nd->fault_addr : 0; break;
     case SGPU_NREG_FAULT_OPCODE: v = nd->faulted ? nd->fault_header : 0; break;
     case SGPU_NREG_FAULT_FENCE: v = nd->faulted ? nd->fault_fence : 0; break;
+    case SGPU_NREG_FAULT_VA: v = nd->faulted ? nd->fault_va : 0; break;
+    case SGPU_NREG_FAULT_ACCESS: v = nd->faulted ? nd->fault_access : 0; break;
+    case SGPU_NREG_VM_ROOT: v = nd->vm ? nd->vm_root : 0; break;
     case SGPU_NREG_WATCHDOG: v = nd->watchdog; break;
     case SGPU_NREG_LAST_FENCE: v = nd->last_fence; break;
     case SGPU_NREG_CONTEXT_ID: v = nd->ctx_id; break;

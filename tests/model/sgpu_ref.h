@@ -50,6 +50,19 @@
  * sgpu_ref_stats.indeterminate (a generator must avoid it) and treats the
  * wait as satisfied.
  *
+ * Virtual memory (sgpu_ref_set_vm, docs/vm.md).  A CONTEXT with a non-zero id and the
+ * VM flag makes a VM context: the ring-level INDIRECT's buffer and every
+ * access at level >= 1 (fetch, FENCE, WRITE_DATA, TIMESTAMP, WAIT_MEM, FILL,
+ * COPY, FLIP's address) go through the page tables at its base, walked by
+ * the checker's sgpu__vm_translate, whose page checks replace the window
+ * checks.  The model has no TLB: it reads the tables when it checks and
+ * accesses, which is what the chip does as long as a TLB_INVALIDATE (or a
+ * CONTEXT) follows every unmap or write-protection.  The logs (fences,
+ * timestamps, flips) and write counts hold physical addresses.  A COPY
+ * reads its whole source (translated) before it writes, so mappings that
+ * alias one frame at two addresses of the same COPY have no defined result
+ * on the chip: generators keep a context's mapping one-to-one.
+ *
  * Flips.  FLIP with interval 1..4 is taken at the first vblank at least
  * `interval` vblanks after the previous flip of that source and after the
  * flip was queued; IMMEDIATE (0) and IMMEDIATE_ALLOW_TEARING (5) are taken at
@@ -80,9 +93,10 @@ typedef struct sgpu_ref_config {
 typedef struct sgpu_ref_fault {
   uint32_t node;
   uint32_t reason;  /* SGPU_FAULT_* */
-  uint32_t addr;    /* byte address of the faulting packet's header */
+  uint32_t addr;    /* byte address of the faulting packet's header (virtual in a VM context's buffer) */
   uint32_t header;  /* the header word */
   uint32_t fence;   /* fence in flight: that of the last ring-level INDIRECT */
+  uint32_t va, access; /* FAULT_VA, FAULT_ACCESS (0 unless PAGE_NOT_PRESENT / PAGE_PROTECTION) */
 } sgpu_ref_fault;
 
 /* A FENCE write, in program order. */
@@ -107,6 +121,11 @@ typedef struct sgpu_ref_stats {
 } sgpu_ref_stats;
 
 sgpu_ref *sgpu_ref_create(const sgpu_ref_config *config);
+/* The build has CAPS.VM (call it before the first packet runs): CONTEXT's
+ * VM flag makes VM contexts.  Without it (the default) the flag is ignored
+ * and TLB_INVALIDATE is a NOP.  (A setter, not a config field: the
+ * config's positional initialisers in the board tests stay valid.) */
+void sgpu_ref_set_vm(sgpu_ref *ref, int vm);
 void sgpu_ref_destroy(sgpu_ref *ref);
 
 /* Memory: the model's image, mem_bytes long (direct access allowed). */
@@ -128,7 +147,7 @@ int sgpu_ref_mem_read(const sgpu_ref *ref, uint32_t addr, void *data, uint32_t s
  * Modelled: INT_STATUS (w1c), INT_ENABLE, MEM_SIZE, CFG_ERROR (w1c) for the
  * node registers' rules; per node RING_BASE, RING_SIZE, RING_WPTR, RING_RPTR,
  * RPTR_ADDR, CONTROL, STATUS, FAULT_*, WATCHDOG, LAST_FENCE, CONTEXT_ID,
- * WINDOW_BASE, WINDOW_SIZE, SAVE_ADDR, PREEMPT; per source DISP_BASE, DISP_PENDING and
+ * WINDOW_BASE, WINDOW_SIZE, SAVE_ADDR, PREEMPT, FAULT_VA, FAULT_ACCESS, VM_ROOT; per source DISP_BASE, DISP_PENDING and
  * DISP_FLIP_COUNT.  A host write of DISP_BASE takes effect at once in the model.
  * Return 0, or -1 for an offset the model does not define (nothing changes).
  * A RING_WPTR write (doorbell) to an enabled, unfaulted node runs it. */
