@@ -97,6 +97,9 @@ static void test_every_mnemonic_encoding(void **state) {
        {SGPU_PKT_HEADER(SGPU_OP_FLIP, 3, 0), 1, 0x80000, SGPU_HW_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING}, 4},
       {"context 3, 0x10000, 0x20000", {SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, 0), 3, 0x10000, 0x20000}, 4},
       {"timestamp 0x400", {SGPU_PKT_HEADER(SGPU_OP_TIMESTAMP, 1, 0), 0x400}, 2},
+      {"context 3, 0x10000, 0x1000, vm",
+       {SGPU_PKT_HEADER(SGPU_OP_CONTEXT, 3, SGPU_CONTEXT_FLAG_VM), 3, 0x10000, 0x1000}, 4},
+      {"tlb_invalidate", {SGPU_PKT_HEADER(SGPU_OP_TLB_INVALIDATE, 0, 0)}, 1},
   };
   unsigned seen = 0;
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
