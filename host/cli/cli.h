@@ -82,6 +82,9 @@ int cli_lib_fail(cli *c, int rc, const char *what);
 /* "unknown option" and "bad number" usage errors (exit 1). */
 int cli_usage_unknown(cli *c, const char *arg);
 int cli_bad_number(cli *c, const char *opt, const char *value);
+/* An argument no option matched: "unknown option" for a dash, else
+ * "unexpected argument" (exit 1). */
+int cli_unexpected_arg(cli *c, const char *arg);
 
 /* Parsing helpers. */
 bool cli_parse_u32(const char *s, uint32_t *v);
@@ -89,6 +92,9 @@ bool cli_parse_u64(const char *s, uint64_t *v);
 /* Match `--name` or `--name=value`; for options with a value, takes the next
  * argument when needed.  Returns 1 matched, 0 not this option, -1 error. */
 int cli_opt(cli *c, int argc, char **argv, int *i, const char *name, const char **value);
+/* cli_opt for a 32-bit number: returns 1 when the option matched, with *rc
+ * 0 and *out set, or *rc the exit code of a missing or bad number. */
+int cli_opt_u32(cli *c, int argc, char **argv, int *i, const char *name, uint32_t *out, int *rc);
 /* The positional arguments of a command (those that are not options). */
 typedef struct positional {
   const char *arg[64];

@@ -38,14 +38,12 @@ int cmd_flip(cli *c, int argc, char **argv) {
       if (m < 0) return EXIT_USAGE;
       if (!cli_parse_u32(v, &o.interval) || o.interval > SGPU_FLIP_INTERVAL_IMMEDIATE_ALLOW_TEARING)
         return cli_fail(c, EXIT_USAGE, "bad --interval '%s' (0..5)", v);
-    } else if ((m = cli_opt(c, argc, argv, &i, "--node", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.node)) return cli_bad_number(c, "--node", v);
+    } else if (cli_opt_u32(c, argc, argv, &i, "--node", &o.node, &rc)) {
+      if (rc) return rc;
     } else if (cli_opt(c, argc, argv, &i, "--nowait", NULL) > 0) {
       nowait = true;
     } else {
-      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
-                               : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+      return cli_unexpected_arg(c, argv[i]);
     }
   }
   uint32_t address = 0;

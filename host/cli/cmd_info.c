@@ -31,8 +31,7 @@ int cmd_info(cli *c, int argc, char **argv) {
       if (rc) return rc;
       continue;
     }
-    return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
-                             : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+    return cli_unexpected_arg(c, argv[i]);
   }
   if ((rc = cli_start_device(c, false, true))) return rc;
   sgpu_info in;

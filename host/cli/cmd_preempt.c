@@ -30,17 +30,15 @@ int cmd_preempt(cli *c, int argc, char **argv) {
       if (m < 0) return EXIT_USAGE;
       if (!cli_parse_u32(v, &node)) return cli_fail(c, EXIT_USAGE, "bad node '%s' (a node ordinal: 0, 1, ...)", v);
       node_set = true;
-    } else if ((m = cli_opt(c, argc, argv, &i, "--fence", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &fence)) return cli_bad_number(c, "--fence", v);
+    } else if (cli_opt_u32(c, argc, argv, &i, "--fence", &fence, &rc)) {
+      if (rc) return rc;
       fence_set = true;
     } else if ((m = cli_opt(c, argc, argv, &i, "--after", &v))) {
       if (m < 0) return EXIT_USAGE;
       if (!cli_parse_u64(v, &after) || after > 1000000000ull)
         return cli_fail(c, EXIT_USAGE, "bad --after '%s' (0..1000000000 cycles)", v);
-    } else if ((m = cli_opt(c, argc, argv, &i, "--timeout", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &timeout_ms)) return cli_bad_number(c, "--timeout", v);
+    } else if (cli_opt_u32(c, argc, argv, &i, "--timeout", &timeout_ms, &rc)) {
+      if (rc) return rc;
     } else if (cli_opt(c, argc, argv, &i, "--resubmit", NULL) > 0) {
       resubmit = true;
     } else if (argv[i][0] == '-' && argv[i][1]) {

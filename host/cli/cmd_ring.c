@@ -84,15 +84,12 @@ int cmd_ring(cli *c, int argc, char **argv) {
   uint32_t node = 0;
   bool all = false, follow = false, pending = false;
   for (int i = 1; i < argc; i++) {
-    const char *v;
-    int m;
     if (cli_common_opt(c, argc, argv, &i, &rc)) {
       if (rc) return rc;
       continue;
     }
-    if ((m = cli_opt(c, argc, argv, &i, "--node", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &node)) return cli_bad_number(c, "--node", v);
+    if (cli_opt_u32(c, argc, argv, &i, "--node", &node, &rc)) {
+      if (rc) return rc;
     } else if (cli_opt(c, argc, argv, &i, "--all", NULL) > 0) {
       all = true;
     } else if (cli_opt(c, argc, argv, &i, "--follow", NULL) > 0) {
@@ -100,8 +97,7 @@ int cmd_ring(cli *c, int argc, char **argv) {
     } else if (cli_opt(c, argc, argv, &i, "--pending", NULL) > 0) {
       pending = true;
     } else {
-      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
-                               : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+      return cli_unexpected_arg(c, argv[i]);
     }
   }
   if ((rc = cli_start_device(c, false, !pending))) return rc;

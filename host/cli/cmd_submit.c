@@ -59,12 +59,10 @@ int cmd_submit(cli *c, int argc, char **argv) {
       if (rc) return rc;
       continue;
     }
-    if ((m = cli_opt(c, argc, argv, &i, "--node", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.node)) return cli_bad_number(c, "--node", v);
-    } else if ((m = cli_opt(c, argc, argv, &i, "--fence", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.fence)) return cli_bad_number(c, "--fence", v);
+    if (cli_opt_u32(c, argc, argv, &i, "--node", &o.node, &rc)) {
+      if (rc) return rc;
+    } else if (cli_opt_u32(c, argc, argv, &i, "--fence", &o.fence, &rc)) {
+      if (rc) return rc;
       if (o.fence == 0) return cli_fail(c, EXIT_USAGE, "--fence must be at least 1");
     } else if ((m = cli_opt(c, argc, argv, &i, "--flags", &v))) {
       if (m < 0) return EXIT_USAGE;
@@ -80,16 +78,14 @@ int cmd_submit(cli *c, int argc, char **argv) {
         return cli_fail(c, EXIT_USAGE, "bad --quantum '%s' (cycles, 0..%u; 0 = no time slices)", v,
                         SGPU_NREG_QUANTUM_MAX);
       quantum_set = true;
-    } else if ((m = cli_opt(c, argc, argv, &i, "--interval", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.interval)) return cli_bad_number(c, "--interval", v);
+    } else if (cli_opt_u32(c, argc, argv, &i, "--interval", &o.interval, &rc)) {
+      if (rc) return rc;
     } else if ((m = cli_opt(c, argc, argv, &i, "--segment", &v))) {
       if (m < 0) return EXIT_USAGE;
       if (!cli_parse_u32(v, &o.segment) || o.segment >= SGPU_SEGMENT_COUNT)
         return cli_fail(c, EXIT_USAGE, "bad --segment '%s' (0, 1 or 2)", v);
-    } else if ((m = cli_opt(c, argc, argv, &i, "--timeout", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &o.timeout_ms)) return cli_bad_number(c, "--timeout", v);
+    } else if (cli_opt_u32(c, argc, argv, &i, "--timeout", &o.timeout_ms, &rc)) {
+      if (rc) return rc;
     } else if (cli_opt(c, argc, argv, &i, "--no-wait", NULL) > 0) {
       o.wait = false;
     } else if (cli_opt(c, argc, argv, &i, "--text", NULL) > 0) {
@@ -177,18 +173,14 @@ int cmd_fence(cli *c, int argc, char **argv) {
   int rc = 0;
   uint32_t node = UINT32_MAX;
   for (int i = 1; i < argc; i++) {
-    const char *v;
-    int m;
     if (cli_common_opt(c, argc, argv, &i, &rc)) {
       if (rc) return rc;
       continue;
     }
-    if ((m = cli_opt(c, argc, argv, &i, "--node", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &node)) return cli_bad_number(c, "--node", v);
+    if (cli_opt_u32(c, argc, argv, &i, "--node", &node, &rc)) {
+      if (rc) return rc;
     } else {
-      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
-                               : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+      return cli_unexpected_arg(c, argv[i]);
     }
   }
   if ((rc = cli_start_device(c, false, true))) return rc;
@@ -244,9 +236,8 @@ int cmd_events(cli *c, int argc, char **argv) {
       if (rc) return rc;
       continue;
     }
-    if ((m = cli_opt(c, argc, argv, &i, "--wait", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &wait_ms)) return cli_bad_number(c, "--wait", v);
+    if (cli_opt_u32(c, argc, argv, &i, "--wait", &wait_ms, &rc)) {
+      if (rc) return rc;
       wait_set = true;
     } else if ((m = cli_opt(c, argc, argv, &i, "--count", &v))) {
       if (m < 0) return EXIT_USAGE;
@@ -255,8 +246,7 @@ int cmd_events(cli *c, int argc, char **argv) {
     } else if (cli_opt(c, argc, argv, &i, "--vsync", NULL) > 0) {
       vsync = true;
     } else {
-      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
-                               : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+      return cli_unexpected_arg(c, argv[i]);
     }
   }
   if (vsync && !wait_set) wait_ms = 100;

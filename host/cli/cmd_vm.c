@@ -98,23 +98,18 @@ int cmd_vm(cli *c, int argc, char **argv) {
   uint32_t node = 0, root = 0;
   bool one_node = false, have_root = false;
   for (int i = 1; i < argc; i++) {
-    const char *v;
-    int m;
     if (cli_common_opt(c, argc, argv, &i, &rc)) {
       if (rc) return rc;
       continue;
     }
-    if ((m = cli_opt(c, argc, argv, &i, "--node", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &node)) return cli_bad_number(c, "--node", v);
+    if (cli_opt_u32(c, argc, argv, &i, "--node", &node, &rc)) {
+      if (rc) return rc;
       one_node = true;
-    } else if ((m = cli_opt(c, argc, argv, &i, "--root", &v))) {
-      if (m < 0) return EXIT_USAGE;
-      if (!cli_parse_u32(v, &root)) return cli_bad_number(c, "--root", v);
+    } else if (cli_opt_u32(c, argc, argv, &i, "--root", &root, &rc)) {
+      if (rc) return rc;
       have_root = true;
     } else {
-      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
-                               : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+      return cli_unexpected_arg(c, argv[i]);
     }
   }
   if (have_root && one_node) return cli_fail(c, EXIT_USAGE, "--root and --node exclude each other");

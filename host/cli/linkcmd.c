@@ -32,8 +32,7 @@ int cmd_ping(cli *c, int argc, char **argv) {
       if (!cli_parse_u32(v, &interval_ms) || interval_ms > 60000)
         return cli_fail(c, EXIT_USAGE, "bad --interval '%s' (0..60000 milliseconds)", v);
     } else {
-      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
-                               : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+      return cli_unexpected_arg(c, argv[i]);
     }
   }
   int rc = cli_open(c);

@@ -376,8 +376,7 @@ int cmd_top(cli *c, int argc, char **argv) {
       if (m < 0) return EXIT_USAGE;
       if (!cli_parse_u32(v, &count) || count == 0) return cli_bad_number(c, "--count", v);
     } else {
-      return argv[i][0] == '-' ? cli_usage_unknown(c, argv[i])
-                               : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", argv[i]);
+      return cli_unexpected_arg(c, argv[i]);
     }
   }
   bool tty = !c->json && isatty(fileno(c->out));

@@ -131,6 +131,10 @@ int cli_bad_number(cli *c, const char *opt, const char *v) {
   return cli_fail(c, EXIT_USAGE, "bad number '%s' for %s", v, opt);
 }
 
+int cli_unexpected_arg(cli *c, const char *a) {
+  return a[0] == '-' ? cli_usage_unknown(c, a) : cli_fail(c, EXIT_USAGE, "unexpected argument '%s'", a);
+}
+
 /* ---------------------------------------------------------------- parsing */
 
 bool cli_parse_u64(const char *s, uint64_t *v) {
@@ -173,6 +177,15 @@ int cli_opt(cli *c, int argc, char **argv, int *i, const char *name, const char 
     return 1;
   }
   return 0;
+}
+
+int cli_opt_u32(cli *c, int argc, char **argv, int *i, const char *name, uint32_t *out, int *rc) {
+  const char *v;
+  int m = cli_opt(c, argc, argv, i, name, &v);
+  if (m == 0) return 0;
+  if (m < 0) *rc = EXIT_USAGE;
+  else *rc = cli_parse_u32(v, out) ? 0 : cli_bad_number(c, name, v);
+  return 1;
 }
 
 /* ---------------------------------------------------------------- files */
