@@ -4,14 +4,8 @@
 # device, one-line errors with the documented exit codes, --json that parses.
 # Needs SGPU_BIN (directory of the built programs).
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 HERE=$(cd "$(dirname "$0")" && pwd)
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
 check() { # check DESC COMMAND... : passes when the command exits 0
   local d=$1; shift
   if "$@"; then ok "$d"; else bad "$d"; fi
@@ -328,5 +322,4 @@ expect_exit 1 "screenshot without output" -- "$SGPU" screenshot
 expect_exit 1 "bad --mode" -- "$SGPU" screenshot --mode 12 "$T/x.png"
 one_line_err "bad --mode '12'"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish

@@ -13,13 +13,7 @@
 #   - `sgpu poke` over a reserved area writes with a warning naming it;
 #     poke of a read-only register is refused (exit 3, "read-only").
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 "$SGPU" info >"$T/info" 2>"$T/err" || bad "info: $(cat "$T/err")"
 grep -q "reserved: node 0's ring" "$T/info" && grep -q "reserved: node 0's rptr and fence words" "$T/info" \
@@ -112,5 +106,4 @@ print([x["base"] + 4 for x in a if x["name"] == "node 0'"'"'s rptr and fence wor
 [ "$rc" -eq 0 ] && grep -q "warning: RING_WPTR@1 is programmed by the library" "$T/err" \
   && ok "poke of a library register warns" || bad "poke RING_WPTR: exit $rc, $(cat "$T/err")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish

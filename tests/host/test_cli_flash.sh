@@ -4,14 +4,8 @@
 # codes for a bad board, a missing bitstream and no board attached (this
 # machine has none).
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 ROOT=${SGPU_ROOT:?SGPU_ROOT must name the repository}
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
 expect_out() {  # NAME EXPECTED COMMAND...
   local name=$1 want=$2; shift 2
   local got
@@ -54,5 +48,4 @@ echo "not a bitstream" >"$T/x.bin"
 expect_rc "no board attached" 3 "no icebreaker found\|openFPGALoader is not installed" \
   "$SGPU" flash --board icebreaker --file "$T/x.bin"
 
-echo "$pass passed, $fail failed"
-[ "$fail" = 0 ]
+tap_finish

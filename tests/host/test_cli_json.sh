@@ -4,13 +4,7 @@
 # value) or in it, is one {"error": MESSAGE, "exit": 1} object on stdout,
 # with --json before or after the command; the error line stays on stderr.
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 check() {  # ARGS... : exit 1, one JSON object with "error" and "exit": 1
   "$SGPU" "$@" >"$T/out" 2>"$T/err"; local rc=$?
@@ -44,5 +38,4 @@ check --json submit --bogus x.s
 [ "$rc" -eq 1 ] && [ ! -s "$T/out" ] && grep -q "unknown command 'frob'" "$T/err" \
   && ok "without --json: the error on stderr only" || bad "plain usage error: exit $rc"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish

@@ -7,13 +7,8 @@
 #   - a file of exactly SGPU_ASM_MAX_TEXT (64 MiB) bytes is read, one byte
 #     more is refused with a message saying the limit ("at most N bytes").
 set -u
-BIN=${SGPU_ASAN_BIN:?SGPU_ASAN_BIN must name the directory of the sanitizer-built CLI}
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
+TAP_BIN=${SGPU_ASAN_BIN:?SGPU_ASAN_BIN must name the directory of the sanitizer-built CLI}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
 
 python3 - "$T" <<'PY'
@@ -63,5 +58,4 @@ if grep -q "size limit" "$T/err"; then bad "64 MiB binary refused as too large: 
 else ok "submit: a 64 MiB binary is not refused by the size limit (exit $rc: $(head -c 200 "$T/err"))"; fi
 rm -f "$T/big.bin"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish

@@ -19,18 +19,13 @@
 #   - a bad node is a one-line usage error naming it; --help; info's
 #     granularity; top's preemptions and resets per second.
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   rm -rf "$T"
 }
 trap cleanup EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
 
 cat >"$T/done.s" <<'S'
   write_data SCRATCH, 0
@@ -229,5 +224,4 @@ assert r["last_aborted_fence"] == 1 and r["guilty_context"] >= 1 and r["guilty_c
 assert r["banned"] is False and r["resubmitted"] == 0 and r["last_completed_fence"] == 0, r
 PY
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish

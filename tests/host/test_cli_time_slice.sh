@@ -11,19 +11,13 @@
 #     of equal priority run in submission order and --quantum is refused;
 #   - through sgpud it is refused in one line (NOT_SUPPORTED).
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 pids=()
 cleanup() {
   for p in "${pids[@]}"; do kill "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
   rm -rf "$T"
 }
 trap cleanup EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
-one_line() { [ "$(wc -l <"$1")" -eq 1 ]; }
 
 cat >"$T/done.s" <<'S'
   write_data SCRATCH, 0x77
@@ -118,5 +112,4 @@ for _ in $(seq 1 300); do grep -q '^sgpud: ready at' "$T/sgpud.out" 2>/dev/null 
 "$SGPU" --device "sgpud:$T/s.sock" submit "$T/done.s" >"$T/out" 2>"$T/err"; rc=$?
 [ "$rc" -eq 0 ] && ok "through sgpud: submit without --quantum runs" || bad "sgpud submit: exit $rc $(cat "$T/out" "$T/err")"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish

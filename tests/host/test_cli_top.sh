@@ -8,13 +8,7 @@
 # share (within a few points) and 60 vblanks a second as on sim; on a
 # terminal `q` quits.
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 cat >"$T/long.s" <<'S'
   fill 0x100000, 4096, 4096, 256, 0x11223344   ; 1 MiB: longer than the interval
@@ -132,5 +126,4 @@ PY
 n=$(echo q | "$SGPU" top --interval 1 --count 2 | grep -c '^sgpu top')
 [ "$n" -eq 2 ] && ok "stdin not a terminal: --count samples" || bad "non-tty stdin: $n blocks"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish

@@ -6,13 +6,7 @@
 # a few seconds.  This machine has no board; on one with a board attached
 # the listing is checked instead of the "no board" lines.
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 # NAME RC PATTERN COMMAND...: exit code, exactly one stderr line matching,
 # and back within 10 s (a missing board must never hang).
 expect_rc() {
@@ -101,5 +95,4 @@ if [ "$boards" -ge 0 ] 2>/dev/null; then
   fi
 fi
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish

@@ -10,14 +10,7 @@
 #     --root of tables a set-up file wrote lists their runs, --json lists
 #     the spaces.
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
-SGPU="$BIN/sgpu"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
-one_line() { [ "$(wc -l <"$1")" -eq 1 ]; }
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 
 "$SGPU" vm --help >"$T/help" 2>&1; rc=$?
 [ "$rc" -eq 0 ] && grep -q -- '--root ADDR' "$T/help" && grep -q 'VM_ROOT' "$T/help" \
@@ -72,5 +65,4 @@ False)
   ;;
 *) bad "info --json has no has_vm: $(cat "$T/info.json")" ;;
 esac
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish

@@ -22,13 +22,8 @@
 #   - the board model behind sgpu-sim answers `sgpu info` as an iCEBreaker,
 #     and the C program draws its rectangle there too.
 set -u
-BIN=${SGPU_BIN:?SGPU_BIN must name the directory of the built programs}
+. "$(dirname "${BASH_SOURCE[0]}")/tap.sh"
 ROOT=${SGPU_ROOT:?SGPU_ROOT must name the repository}
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-pass=0; fail=0
-ok() { pass=$((pass + 1)); echo "ok - $1"; }
-bad() { fail=$((fail + 1)); echo "not ok - $1"; }
 PY="$ROOT/tests/host/readme_examples.py"
 W="$T/work"
 
@@ -124,5 +119,4 @@ grep -q "board icebreaker" <<<"$out" && grep -q "^nodes: *1$" <<<"$out" && grep 
 grep -qE "^frame [0-9]+: 640x480, centre #0000ff$" <<<"$out" && ok "hello on the board model: a blue centre" \
   || bad "hello on the board model: $out"
 
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+tap_finish
