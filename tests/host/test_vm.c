@@ -22,15 +22,31 @@ static int has_vm(fixture *f) {
   do {                                                                                    \
     if (test_shared_device()) {                                                           \
       fprintf(stderr, "skipped on sgpud: VM contexts are not carried through it\n");     \
-      fixture_close(f);                                                                   \
       skip();                                                                             \
     }                                                                                     \
     if (!has_vm(f)) {                                                                     \
       fprintf(stderr, "skipped: the device has no GPU virtual memory (CAPS.VM = 0)\n");  \
-      fixture_close(f);                                                                   \
       skip();                                                                             \
     }                                                                                     \
   } while (0)
+
+/* Each test gets a fresh simulated device from cmocka's setup and gives it
+ * back in the teardown, which runs after a failed or skipped test too. */
+static int open_sim(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  if (!f || fixture_open(f, "sim")) {
+    free(f);
+    return -1;
+  }
+  *state = f;
+  return 0;
+}
+
+static int close_sim(void **state) {
+  fixture_close(*state);
+  free(*state);
+  return 0;
+}
 
 static sgpu_context *vm_context(fixture *f, uint32_t node) {
   sgpu_context *c = NULL;
@@ -77,9 +93,7 @@ static uint32_t fence_pending(fixture *f, uint32_t node) {
 
 /* ------------------------------------------------------------ without CAPS.VM */
 static void test_without_vm(void **state) {
-  (void)state;
-  fixture fx, *f = &fx;
-  assert_int_equal(fixture_open(f, "sim"), 0);
+  fixture *f = *state;
   /* a physical context: no mapping, no virtual DMA buffer address */
   uint64_t va = 0;
   if (test_shared_device()) { /* sgpud carries no VM: every VM call is refused */
@@ -88,7 +102,6 @@ static void test_without_vm(void **state) {
     sgpu_context *c = NULL;
     assert_int_equal(sgpu_create_context_vm(f->dev, 0, &c), SGPU_ERROR_NOT_SUPPORTED);
     assert_non_null(strstr(sgpu_last_error(f->dev), "sgpud"));
-    fixture_close(f);
     return;
   }
   assert_int_equal(sgpu_map(f->ctx0, f->tgt, PAGE, SGPU_MAP_READ, &va), SGPU_ERROR_NOT_VM_CONTEXT);
@@ -104,14 +117,11 @@ static void test_without_vm(void **state) {
     assert_null(c);
     assert_non_null(strstr(sgpu_last_error(f->dev), "CAPS.VM"));
   }
-  fixture_close(f);
 }
 
 /* ------------------------------------------------------------ map / unmap */
 static void test_map_refusals(void **state) {
-  (void)state;
-  fixture fx, *f = &fx;
-  assert_int_equal(fixture_open(f, "sim"), 0);
+  fixture *f = *state;
   NEEDS_VM(f);
   sgpu_info in;
   CHECK(sgpu_query_info(f->dev, &in));
@@ -165,14 +175,11 @@ static void test_map_refusals(void **state) {
   /* destroying the context drops its mappings: the allocation can go */
   sgpu_destroy_context(c);
   if (big) CHECK(sgpu_free(f->dev, big));
-  fixture_close(f);
 }
 
 /* ------------------------------------------------------------ writes through mappings */
 static void test_writes_land_at_physical_bytes(void **state) {
-  (void)state;
-  fixture fx, *f = &fx;
-  assert_int_equal(fixture_open(f, "sim"), 0);
+  fixture *f = *state;
   NEEDS_VM(f);
   sgpu_context *c = vm_context(f, 0);
   uint64_t data = alloc_pages(f, 3), cmd = alloc_pages(f, 1);
@@ -218,13 +225,10 @@ static void test_writes_land_at_physical_bytes(void **state) {
   CHECK(sgpu_read(f->dev, data, got, sizeof got));
   assert_memory_equal(got, oracle, sizeof got);
   sgpu_destroy_context(c);
-  fixture_close(f);
 }
 
 static void test_two_contexts_share_an_allocation(void **state) {
-  (void)state;
-  fixture fx, *f = &fx;
-  assert_int_equal(fixture_open(f, "sim"), 0);
+  fixture *f = *state;
   NEEDS_VM(f);
   sgpu_context *a = vm_context(f, 0), *b = vm_context(f, 1);
   uint64_t data = alloc_pages(f, 1), ca = alloc_pages(f, 1), cbp = alloc_pages(f, 1);
@@ -248,14 +252,11 @@ static void test_two_contexts_share_an_allocation(void **state) {
   assert_int_equal(rd(f, data + 12), y);
   sgpu_destroy_context(a);
   sgpu_destroy_context(b);
-  fixture_close(f);
 }
 
 /* ------------------------------------------------------------ validation */
 static void test_validation_predicts_page_faults(void **state) {
-  (void)state;
-  fixture fx, *f = &fx;
-  assert_int_equal(fixture_open(f, "sim"), 0);
+  fixture *f = *state;
   NEEDS_VM(f);
   sgpu_context *c = vm_context(f, 0);
   uint64_t data = alloc_pages(f, 2), cmd = alloc_pages(f, 1);
@@ -301,7 +302,6 @@ static void test_validation_predicts_page_faults(void **state) {
   assert_non_null(strstr(sgpu_last_error(f->dev), addr));
   assert_int_equal(fence_pending(f, 0), 0);
   sgpu_destroy_context(c);
-  fixture_close(f);
 }
 
 /* ------------------------------------------------------------ what the hardware enforces */
@@ -353,9 +353,7 @@ static uint32_t changed_outside(fixture *f, const snap *a, const snap *b, const 
  * after the library validated B from its copy (GPU writes do not reach that
  * copy): the hardware's page check stops B's FILL at an unmapped VA. */
 static void test_rewritten_buffer_faults(void **state) {
-  (void)state;
-  fixture fx, *f = &fx;
-  assert_int_equal(fixture_open(f, "sim"), 0);
+  fixture *f = *state;
   NEEDS_VM(f);
   TEST_NEEDS_LOCAL(SHARED_RESETS_AT_ONCE);
   sgpu_context *c = vm_context(f, 0), *inn = vm_context(f, 0);
@@ -435,15 +433,12 @@ static void test_rewritten_buffer_faults(void **state) {
   assert_true(reset);
   sgpu_destroy_context(c);
   sgpu_destroy_context(inn);
-  fixture_close(f);
 }
 
 /* After sgpu_unmap the old VA faults even though the TLB held it: a buffer
  * rewritten on the GPU to write there is stopped, the page's bytes stay. */
 static void test_unmap_invalidates(void **state) {
-  (void)state;
-  fixture fx, *f = &fx;
-  assert_int_equal(fixture_open(f, "sim"), 0);
+  fixture *f = *state;
   NEEDS_VM(f);
   TEST_NEEDS_LOCAL(SHARED_RESETS_AT_ONCE);
   sgpu_context *c = vm_context(f, 0);
@@ -507,7 +502,6 @@ static void test_unmap_invalidates(void **state) {
   assert_int_equal(rd(f, data + 8), 0);
   CHECK(sgpu_reset_from_timeout(f->dev));
   sgpu_destroy_context(c);
-  fixture_close(f);
 }
 
 /* ------------------------------------------------------------ same pixels */
@@ -531,9 +525,7 @@ static uint32_t crc32_of(const uint8_t *p, size_t n) {
 }
 
 static void test_same_frame_from_vm_context(void **state) {
-  (void)state;
-  fixture fx, *f = &fx;
-  assert_int_equal(fixture_open(f, "sim"), 0);
+  fixture *f = *state;
   NEEDS_VM(f);
   const uint32_t pitch = 128, bytes = pitch * 48;
   sgpu_context *c = vm_context(f, 0);
@@ -556,19 +548,18 @@ static void test_same_frame_from_vm_context(void **state) {
   assert_int_equal(crc32_of(v, bytes), crc32_of(p, bytes));
   assert_memory_equal(v, p, bytes);
   sgpu_destroy_context(c);
-  fixture_close(f);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_without_vm),
-      cmocka_unit_test(test_map_refusals),
-      cmocka_unit_test(test_writes_land_at_physical_bytes),
-      cmocka_unit_test(test_two_contexts_share_an_allocation),
-      cmocka_unit_test(test_validation_predicts_page_faults),
-      cmocka_unit_test(test_rewritten_buffer_faults),
-      cmocka_unit_test(test_unmap_invalidates),
-      cmocka_unit_test(test_same_frame_from_vm_context),
+      cmocka_unit_test_setup_teardown(test_without_vm, open_sim, close_sim),
+      cmocka_unit_test_setup_teardown(test_map_refusals, open_sim, close_sim),
+      cmocka_unit_test_setup_teardown(test_writes_land_at_physical_bytes, open_sim, close_sim),
+      cmocka_unit_test_setup_teardown(test_two_contexts_share_an_allocation, open_sim, close_sim),
+      cmocka_unit_test_setup_teardown(test_validation_predicts_page_faults, open_sim, close_sim),
+      cmocka_unit_test_setup_teardown(test_rewritten_buffer_faults, open_sim, close_sim),
+      cmocka_unit_test_setup_teardown(test_unmap_invalidates, open_sim, close_sim),
+      cmocka_unit_test_setup_teardown(test_same_frame_from_vm_context, open_sim, close_sim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
