@@ -368,6 +368,23 @@ static int check_fields(sgpu_device *dev, const sgpu_submit_command_args *a, sgp
   return check_fields_of(dev, a, ctxp, resume, 0);
 }
 
+/* What a ring job takes from the submission alike on the physical and the
+ * VM path: its length, NullRendering, fence id, flags and private data.
+ * Inlined: it is on the submission's budgeted path. */
+static inline __attribute__((always_inline)) void job_from_args(sgpu_ring_job *job,
+                                                               const sgpu_submit_command_args *a,
+                                                               sgpu_submit_flags f, uint32_t len) {
+  job->len = len;
+  job->skip = f.null_rendering;
+  job->fence = a->submission_fence_id;
+  job->flags = f.value;
+  job->priv = a->dma_buffer_private_data
+                  ? (uint8_t *)a->dma_buffer_private_data + a->dma_buffer_private_data_submission_start_offset
+                  : NULL;
+  job->priv_size = a->dma_buffer_private_data_submission_end_offset -
+                   a->dma_buffer_private_data_submission_start_offset;
+}
+
 static void count_flags(sgpu_device *dev, sgpu_submit_flags f) {
   dev->stats.paging += f.paging;
   dev->stats.present += f.present;
@@ -431,15 +448,7 @@ __attribute__((noinline, cold)) static int submit_vm(sgpu_device *dev, const sgp
   job.win_size = SGPU_PAGE_BYTES | SGPU__WIN_VM;
   job.host_words = NULL;
   job.ib_addr = (uint32_t)va;
-  job.len = len;
-  job.skip = f.null_rendering;
-  job.fence = a->submission_fence_id;
-  job.flags = f.value;
-  job.priv = a->dma_buffer_private_data
-                 ? (uint8_t *)a->dma_buffer_private_data + a->dma_buffer_private_data_submission_start_offset
-                 : NULL;
-  job.priv_size = a->dma_buffer_private_data_submission_end_offset -
-                  a->dma_buffer_private_data_submission_start_offset;
+  job_from_args(&job, a, f, len);
   if ((r = ring_submit(dev, c->ring, &job, resume))) return r;
   count_flags(dev, f);
   return 0;
@@ -520,15 +529,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   job.win_size = c ? c->win_size : 0;
   job.host_words = hb ? src : NULL;
   job.ib_addr = (uint32_t)a->dma_buffer_physical_address + so;
-  job.len = len;
-  job.skip = f.null_rendering;
-  job.fence = a->submission_fence_id;
-  job.flags = f.value;
-  job.priv = a->dma_buffer_private_data
-                 ? (uint8_t *)a->dma_buffer_private_data + a->dma_buffer_private_data_submission_start_offset
-                 : NULL;
-  job.priv_size = a->dma_buffer_private_data_submission_end_offset -
-                  a->dma_buffer_private_data_submission_start_offset;
+  job_from_args(&job, a, f, len);
   if ((r = ring_submit(dev, n, &job, resume))) goto out;
 
   if (f.value & 0x1FFu) count_flags(dev, f);

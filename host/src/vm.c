@@ -222,6 +222,14 @@ static int set_ptes(sgpu_device *dev, struct sgpu_vm *vm, uint64_t va, uint64_t 
   return 0;
 }
 
+/* PAGE_ALIGNMENT unless address and size are non-zero whole pages. */
+static int whole_pages(sgpu_device *dev, const char *what, uint64_t address, uint64_t size) {
+  if ((address | size) % PAGE == 0 && size) return 0;
+  return sgpu__fail(dev, SGPU_ERROR_PAGE_ALIGNMENT,
+                    "%s 0x%llx size 0x%llx: both must be non-zero multiples of %u bytes (the page)", what,
+                    (unsigned long long)address, (unsigned long long)size, PAGE);
+}
+
 int sgpu_map(sgpu_context *ctx, uint64_t address, uint64_t size, uint32_t access, uint64_t *gpu_va) {
   sgpu_device *dev = NULL;
   int r = vm_context(ctx, &dev, "sgpu_map");
@@ -230,10 +238,7 @@ int sgpu_map(sgpu_context *ctx, uint64_t address, uint64_t size, uint32_t access
   if (!access || (access & ~(SGPU_MAP_READ | SGPU_MAP_WRITE)))
     return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM,
                       "access 0x%x: give SGPU_MAP_READ and/or SGPU_MAP_WRITE, nothing else", access);
-  if ((address | size) % PAGE || !size)
-    return sgpu__fail(dev, SGPU_ERROR_PAGE_ALIGNMENT,
-                      "address 0x%llx size 0x%llx: both must be non-zero multiples of %u bytes (the page)",
-                      (unsigned long long)address, (unsigned long long)size, PAGE);
+  if ((r = whole_pages(dev, "address", address, size))) return r;
   sgpu__lock(dev);
   struct sgpu_vm *vm = ctx->vm;
   sgpu_block *b = sgpu__gpu_block(dev, address, size);
@@ -279,10 +284,7 @@ int sgpu_unmap(sgpu_context *ctx, uint64_t gpu_va, uint64_t size) {
   sgpu_device *dev = NULL;
   int r = vm_context(ctx, &dev, "sgpu_unmap");
   if (r) return r;
-  if ((gpu_va | size) % PAGE || !size)
-    return sgpu__fail(dev, SGPU_ERROR_PAGE_ALIGNMENT,
-                      "va 0x%llx size 0x%llx: both must be non-zero multiples of %u bytes (the page)",
-                      (unsigned long long)gpu_va, (unsigned long long)size, PAGE);
+  if ((r = whole_pages(dev, "va", gpu_va, size))) return r;
   sgpu__lock(dev);
   struct sgpu_vm *vm = ctx->vm;
   uint64_t end = gpu_va + size;
