@@ -337,6 +337,9 @@ static sgpud_event wire_event(const sgpu_event *e) {
   w.banned = e->banned;
   w.resubmitted = e->resubmitted;
   w.priority = e->priority;
+  w.fault_va = e->fault_va;
+  w.fault_access = e->fault_access;
+  w.fault_unit = e->fault_unit;
   return w;
 }
 
@@ -651,16 +654,21 @@ static int packet_access(void *user, uint64_t addr, uint64_t size, int write, ch
   return 1;
 }
 
-static void op_create_context(server *s, program *p, const sgpud_context_req *q) {
+/* CREATE_CONTEXT (q: the node and window) or CREATE_CONTEXT_VM (vm: q's
+ * window unused).  A physical context's packets may reach only the
+ * program's allocations (packet_access); a VM context's reach only what
+ * the program mapped into it, and it maps only its own allocations. */
+static void op_create_context(server *s, program *p, uint32_t op, const sgpud_context_req *q, int vm) {
   sgpu_context *c = NULL;
   if (s->max_contexts && p->nctxs >= s->max_contexts) {
-    answer_error(p, SGPUD_OP_CREATE_CONTEXT, SGPU_ERROR_BUSY,
+    answer_error(p, op, SGPU_ERROR_BUSY,
                  "sgpud: this program has %zu contexts, its limit (sgpud --max-contexts)", p->nctxs);
     return;
   }
-  int r = sgpu_create_context_windowed(s->dev, q->node, q->window_base, q->window_size, &c);
+  int r = vm ? sgpu_create_context_vm(s->dev, q->node, &c)
+             : sgpu_create_context_windowed(s->dev, q->node, q->window_base, q->window_size, &c);
   if (r) {
-    answer_lib(s, p, SGPUD_OP_CREATE_CONTEXT, r, NULL, 0);
+    answer_lib(s, p, op, r, NULL, 0);
     return;
   }
   if (p->nctxs == p->cap_ctxs) {
@@ -668,16 +676,47 @@ static void op_create_context(server *s, program *p, const sgpud_context_req *q)
     ctx_rec *n = realloc(p->ctxs, cap * sizeof *n);
     if (!n) {
       sgpu_destroy_context(c);
-      answer_error(p, SGPUD_OP_CREATE_CONTEXT, SGPU_ERROR_NO_MEM, "sgpud: out of host memory");
+      answer_error(p, op, SGPU_ERROR_NO_MEM, "sgpud: out of host memory");
       return;
     }
     p->ctxs = n;
     p->cap_ctxs = cap;
   }
-  sgpu__context_set_access(c, packet_access, p);
+  if (!vm) sgpu__context_set_access(c, packet_access, p);
   p->ctxs[p->nctxs++] = (ctx_rec){sgpu_context_id(c), c};
-  sgpud_context_ans a = {sgpu_context_id(c), sgpu_context_node(c), q->window_base, q->window_size};
-  answer(p, SGPUD_OP_CREATE_CONTEXT, 0, &a, sizeof a, NULL, 0);
+  sgpud_context_ans a = {sgpu_context_id(c), sgpu_context_node(c), vm ? 0 : q->window_base,
+                         vm ? 0 : q->window_size};
+  answer(p, op, 0, &a, sizeof a, NULL, 0);
+}
+
+/* MAP (of one of the program's allocations) and UNMAP, in one of its
+ * contexts; the library checks the rest (a VM context, whole pages, ...). */
+static void op_map(server *s, program *p, uint32_t op, const sgpud_map_req *q) {
+  ctx_rec *c = find_ctx(p, q->context_id);
+  if (!c) {
+    answer_error(p, op, SGPU_ERROR_INVALID_CONTEXT, "context %u is not a live context of this program",
+                 q->context_id);
+    return;
+  }
+  if (op == SGPUD_OP_UNMAP) {
+    answer_lib(s, p, op, sgpu_unmap(c->ctx, q->address, q->size), NULL, 0);
+    return;
+  }
+  /* Only the program's own memory: another's (or the server's) is NOT_OWNER,
+   * anything else not one allocation, as in-process. */
+  if (sgpu_context_is_vm(c->ctx) && q->size && !(q->address % SGPU_PAGE_BYTES) &&
+      !(q->size % SGPU_PAGE_BYTES) && !own_alloc(p, q->address, q->size)) {
+    int theirs = other_owner(s, p, q->address, q->size) || overlaps_reserved(s, q->address, q->size);
+    answer_error(p, op, theirs ? SGPU_ERROR_NOT_OWNER : SGPU_ERROR_NOT_ALLOCATED,
+                 theirs ? "0x%llx+0x%llx reaches another program's or the server's memory (sgpud maps "
+                          "only the program's own allocations)"
+                        : "0x%llx+0x%llx is not inside one allocation of segment 1 or 2 (sgpu_alloc)",
+                 (unsigned long long)q->address, (unsigned long long)q->size);
+    return;
+  }
+  sgpud_addr a = {0};
+  int r = sgpu_map(c->ctx, q->address, q->size, q->access, &a.address);
+  answer_lib(s, p, op, r, r ? NULL : &a, r ? 0 : sizeof a);
 }
 
 static void op_destroy_context(server *s, program *p, const sgpud_u32 *q) {
@@ -706,7 +745,9 @@ static void op_submit(server *s, program *p, const sgpud_submit_req *q) {
     a.context = c->ctx;
   }
   /* The DMA buffer must be the program's own (when it is memory at all:
-   * else the library says what is wrong with it). */
+   * else the library says what is wrong with it).  A VM context's is at
+   * dma_buffer_virtual_address, which only the program's mappings reach. */
+  int vm = a.context && sgpu_context_is_vm(a.context);
   uint64_t pa = q->dma_buffer_physical_address, size = q->dma_buffer_size;
   int in_seg = 0;
   if (q->dma_buffer_segment_id == SGPU_SEGMENT_SYSTEM) in_seg = other_owner(s, p, pa, size) != NULL;
@@ -714,7 +755,7 @@ static void op_submit(server *s, program *p, const sgpud_submit_req *q) {
     const sgpu_segment_info *sg = &s->info.segment[q->dma_buffer_segment_id];
     in_seg = pa >= sg->base && size <= sg->size && pa - sg->base <= sg->size - size;
   }
-  if (in_seg && size && !own_alloc(p, pa, size)) {
+  if (!vm && in_seg && size && !own_alloc(p, pa, size)) {
     answer_error(p, op, SGPU_ERROR_NOT_OWNER,
                  "DMA buffer 0x%llx+%llu is not inside one of this program's allocations (sgpud)",
                  (unsigned long long)pa, (unsigned long long)size);
@@ -925,7 +966,8 @@ static void op_validate(server *s, program *p, const sgpud_validate_req *q) {
     }
     a.context[i] = c->ctx;
   }
-  if (q->command_length && !own_alloc(p, q->commands, q->command_length)) {
+  /* commands: a virtual address in a VM context (its mappings are the program's) */
+  if (q->command_length && !sgpu_context_is_vm(a.context[0]) && !own_alloc(p, q->commands, q->command_length)) {
     answer_error(p, op, SGPU_ERROR_NOT_OWNER,
                  "command buffer 0x%llx+%u is not inside one of this program's allocations (sgpud)",
                  (unsigned long long)q->commands, q->command_length);
@@ -1211,7 +1253,19 @@ static size_t handle(server *s, program *p) {
   }
   case SGPUD_OP_CREATE_CONTEXT: {
     BODY(sgpud_context_req, q);
-    op_create_context(s, p, &q);
+    op_create_context(s, p, op, &q, 0);
+    break;
+  }
+  case SGPUD_OP_CREATE_CONTEXT_VM: {
+    BODY(sgpud_u32, q);
+    sgpud_context_req cq = {q.value, 0, 0, 0};
+    op_create_context(s, p, op, &cq, 1);
+    break;
+  }
+  case SGPUD_OP_MAP:
+  case SGPUD_OP_UNMAP: {
+    BODY(sgpud_map_req, q);
+    op_map(s, p, op, &q);
     break;
   }
   case SGPUD_OP_DESTROY_CONTEXT: {

@@ -291,7 +291,7 @@ int sgpu_create_context(sgpu_device *dev, uint32_t node_ordinal, sgpu_context **
 int sgpu_create_context_vm(sgpu_device *dev, uint32_t node_ordinal, sgpu_context **ctx) {
   if (!dev || !ctx) return SGPU_ERROR_INVALID_PARAM;
   *ctx = NULL;
-  SGPU__NOT_CARRIED(dev, "sgpu_create_context_vm");
+  if (dev->remote) return sgpu__remote_create_context_vm(dev, node_ordinal, ctx);
   if (!SGPU_FIELD_GET(CAPS_VM, dev->caps))
     return sgpu__fail(dev, SGPU_ERROR_NOT_SUPPORTED,
                       "this device has no GPU virtual memory (CAPS.VM is 0): use sgpu_create_context");

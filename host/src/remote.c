@@ -263,14 +263,15 @@ int sgpu__remote_write(sgpu_device *dev, uint64_t address, const void *data, uin
   return r;
 }
 
-int sgpu__remote_create_context(sgpu_device *dev, uint32_t node, uint32_t window_base,
-                                uint32_t window_size, int windowed, sgpu_context **ctx) {
+/* A context the server made (CREATE_CONTEXT or CREATE_CONTEXT_VM), as a
+ * handle of this device. */
+static int remote_new_context(sgpu_device *dev, uint32_t op, const void *q, size_t q_size, int vm,
+                              sgpu_context **ctx) {
   sgpu_context *c = calloc(1, sizeof *c);
   if (!c) return sgpu__fail(dev, SGPU_ERROR_NO_MEM, "out of host memory for a context");
-  sgpud_context_req q = {node, window_base, window_size, windowed ? 1u : 0u};
   sgpud_context_ans a;
   sgpu__lock(dev);
-  int r = call(dev, SGPUD_OP_CREATE_CONTEXT, &q, sizeof q, NULL, 0, &a, sizeof a, NULL, 0, NULL);
+  int r = call(dev, op, q, q_size, NULL, 0, &a, sizeof a, NULL, 0, NULL);
   if (r) {
     sgpu__unlock(dev);
     free(c);
@@ -282,12 +283,42 @@ int sgpu__remote_create_context(sgpu_device *dev, uint32_t node, uint32_t window
   c->node = a.node;
   c->win_base = a.window_base;
   c->win_size = a.window_size;
+  if (vm) c->off_path |= SGPU__CTX_VM; /* its tables are the server's */
   c->next = dev->contexts;
   if (c->next) c->next->prev = c;
   dev->contexts = c;
   sgpu__unlock(dev);
   *ctx = c;
   return 0;
+}
+
+int sgpu__remote_create_context(sgpu_device *dev, uint32_t node, uint32_t window_base,
+                                uint32_t window_size, int windowed, sgpu_context **ctx) {
+  sgpud_context_req q = {node, window_base, window_size, windowed ? 1u : 0u};
+  return remote_new_context(dev, SGPUD_OP_CREATE_CONTEXT, &q, sizeof q, 0, ctx);
+}
+
+int sgpu__remote_create_context_vm(sgpu_device *dev, uint32_t node, sgpu_context **ctx) {
+  sgpud_u32 q = {node, 0};
+  return remote_new_context(dev, SGPUD_OP_CREATE_CONTEXT_VM, &q, sizeof q, 1, ctx);
+}
+
+int sgpu__remote_map(sgpu_context *ctx, uint64_t address, uint64_t size, uint32_t access,
+                     uint64_t *gpu_va) {
+  sgpu_device *dev = ctx->dev;
+  sgpud_map_req q = {ctx->id, access, address, size};
+  sgpud_addr a = {0};
+  sgpu__lock(dev);
+  int r = call(dev, SGPUD_OP_MAP, &q, sizeof q, NULL, 0, &a, sizeof a, NULL, 0, NULL);
+  sgpu__unlock(dev);
+  if (!r) *gpu_va = a.address;
+  return r;
+}
+
+int sgpu__remote_unmap(sgpu_context *ctx, uint64_t gpu_va, uint64_t size) {
+  sgpu_device *dev = ctx->dev;
+  sgpud_map_req q = {ctx->id, 0, gpu_va, size};
+  LOCKED(call(dev, SGPUD_OP_UNMAP, &q, sizeof q, NULL, 0, NULL, 0, NULL, 0, NULL));
 }
 
 /* Unlinks and frees ctx (a live context of a remote device). */
@@ -403,6 +434,9 @@ int sgpu__remote_next_event(sgpu_device *dev, sgpu_event *ev, uint32_t timeout_m
   ev->banned = w.banned;
   ev->resubmitted = w.resubmitted;
   ev->priority = w.priority;
+  ev->fault_va = w.fault_va;
+  ev->fault_access = w.fault_access;
+  ev->fault_unit = w.fault_unit;
   return 0;
 }
 
@@ -582,10 +616,6 @@ int sgpu__remote_refused(sgpu_device *dev, const char *fn) {
   else if (!strcmp(fn, "sgpu_set_time_slice"))
     why = "the server keeps each node's programs' fences in one order, which a second normal "
           "ring completing ahead of the first would break; its nodes keep quantum 0";
-  else if (!strncmp(fn, "sgpu_map", 8) || !strcmp(fn, "sgpu_unmap") ||
-           !strcmp(fn, "sgpu_create_context_vm"))
-    why = "GPU virtual memory (VM contexts, their page tables and mappings) is not carried by "
-          "the server yet; use physical contexts (sgpu_create_context)";
   else if (!strcmp(fn, "sgpu_preempt"))
     why = "the node runs other programs' work too, which a preemption would stop and leave for "
           "them to send again";

@@ -24,6 +24,12 @@ int sgpu__remote_write(sgpu_device *dev, uint64_t address, const void *data, uin
 int sgpu__remote_create_context(sgpu_device *dev, uint32_t node, uint32_t window_base,
                                 uint32_t window_size, int windowed, sgpu_context **ctx);
 void sgpu__remote_destroy_context(sgpu_context *ctx);
+/* A VM context of the server's device, and mappings in it (the server
+ * checks the allocation is the program's and runs sgpu_map/sgpu_unmap). */
+int sgpu__remote_create_context_vm(sgpu_device *dev, uint32_t node, sgpu_context **ctx);
+int sgpu__remote_map(sgpu_context *ctx, uint64_t address, uint64_t size, uint32_t access,
+                     uint64_t *gpu_va);
+int sgpu__remote_unmap(sgpu_context *ctx, uint64_t gpu_va, uint64_t size);
 int sgpu__remote_submit(sgpu_device *dev, const sgpu_submit_command_args *a);
 int sgpu__remote_wait_fence(sgpu_device *dev, uint32_t node, uint32_t fence, uint32_t timeout_ms);
 int sgpu__remote_wait_idle(sgpu_device *dev, uint32_t timeout_ms);

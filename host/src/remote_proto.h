@@ -20,7 +20,7 @@
 
 #include "sgpu.h"
 
-#define SGPUD_PROTO_VERSION 2u
+#define SGPUD_PROTO_VERSION 3u
 /* Largest body of any message: a READ/WRITE carries at most this much data
  * (the client cuts larger transfers into pieces). */
 #define SGPUD_MAX_DATA (256u * 1024u)
@@ -61,6 +61,9 @@ enum sgpud_op {
   SGPUD_OP_LINK_STATS = 29,    /* — -> sgpu_link_stats (the server's link) */
   SGPUD_OP_PING = 30,          /* sgpud_u32 timeout_ms -> sgpud_u32 rtt_us */
   SGPUD_OP_RUN_CYCLES = 31,    /* sgpud_addr cycles (<= SGPUD_MAX_RUN_CYCLES) -> — */
+  SGPUD_OP_CREATE_CONTEXT_VM = 32, /* sgpud_u32 node -> sgpud_context_ans (window 0+0) */
+  SGPUD_OP_MAP = 33,               /* sgpud_map_req -> sgpud_addr va */
+  SGPUD_OP_UNMAP = 34,             /* sgpud_map_req (address: the va) -> — */
   SGPUD_OP_COUNT
 };
 
@@ -110,6 +113,12 @@ typedef struct sgpud_context_req {
 typedef struct sgpud_context_ans {
   uint32_t id, node, window_base, window_size;
 } sgpud_context_ans;
+/* sgpu_map (address: of the program's allocation) and sgpu_unmap
+ * (address: the virtual address) in one of the program's VM contexts. */
+typedef struct sgpud_map_req {
+  uint32_t context_id, access;
+  uint64_t address, size;
+} sgpud_map_req;
 typedef struct sgpud_u32 {
   uint32_t value, reserved;
 } sgpud_u32;
@@ -184,10 +193,11 @@ typedef struct sgpud_validate_req {
 
 /* sgpu_event with private_data as a number. */
 typedef struct sgpud_event {
-  uint64_t fence_id64, vblank_count, cycle, private_data;
+  uint64_t fence_id64, vblank_count, cycle, private_data, fault_va;
   uint32_t type, node_ordinal, fence_id, last_completed_fence_id, flags;
   uint32_t fault_reason, fault_address, fault_opcode, source_id, scanout_address;
   uint32_t private_data_size, context_id, guilty_count, banned, resubmitted, priority;
+  uint32_t fault_access, fault_unit;
 } sgpud_event;
 
 /* The default socket: $XDG_RUNTIME_DIR/sgpud.sock, else /run/sgpu/sgpud.sock

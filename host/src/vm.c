@@ -164,10 +164,12 @@ int sgpu__vm_fetch(sgpu_device *dev, const sgpu_context *c, uint64_t va, uint32_
 }
 
 /* ------------------------------------------------------------ public */
-static int vm_context(sgpu_context *ctx, sgpu_device **devp, const char *fn) {
+/* 0: ctx is a VM context of this process's device; 1: a context of an
+ * sgpud device (the server checks the rest); < 0 the error. */
+static int vm_context(sgpu_context *ctx, sgpu_device **devp) {
   if (!ctx || ctx->magic != SGPU_CONTEXT_MAGIC || !ctx->dev) return SGPU_ERROR_INVALID_CONTEXT;
   *devp = ctx->dev;
-  if (ctx->dev->remote) return sgpu__remote_refused(ctx->dev, fn);
+  if (ctx->dev->remote) return 1;
   if (!ctx->vm)
     return sgpu__fail(ctx->dev, SGPU_ERROR_NOT_VM_CONTEXT,
                       "context %u has physical addresses (sgpu_create_context): map into a context "
@@ -232,9 +234,10 @@ static int whole_pages(sgpu_device *dev, const char *what, uint64_t address, uin
 
 int sgpu_map(sgpu_context *ctx, uint64_t address, uint64_t size, uint32_t access, uint64_t *gpu_va) {
   sgpu_device *dev = NULL;
-  int r = vm_context(ctx, &dev, "sgpu_map");
-  if (r) return r;
+  int r = vm_context(ctx, &dev);
+  if (r < 0) return r;
   if (!gpu_va) return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM, "gpu_va is NULL");
+  if (r) return sgpu__remote_map(ctx, address, size, access, gpu_va);
   if (!access || (access & ~(SGPU_MAP_READ | SGPU_MAP_WRITE)))
     return sgpu__fail(dev, SGPU_ERROR_INVALID_PARAM,
                       "access 0x%x: give SGPU_MAP_READ and/or SGPU_MAP_WRITE, nothing else", access);
@@ -282,8 +285,9 @@ int sgpu_map(sgpu_context *ctx, uint64_t address, uint64_t size, uint32_t access
 
 int sgpu_unmap(sgpu_context *ctx, uint64_t gpu_va, uint64_t size) {
   sgpu_device *dev = NULL;
-  int r = vm_context(ctx, &dev, "sgpu_unmap");
-  if (r) return r;
+  int r = vm_context(ctx, &dev);
+  if (r < 0) return r;
+  if (r) return sgpu__remote_unmap(ctx, gpu_va, size);
   if ((r = whole_pages(dev, "va", gpu_va, size))) return r;
   sgpu__lock(dev);
   struct sgpu_vm *vm = ctx->vm;

@@ -12,6 +12,9 @@
  *                                  waited for; READY, then sleeps (SIGKILL)
  *   bench_sgpud isolate URI        two connections: the second cannot read,
  *                                  write, free or submit the first's memory
+ *   bench_sgpud isolate-vm URI     two programs' VM contexts: mappings of the
+ *                                  program's own memory only, a rewritten
+ *                                  buffer's page fault
  *   bench_sgpud fault URI          a hang of one program's work (needs a short
  *                                  watchdog): the other's completes untouched
  *   bench_sgpud threads URI        one thread waits, the other is not held
@@ -766,6 +769,34 @@ static int cmd_errors(const char *uri) {
   uint32_t bad = 0x12345678u;
   TRY(dev, sgpu_write(dev, cmd, &bad, 4));
   show(dev, "validate a bad header", sgpu_validate_submit_command(dev, &v));
+  /* GPU virtual memory */
+  {
+    const uint32_t page = SGPU_PAGE_BYTES;
+    sgpu_context *vc = NULL;
+    uint64_t m = 0, va = 0;
+    show(dev, "VM context on node 9", sgpu_create_context_vm(dev, 9, &vc));
+    TRY(dev, sgpu_create_context_vm(dev, 0, &vc));
+    TRY(dev, sgpu_alloc(dev, 1, 2 * page, page, &m));
+    show(dev, "map into a physical context", sgpu_map(ctx, m, page, SGPU_MAP_READ, &va));
+    show(dev, "map a misaligned address", sgpu_map(vc, m + 4, page, SGPU_MAP_READ, &va));
+    show(dev, "map access 0", sgpu_map(vc, m, page, 0, &va));
+    show(dev, "map past the allocation", sgpu_map(vc, m, 3 * page, SGPU_MAP_READ, &va));
+    show(dev, "map free memory", sgpu_map(vc, (m + 64 * page) & ~(uint64_t)(page - 1), page, SGPU_MAP_READ, &va));
+    show(dev, "unmap what is not mapped", sgpu_unmap(vc, page, page));
+    show(dev, "unmap in a physical context", sgpu_unmap(ctx, page, page));
+    sgpu_submit_command_args vs = s;
+    vs.context = vc;
+    vs.dma_buffer_physical_address = 0;
+    vs.dma_buffer_virtual_address = 0x100000;
+    vs.dma_buffer_submission_end_offset = 4;
+    vs.submission_fence_id = 3;
+    show(dev, "submit from an unmapped VA", sgpu_submit_command(dev, &vs));
+    vs.context = ctx;
+    vs.dma_buffer_physical_address = s.dma_buffer_physical_address; /* its own buffer */
+    show(dev, "a VA in a physical context", sgpu_submit_command(dev, &vs));
+    sgpu_destroy_context(vc);
+    TRY(dev, sgpu_free(dev, m));
+  }
   /* the display, the device-wide queries, raw writes and runs */
   {
     sgpu_info info;
@@ -834,6 +865,110 @@ static int cmd_errors(const char *uri) {
   sgpu_destroy_context(ctx);
   sgpu_free(dev, cmd);
   sgpu_close(dev);
+  return 0;
+}
+
+/* ------------------------------------------------------------ isolation, VM */
+/* Two programs' VM contexts: B cannot map A's allocation; B's FILL through
+ * its own mapping lands; a FILL aimed at A's physical address is a virtual
+ * address B never mapped, refused by validation; the same FILL written into
+ * B's own buffer by the GPU after validation faults PAGE_NOT_PRESENT (the
+ * event names the address), the server resets the node at once, and A's
+ * bytes are unchanged. */
+static int cmd_isolate_vm(const char *uri) {
+  sgpu_device *a = open_or_die(uri), *b = open_or_die(uri);
+  sgpu_info in;
+  TRY(a, sgpu_query_info(a, &in));
+  CHECK(in.has_vm, "the device has no GPU virtual memory (CAPS.VM)");
+  const uint32_t page = SGPU_PAGE_BYTES;
+  sgpu_context *ca, *cb;
+  TRY(a, sgpu_create_context_vm(a, 0, &ca));
+  TRY(b, sgpu_create_context_vm(b, 0, &cb));
+  CHECK(sgpu_context_is_vm(cb) == 1, "B's context is not a VM context");
+  uint64_t x, va_x, bd, bc, vbd, vbc;
+  TRY(a, sgpu_alloc(a, SGPU_SEGMENT_LOCAL, page, page, &x));
+  TRY(a, sgpu_map(ca, x, page, SGPU_MAP_WRITE, &va_x));
+  uint8_t pat[256], got[256];
+  for (int i = 0; i < 256; i++) pat[i] = (uint8_t)(i * 13 + 5);
+  TRY(a, sgpu_write(a, x, pat, sizeof pat));
+  uint64_t va = 0;
+  expect(b, sgpu_map(cb, x, page, SGPU_MAP_READ, &va), SGPU_ERROR_NOT_OWNER, "map another's allocation",
+         "another program's");
+  TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, page, page, &bd));
+  TRY(b, sgpu_alloc(b, SGPU_SEGMENT_LOCAL, 2 * page, page, &bc));
+  TRY(b, sgpu_map(cb, bd, page, SGPU_MAP_WRITE, &vbd));
+  TRY(b, sgpu_map(cb, bc, 2 * page, SGPU_MAP_WRITE, &vbc));
+  CHECK((x >= vbd && x < vbd + page) == 0 && (x >= vbc && x < vbc + 2 * page) == 0,
+        "A's physical page 0x%llx is one of B's VAs", (unsigned long long)x);
+  /* 1: B's FILL through its own mapping */
+  uint32_t w[32];
+  sgpu_cmdbuf k;
+  sgpu_cmdbuf_init(&k, w, sizeof w);
+  sgpu_cmd_fill(&k, (uint32_t)vbd, 64, 64, 1, 0x0B0B0B0Bu);
+  TRY(b, sgpu_write(b, bc, w, sgpu_cmdbuf_size(&k)));
+  sgpu_submit_command_args s;
+  memset(&s, 0, sizeof s);
+  s.context = cb;
+  s.dma_buffer_virtual_address = vbc;
+  s.dma_buffer_size = page;
+  s.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+  s.submission_fence_id = 1;
+  TRY(b, sgpu_submit_command(b, &s));
+  TRY(b, sgpu_wait_fence(b, 0, 1, 10000));
+  uint32_t v = 0;
+  TRY(b, sgpu_read(b, bd, &v, 4));
+  CHECK(v == 0x0B0B0B0Bu, "B's FILL through its mapping: 0x%08x", v);
+  /* 2: a FILL at A's physical address: a VA B never mapped, refused */
+  sgpu_cmdbuf_init(&k, w, sizeof w);
+  sgpu_cmd_fill(&k, (uint32_t)x, 64, 64, 1, 0xEEEEEEEEu);
+  TRY(b, sgpu_write(b, bc, w, sgpu_cmdbuf_size(&k)));
+  s.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+  s.submission_fence_id = 2;
+  expect(b, sgpu_submit_command(b, &s), SGPU_ERROR_PACKET_PAGE_NOT_PRESENT, "FILL at A's physical address",
+         NULL);
+  /* 3: the GPU rewrites B's validated FILL (second page of B's buffer) to
+   * A's address before fetching it */
+  uint32_t w2[32];
+  sgpu_cmdbuf k2;
+  sgpu_cmdbuf_init(&k2, w2, sizeof w2);
+  sgpu_cmd_fill(&k2, (uint32_t)vbd, 64, 64, 1, 0xEEEEEEEEu); /* FILL's dst is word 1 */
+  TRY(b, sgpu_write(b, bc + page, w2, sgpu_cmdbuf_size(&k2)));
+  uint32_t evil = (uint32_t)x;
+  sgpu_cmdbuf_init(&k, w, sizeof w);
+  sgpu_cmd_write_data(&k, (uint32_t)vbc + page + 4, &evil, 1);
+  TRY(b, sgpu_write(b, bc, w, sgpu_cmdbuf_size(&k)));
+  s.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k);
+  s.submission_fence_id = 3;
+  TRY(b, sgpu_submit_command(b, &s));
+  s.dma_buffer_virtual_address = vbc + page;
+  s.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&k2);
+  s.submission_fence_id = 4;
+  TRY(b, sgpu_submit_command(b, &s)); /* validated: a FILL at vbd */
+  TRY(b, sgpu_wait_fence(b, 0, 4, 10000)); /* through sgpud its fences pass, its work dropped */
+  sgpu_event ev;
+  int faulted = 0;
+  while (sgpu_next_event(b, &ev, 1000) == 0) {
+    if (ev.type != SGPU_EVENT_DMA_FAULTED) continue;
+    faulted = 1;
+    CHECK(ev.fault_reason == SGPU_FAULT_PAGE_NOT_PRESENT && ev.fault_va == x &&
+              ev.fault_access == SGPU_ACCESS_WRITE && ev.fault_unit == SGPU_UNIT_2D && ev.fence_id == 4,
+          "fault event: reason %u va 0x%llx access %u unit %u fence %u", ev.fault_reason,
+          (unsigned long long)ev.fault_va, ev.fault_access, ev.fault_unit, ev.fence_id);
+    break;
+  }
+  CHECK(faulted, "no DMA_FAULTED event for the rewritten FILL");
+  TRY(a, sgpu_read(a, x, got, sizeof got));
+  CHECK(!memcmp(got, pat, sizeof pat), "A's page changed under B's rewritten FILL");
+  TRY(b, sgpu_read(b, bd, &v, 4));
+  CHECK(v == 0x0B0B0B0Bu, "the faulting FILL wrote B's page: 0x%08x", v);
+  printf("  VM: B's rewritten FILL faulted PAGE_NOT_PRESENT at va 0x%llx (A's page), nothing written\n",
+         (unsigned long long)ev.fault_va);
+  sgpu_destroy_context(ca);
+  sgpu_destroy_context(cb);
+  sgpu_close(a);
+  sgpu_close(b);
+  if (failures) return 1;
+  printf("OK isolate-vm\n");
   return 0;
 }
 
@@ -1171,6 +1306,14 @@ static int cmd_edges(const char *path) {
       {"a raw write without its data", SGPUD_OP_WRITE_RAW, sizeof(sgpud_mem_req),
        {0x10000, 0, 4, 0, 0x10000, 0, 4, 0}, SGPU_ERROR_INVALID_PARAM},
       {"a ping of 0 ms", SGPUD_OP_PING, 8, {0, 0}, SGPU_ERROR_INVALID_PARAM},
+      {"a VM context on node 2^32-1", SGPUD_OP_CREATE_CONTEXT_VM, 8, {0xFFFFFFFFu, 0},
+       SGPU_ERROR_INVALID_NODE},
+      /* context, access, address (64-bit), size (64-bit) */
+      {"a map into context 77", SGPUD_OP_MAP, sizeof(sgpud_map_req), {77, 1, 0x10000, 0, 0x1000, 0},
+       SGPU_ERROR_INVALID_CONTEXT},
+      {"an unmap in context 0", SGPUD_OP_UNMAP, sizeof(sgpud_map_req), {0, 0, 0x1000, 0, 0x1000, 0},
+       SGPU_ERROR_INVALID_CONTEXT},
+      {"a map cut short", SGPUD_OP_MAP, 8, {1, 1}, SGPU_ERROR_INVALID_PARAM},
   };
   for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
     int r = raw_call(fd, c[i].op, c[i].body, c[i].size, text, sizeof text);
@@ -1273,7 +1416,7 @@ static int cmd_bench(const char *uri, unsigned n) {
 int main(int argc, char **argv) {
   setvbuf(stdout, NULL, _IOLBF, 0);
   if (argc < 3) {
-    fprintf(stderr, "usage: bench_sgpud fences|victim|isolate|errors|unsupported|free|hostile|bench ...\n");
+    fprintf(stderr, "usage: bench_sgpud fences|victim|isolate|isolate-vm|errors|unsupported|free|hostile|bench ...\n");
     return 2;
   }
   const char *m = argv[1];
@@ -1282,6 +1425,7 @@ int main(int argc, char **argv) {
   if (!strcmp(m, "victim")) return cmd_victim(argv[2]);
   if (!strcmp(m, "queue") && argc >= 4) return cmd_queue(argv[2], (unsigned)strtoul(argv[3], NULL, 0));
   if (!strcmp(m, "isolate")) return cmd_isolate(argv[2]);
+  if (!strcmp(m, "isolate-vm")) return cmd_isolate_vm(argv[2]);
   if (!strcmp(m, "fault")) return cmd_fault(argv[2]);
   if (!strcmp(m, "threads")) return cmd_threads(argv[2]);
   if (!strcmp(m, "errors")) return cmd_errors(argv[2]);

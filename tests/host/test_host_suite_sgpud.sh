@@ -29,7 +29,7 @@ tests=("$@")
 for t in "${tests[@]}"; do
   src=$root/tests/host/$t.c
   [ -x "$tbin/$t" ] || { echo "FAIL  $t: $tbin/$t is not built"; failed=$((failed + 1)); continue; }
-  for fn in $(grep -o 'cmocka_unit_test([a-z0-9_]*)' "$src" | sed 's/.*(\(.*\))/\1/'); do
+  for fn in $(grep -oE 'cmocka_unit_test(_setup_teardown)?\([a-z0-9_]*' "$src" | sed 's/.*(//'); do
     n=$((n + 1))
     sock=$tmp/s$n.sock
     sock2=$tmp/t$n.sock
