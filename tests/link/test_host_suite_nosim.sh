@@ -41,7 +41,7 @@ run_one() {  # PROGRAM [FILTER]
 for t in "$D"/test_*; do
   src=$SGPU_ROOT/tests/host/$(basename "$t").c
   if grep -q '#include "host_test.h"' "$src"; then
-    for fn in $(grep -o 'cmocka_unit_test([a-z0-9_]*)' "$src" | sed 's/.*(\(.*\))/\1/'); do run_one "$t" "$fn"; done
+    for fn in $(grep -oE 'cmocka_unit_test(_setup_teardown)?\([a-z0-9_]*' "$src" | sed 's/.*(//'); do run_one "$t" "$fn"; done
   else
     run_one "$t"
   fi
