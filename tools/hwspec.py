@@ -578,7 +578,8 @@ NODE_REGS = [
     Reg("STATUS", 0x18, "ro", "[0] BUSY, [1] FAULTED, [2] WAITING (in a WAIT_* packet), [3] ENABLED, "
                               "[7:4] IB depth, [8] PREEMPTED", width=9),
     Reg("FAULT_REASON", 0x1C, "ro", "FAULT_* code of the last fault", width=4),
-    Reg("FAULT_ADDR", 0x20, "ro", "byte address of the faulting packet's header (0 when not faulted)"),
+    Reg("FAULT_ADDR", 0x20, "ro", "byte address of the faulting packet's header (0 when not faulted); "
+        "a virtual address when the packet is in a VM context's buffer"),
     Reg("FAULT_OPCODE", 0x24, "ro", "header word of the faulting packet (0 when not faulted)"),
     Reg("FAULT_FENCE", 0x28, "ro", "fence id in flight: that of the last ring-level INDIRECT (the "
                                    "submission), including a faulting one (0 when not faulted). CONTROL.RESET "
@@ -596,8 +597,10 @@ NODE_REGS = [
     Reg("PERF_WORDS", 0x3C, "ro", "command words fetched"),
     Reg("PERF_PACKETS", 0x40, "ro", "packets executed"),
     Reg("CONTEXT_ID", 0x44, "ro", "current context id (0 = null context)"),
-    Reg("WINDOW_BASE", 0x48, "ro", "current context window base"),
-    Reg("WINDOW_SIZE", 0x4C, "ro", "current context window size", reset="MEM_SIZE"),
+    Reg("WINDOW_BASE", 0x48, "ro", "current context window base (a VM context: its page directory, as "
+        "CONTEXT gave it)"),
+    Reg("WINDOW_SIZE", 0x4C, "ro", "current context window size (a VM context: the size CONTEXT gave, "
+        "not checked)", reset="MEM_SIZE"),
     Reg("CUR_ADDR", 0x50, "ro", "address of the packet being executed"),
     Reg("SAVE_ADDR", 0x54, "rw", "where a preemption writes the node's resume state (SAVE_WORDS, "
                                  "SAVE_BYTES): 4-byte aligned (else CFG_ERROR[1]), inside memory (else [4]). "
