@@ -18,6 +18,7 @@
 
 #include "events.h"
 #include "evq.h"
+#include "packet_check.h"
 #include "preempt.h"
 #include "regs.h"
 #include "ring.h"
@@ -90,19 +91,52 @@ static int tramp_put(sgpu_device *dev, uint32_t n, sgpu_preempted *e, const uint
   return 0;
 }
 
-/* The FILL or COPY at `at` was cut: the packets for what it left (part of
- * a row, then whole rows: save[RECT*]) go into the trampoline, in that
- * order; *size gets the cut packet's bytes (to step past it). */
-static int rect_rest(sgpu_device *dev, uint32_t n, uint32_t at, const uint32_t *save, sgpu_preempted *e,
-                     uint32_t *size) {
+/* A word of GPU memory, for a walk of the tables as the hardware walks
+ * them (an unreadable one: 0, not present). */
+static uint32_t device_word(void *dev_, uint64_t pa) {
+  sgpu_device *dev = dev_;
+  uint32_t w = 0;
+  return dev->tr->ops->mem_read(dev->tr, (uint32_t)pa, &w, 4) ? 0 : w;
+}
+
+/* Read bytes at address `at` of the stopped submission's context: physical,
+ * or (root: a VM context's page directory) virtual, translated through its
+ * tables in GPU memory (they stay while its work is queued, even after the
+ * context is destroyed). */
+static int read_at(sgpu_device *dev, uint32_t root, uint32_t at, void *buf, uint32_t bytes) {
+  if (!root) return dev->tr->ops->mem_read(dev->tr, at, buf, bytes);
+  sgpu_pkt_vm vm;
+  memset(&vm, 0, sizeof vm);
+  vm.root = root;
+  vm.mem_size = dev->mem_size;
+  vm.read_word = device_word;
+  vm.mem = dev;
+  for (uint32_t done = 0, k; done < bytes; done += k) {
+    uint32_t va = at + done;
+    uint64_t pa = 0;
+    k = SGPU_PAGE_BYTES - va % SGPU_PAGE_BYTES;
+    if (k > bytes - done) k = bytes - done;
+    if (sgpu__vm_translate(&vm, va, SGPU_HW_ACCESS_READ, &pa) != SGPU_FAULT_NONE) return SGPU_ERROR_IO;
+    int r = dev->tr->ops->mem_read(dev->tr, (uint32_t)pa, (uint8_t *)buf + done, k);
+    if (r) return r;
+  }
+  return 0;
+}
+
+/* The FILL or COPY at `at` (root: as read_at) was cut: the packets for what
+ * it left (part of a row, then whole rows: save[RECT*]) go into the
+ * trampoline, in that order; *size gets the cut packet's bytes (to step
+ * past it). */
+static int rect_rest(sgpu_device *dev, uint32_t n, uint32_t root, uint32_t at, const uint32_t *save,
+                     sgpu_preempted *e, uint32_t *size) {
   uint32_t w[7];
-  int r = dev->tr->ops->mem_read(dev->tr, at, w, 4);
+  int r = read_at(dev, root, at, w, 4);
   uint32_t op = (w[0] & SGPU_PKT_OPCODE_MASK) >> SGPU_PKT_OPCODE_SHIFT;
   uint32_t words = op == SGPU_OP_FILL ? 6 : op == SGPU_OP_COPY ? 7 : 0;
   if (!r && !words)
     return sgpu__fail(dev, SGPU_ERROR_IO, "node %u: the packet cut at 0x%x is not a FILL or COPY (0x%08x)",
                       n, at, w[0]);
-  if (!r) r = dev->tr->ops->mem_read(dev->tr, at, w, words * 4);
+  if (!r) r = read_at(dev, root, at, w, words * 4);
   if (r) return sgpu__fail(dev, r, "reading node %u's cut packet at 0x%x failed", n, at);
   *size = words * 4;
   /* FILL: dst, pitch, width, height, pattern; COPY: dst, pitch, src, src pitch, width, height */
@@ -168,7 +202,8 @@ static int resume_point(sgpu_device *dev, uint32_t n, const sgpu_pending *p, con
                       n, next1, p->ib_addr, p->len);
   /* The packet to run next at the stop's level (a cut one: its rows left). */
   uint32_t at = level == 2 ? save[SGPU_SAVE_IB2_NEXT] : next1, size = 0;
-  if (cut && (r = rect_rest(dev, n, at, save, e, &size))) return r;
+  uint32_t root = p->win_size & SGPU__WIN_VM ? p->win_base : 0; /* a VM context: at is virtual */
+  if (cut && (r = rect_rest(dev, n, root, at, save, e, &size))) return r;
   at += size;
   if (level == 2) {
     uint32_t end2 = save[SGPU_SAVE_IB2_END];

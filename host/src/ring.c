@@ -288,7 +288,7 @@ int sgpu__ring_try_resume(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job
   uint32_t tramp_bytes = rs->tramp_words * 4;
   uint32_t ring_bytes = ((need_ctx ? 4u : 0u) + (tramp_bytes ? 4u : 0u) + 7u) * 4u;
   uint32_t buf_bytes = job->host_words && job->len ? job->len : 0;
-  uint32_t stage_bytes = buf_bytes + tramp_bytes;
+  uint32_t stage_bytes = buf_bytes + (job->tramp_va ? 0 : tramp_bytes);
   uint32_t stage_off = 0;
   int r = ring_room(dev, n, ring_bytes, stage_bytes, &stage_off);
   if (r <= 0) return r;
@@ -303,11 +303,15 @@ int sgpu__ring_try_resume(sgpu_device *dev, uint32_t n, const sgpu_ring_job *job
   }
   p->pre_addr = p->pre_len = 0;
   if (tramp_bytes) {
-    p->pre_addr = nd->stage_base + stage_off + buf_bytes;
     p->pre_len = tramp_bytes;
     memcpy(p->tramp, rs->tramp, tramp_bytes);
-    r = dev->tr->ops->mem_write(dev->tr, p->pre_addr, rs->tramp, tramp_bytes);
-    if (r) return sgpu__fail(dev, r, "staging node %u's resume trampoline failed", n);
+    if (job->tramp_va) {
+      p->pre_addr = job->tramp_va; /* fetched through the context's tables */
+    } else {
+      p->pre_addr = nd->stage_base + stage_off + buf_bytes;
+      r = dev->tr->ops->mem_write(dev->tr, p->pre_addr, rs->tramp, tramp_bytes);
+      if (r) return sgpu__fail(dev, r, "staging node %u's resume trampoline failed", n);
+    }
   }
   if (stage_bytes) {
     nd->stage_head = stage_off + stage_bytes;

@@ -19,6 +19,8 @@ typedef struct sgpu_ring_job {
   uint32_t flags;                      /* for its events: the submission's flags */
   void *priv;                          /* and private data */
   uint32_t priv_size;
+  uint32_t tramp_va; /* a resumed VM submission: its trampoline, already in the context's
+                        trampoline page at this virtual address (0: stage it) */
 } sgpu_ring_job;
 
 /* Reset node n and program its ring (at open and by reset). */

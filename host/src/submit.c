@@ -412,10 +412,6 @@ __attribute__((noinline, cold)) static int submit_vm(sgpu_device *dev, const sgp
   if (nd->faulted)
     return sgpu__fail(dev, SGPU_ERROR_NODE_FAULTED,
                       "node %u is stopped on a fault; call sgpu_reset_from_timeout first", nd->node);
-  if (resume && resume->tramp_words)
-    return sgpu__fail(dev, SGPU_ERROR_NOT_SUPPORTED,
-                      "a VM context's submission cut inside a FILL, COPY or nested buffer cannot be "
-                      "resumed (its trampoline would be fetched through the context's tables)");
   uint32_t so = a->dma_buffer_submission_start_offset;
   uint32_t len = a->dma_buffer_submission_end_offset - so;
   uint64_t va = a->dma_buffer_virtual_address + so;
@@ -449,6 +445,10 @@ __attribute__((noinline, cold)) static int submit_vm(sgpu_device *dev, const sgp
   job.host_words = NULL;
   job.ib_addr = (uint32_t)va;
   job_from_args(&job, a, f, len);
+  /* a resumed one's trampoline runs from the context's own trampoline page */
+  if (resume && resume->tramp_words &&
+      (r = sgpu__vm_tramp(dev, c, resume->tramp, resume->tramp_words * 4, &job.tramp_va)))
+    return r;
   if ((r = ring_submit(dev, c->ring, &job, resume))) return r;
   count_flags(dev, f);
   return 0;
@@ -529,6 +529,7 @@ int sgpu_submit_command(sgpu_device *dev, const sgpu_submit_command_args *a) {
   job.win_size = c ? c->win_size : 0;
   job.host_words = hb ? src : NULL;
   job.ib_addr = (uint32_t)a->dma_buffer_physical_address + so;
+  job.tramp_va = 0;
   job_from_args(&job, a, f, len);
   if ((r = ring_submit(dev, n, &job, resume))) goto out;
 

@@ -26,6 +26,7 @@ struct sgpu_vm {
   uint32_t *table[SGPU_PT_ENTRIES];       /* host copies of the tables (NULL: none) */
   sgpu_vm_map *maps;                      /* sorted by va, not overlapping */
   size_t count, cap;
+  uint32_t tramp_pa;                      /* its resume trampoline's page (0: none yet) */
 };
 
 #define PAGE SGPU_PAGE_BYTES
@@ -99,6 +100,7 @@ void sgpu__vm_release(sgpu_device *dev, sgpu_context *c) {
     for (uint32_t i = 0; i < SGPU_PT_ENTRIES; i++)
       if (vm->table[i]) sgpu__seg_free_internal(dev, vm->dir[i] & SGPU_PDE_TABLE_MASK);
     sgpu__seg_free_internal(dev, vm->dir_pa);
+    if (vm->tramp_pa) sgpu__seg_free_internal(dev, vm->tramp_pa);
   }
   for (uint32_t i = 0; i < SGPU_PT_ENTRIES; i++) free(vm->table[i]);
   free(vm->maps);
@@ -107,6 +109,33 @@ void sgpu__vm_release(sgpu_device *dev, sgpu_context *c) {
 }
 
 uint32_t sgpu__vm_root(const sgpu_context *c) { return c->vm->dir_pa; }
+
+static int set_ptes(sgpu_device *dev, struct sgpu_vm *vm, uint64_t va, uint64_t size, uint32_t pte);
+
+/* The top page of every VM context's space, which sgpu_map never hands
+ * out: a resumed submission's trampoline runs from there. */
+static uint32_t tramp_va(const sgpu_device *dev) { return dev->mem_size - PAGE; }
+
+int sgpu__vm_tramp(sgpu_device *dev, sgpu_context *c, const uint32_t *words, uint32_t bytes, uint32_t *va) {
+  struct sgpu_vm *vm = c->vm;
+  int r;
+  if (bytes > PAGE) return sgpu__fail(dev, SGPU_ERROR_IO, "a resume trampoline of %u bytes", bytes);
+  if (!vm->tramp_pa) {
+    uint32_t pa = 0;
+    if ((r = new_page(dev, &pa))) return r;
+    uint32_t pte = pa | SGPU_PTE_VALID_MASK | SGPU_FIELD_PUT(PTE_SEGMENT, SGPU_SEGMENT_LOCAL);
+    if ((r = set_ptes(dev, vm, tramp_va(dev), PAGE, pte))) {
+      set_ptes(dev, vm, tramp_va(dev), PAGE, 0);
+      sgpu__seg_free_internal(dev, pa);
+      return r;
+    }
+    vm->tramp_pa = pa; /* read-only, mapped for good: a valid entry needs no TLB_INVALIDATE */
+  }
+  if ((r = put_words(dev, vm->tramp_pa, words, bytes / 4)))
+    return sgpu__fail(dev, r, "writing context %u's resume trampoline failed", c->id);
+  *va = tramp_va(dev);
+  return 0;
+}
 
 /* The packet checker's read_word: the host copy of the directory and tables
  * (a valid entry never points anywhere else). */
@@ -187,7 +216,7 @@ static int find_va(const struct sgpu_vm *vm, uint64_t mem_size, uint64_t size, u
                    size_t *index) {
   uint64_t cur = PAGE;
   for (size_t i = 0;; i++) {
-    uint64_t limit = i < vm->count ? vm->maps[i].va : mem_size;
+    uint64_t limit = i < vm->count ? vm->maps[i].va : mem_size - PAGE; /* the top page: tramp_va */
     if (limit >= cur && limit - cur >= size) {
       *va = cur;
       *index = i;

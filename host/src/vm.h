@@ -15,6 +15,10 @@ int sgpu__vm_new(sgpu_device *dev, sgpu_context *c);
 void sgpu__vm_release(sgpu_device *dev, sgpu_context *c);
 /* The page directory's physical address. */
 uint32_t sgpu__vm_root(const sgpu_context *c);
+/* Write a resumed submission's trampoline (bytes: at most a page) into c's
+ * trampoline page, mapped read-only at the top page of its space on first
+ * use; *va: where the ring's INDIRECT finds it. */
+int sgpu__vm_tramp(sgpu_device *dev, sgpu_context *c, const uint32_t *words, uint32_t bytes, uint32_t *va);
 /* The packet checker's view of c's tables (read through the host copy). */
 void sgpu__vm_env(const sgpu_context *c, sgpu_pkt_vm *vm);
 /* The words of [va, va + len) in c, as a command fetch reads them: every

@@ -543,6 +543,90 @@ static void test_same_frame_from_vm_context(void **state) {
   sgpu_destroy_context(c);
 }
 
+/* ------------------------------------------------------------ preemption */
+/* A VM context's FILL (in a nested buffer) and COPY preempted at many
+ * points, cut inside the rectangle too, each time sent again with
+ * flags.resubmission until it completes: the bytes equal the oracle (a
+ * memset, then a memmove per row through a temporary) and the fence
+ * completes once. */
+static void test_preempted_vm_submission_resumes(void **state) {
+  fixture *f = *state;
+  NEEDS_VM(f);
+  TEST_NEEDS_LOCAL("preempts a node (sgpu_preempt): on a shared device the work running there may be "
+                   "another program's, which sgpud does not let one program stop");
+  sgpu_info in;
+  CHECK(sgpu_query_info(f->dev, &in));
+  if (!in.has_preemption || in.ib_depth < 2) {
+    fprintf(stderr, "skipped: the device does not preempt inside nested buffers\n");
+    skip();
+  }
+  const uint32_t W = 1024, H = 300, PAT = 0xC3A5965Au, CW = 700, CH = 120;
+  sgpu_context *c = vm_context(f, 0);
+  uint32_t pages = (W * H + PAGE - 1) / PAGE;
+  uint64_t fb = alloc_pages(f, pages), cmd = alloc_pages(f, 1);
+  uint64_t vfb = map(f, c, fb, (uint64_t)pages * PAGE, SGPU_MAP_WRITE);
+  uint64_t vcmd = map(f, c, cmd, PAGE, SGPU_MAP_READ);
+  uint32_t m1[64], m2[64];
+  sgpu_cmdbuf l1, l2;
+  sgpu_cmdbuf_init(&l2, m2, sizeof m2);
+  sgpu_cmd_fill(&l2, (uint32_t)vfb, W, W, H, PAT);
+  sgpu_cmdbuf_init(&l1, m1, sizeof m1);
+  sgpu_cmd_indirect(&l1, (uint32_t)vcmd + 1024, sgpu_cmdbuf_size(&l2), 0, 0);
+  /* an overlapping COPY, rows bottom-up: 120 rows of 700 bytes moved 2 rows and 9 bytes on */
+  sgpu_cmd_copy(&l1, (uint32_t)vfb + 2 * W + 9, W, (uint32_t)vfb + 1, W, CW, CH);
+  CHECK(sgpu_cmdbuf_error(&l1));
+  CHECK(sgpu_write(f->dev, cmd + 1024, m2, sgpu_cmdbuf_size(&l2)));
+  uint8_t *want = malloc((size_t)W * H), *got = malloc((size_t)W * H), *tmp = malloc((size_t)CW * CH);
+  assert_non_null(want);
+  assert_non_null(got);
+  assert_non_null(tmp);
+  for (uint32_t i = 0; i < W * H; i++) want[i] = (uint8_t)(PAT >> (8 * ((vfb + i) % 4)));
+  for (uint32_t r = 0; r < CH; r++) memcpy(tmp + r * CW, want + 1 + r * W, CW);
+  for (uint32_t r = 0; r < CH; r++) memcpy(want + 2 * W + 9 + r * W, tmp + r * CW, CW);
+  uint32_t fence = 0, cut_inside = 0;
+  for (uint32_t delay = 2000; delay < 160000; delay = delay * 3 / 2 + 1201) {
+    uint8_t zero[4096];
+    memset(zero, 0, sizeof zero);
+    for (uint32_t o = 0; o < W * H; o += sizeof zero)
+      CHECK(sgpu_write(f->dev, fb + o, zero, W * H - o < sizeof zero ? W * H - o : sizeof zero));
+    ++fence;
+    CHECK(submit_vm(f, c, cmd, vcmd, &l1, fence));
+    sgpu_submit_command_args a;
+    memset(&a, 0, sizeof a);
+    a.context = c;
+    a.dma_buffer_virtual_address = vcmd;
+    a.dma_buffer_size = PAGE;
+    a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&l1);
+    a.submission_fence_id = fence;
+    a.node_ordinal = 0;
+    a.flags.resubmission = 1;
+    for (uint32_t rounds = 0;; rounds++) {
+      assert_true(rounds < 100);
+      run_chip(f, delay);
+      uint32_t st = 0;
+      CHECK(sgpu_reg_read(f->dev, SGPU_NODE_REG(0, SGPU_NREG_STATUS), &st));
+      CHECK(sgpu_preempt(f->dev, 0, 0x3000 + rounds));
+      sgpu_event ev;
+      uint32_t kept = 0, seen = 0;
+      while (sgpu_next_event(f->dev, &ev, 0) == 0)
+        if (ev.type == SGPU_EVENT_DMA_PREEMPTED) kept = ev.preempted_count, seen = 1;
+      assert_true(seen);
+      if (!kept) break;
+      cut_inside += (st & SGPU_STATUS_BUSY) != 0;
+      CHECK(sgpu_submit_command(f->dev, &a));
+    }
+    CHECK(sgpu_wait_fence(f->dev, 0, fence, wait_ms(500)));
+    CHECK(sgpu_read(f->dev, fb, got, W * H));
+    for (uint32_t i = 0; i < W * H; i++)
+      if (got[i] != want[i]) fail_msg("delay %u: byte %u is 0x%02x, expected 0x%02x", delay, i, got[i], want[i]);
+  }
+  assert_true(cut_inside > 5);
+  free(want);
+  free(got);
+  free(tmp);
+  sgpu_destroy_context(c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_without_vm, open_sim, close_sim),
@@ -553,6 +637,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_rewritten_buffer_faults, open_sim, close_sim),
       cmocka_unit_test_setup_teardown(test_unmap_invalidates, open_sim, close_sim),
       cmocka_unit_test_setup_teardown(test_same_frame_from_vm_context, open_sim, close_sim),
+      cmocka_unit_test_setup_teardown(test_preempted_vm_submission_resumes, open_sim, close_sim),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
