@@ -28,6 +28,11 @@
 // fast model carries Verilator line coverage counters; each chip writes them
 // when it is destroyed if SGPU_COVERAGE_DIR is set.
 //
+// Built with SGPU_SIM_MMU_STATS=1 (the plain library, sim/sim.mk), whose
+// fast model is verilated with sim/sgpu_sim_mmu.vlt (each sgpu_mmu's st_q,
+// acc_ok and up_probe_i readable), the harness can count the MMUs' work
+// after each cycle (sgpu_sim_mmu_stats_*); off, it costs one test a cycle.
+//
 // Built with SGPU_SIM_PIX_CDC=1 (libsgpu_sim_2c, sim/sim.mk) the model is
 // sgpu_top with PIX_CDC = 1 (Vsgpu_top, FST tracing, driven directly; no VCD
 // model): the display's pixel side runs
@@ -41,6 +46,9 @@
 
 #ifndef SGPU_SIM_PIX_CDC
 #define SGPU_SIM_PIX_CDC 0
+#endif
+#ifndef SGPU_SIM_MMU_STATS
+#define SGPU_SIM_MMU_STATS 0
 #endif
 
 #include <cstdio>
@@ -139,6 +147,13 @@ class ModelIf {
   virtual void dump(uint64_t time) = 0;
   virtual void final_() = 0;
   virtual void write_coverage(const char *path) = 0;
+};
+
+// One sgpu_mmu's signals read by the MMU counters (SGPU_SIM_MMU_STATS).
+struct MmuTap {
+  const uint8_t *st, *acc, *probe;
+  unsigned kind;
+  uint8_t prev;
 };
 
 struct NoTrace {};  // trace type of a model without tracing code
@@ -305,6 +320,35 @@ class Model final : public ModelIf {
     }
   }
   void final_() override { m_->final(); }
+  // The fast model's sgpu_mmu instances (sim/sgpu_sim_mmu.vlt): none in
+  // another model or build.
+  std::vector<MmuTap> mmu_taps() {
+    std::vector<MmuTap> t;
+#if SGPU_SIM_MMU_STATS
+    if constexpr (kReg) {
+      auto *r = m_->rootp;
+#define SGPU_SIM_TAP(path, k)                                                                   \
+  t.push_back(MmuTap{&r->sgpu_sim_top__DOT__u_top__DOT__##path##__DOT__st_q,                  \
+                     &r->sgpu_sim_top__DOT__u_top__DOT__##path##__DOT__acc_ok,                \
+                     &r->sgpu_sim_top__DOT__u_top__DOT__##path##__DOT__up_probe_i, k, 0})
+#define SGPU_SIM_TAP_NODE(n)                                                                    \
+  SGPU_SIM_TAP(g_node__BRA__##n##__KET____DOT__u_cp__DOT__g_vm__DOT__u_mmu_ib, SGPU_SIM_MMU_FETCH); \
+  SGPU_SIM_TAP(g_node__BRA__##n##__KET____DOT__u_cp__DOT__g_vm__DOT__u_mmu_wr, SGPU_SIM_MMU_WRITER)
+      SGPU_SIM_TAP_NODE(0);
+      SGPU_SIM_TAP_NODE(1);
+      SGPU_SIM_TAP_NODE(2);
+      SGPU_SIM_TAP_NODE(3);
+      SGPU_SIM_TAP_NODE(4);
+      SGPU_SIM_TAP_NODE(5);
+      SGPU_SIM_TAP(g_eng_mmu__BRA__0__KET____DOT__g_mmu__DOT__u_mmu, SGPU_SIM_MMU_2D);
+      SGPU_SIM_TAP(g_eng_mmu__BRA__1__KET____DOT__g_mmu__DOT__u_mmu, SGPU_SIM_MMU_2D);
+      SGPU_SIM_TAP(g_eng_mmu__BRA__2__KET____DOT__g_mmu__DOT__u_mmu, SGPU_SIM_MMU_2D);
+#undef SGPU_SIM_TAP_NODE
+#undef SGPU_SIM_TAP
+    }
+#endif
+    return t;
+  }
   void write_coverage(const char *path) override {
 #if SGPU_SIM_COVERAGE
     if constexpr (kReg) {  // only the fast model counts (sim/sim.mk)
@@ -430,6 +474,11 @@ struct sgpu_sim {
   std::vector<sgpu_sim_mem_event> log;
   uint64_t log_base_seq = 0;  // sequence number of log[0]
   uint64_t last_host_write = 0;
+  // MMU counters (SGPU_SIM_MMU_STATS)
+  bool mmu_on = false;
+  std::vector<MmuTap> mmu;
+  sgpu_sim_mmu_stats mmu_st[SGPU_SIM_MMU_KINDS] = {};
+  std::string mmu_file;  // SGPU_SIM_MMU_STATS=<file>: written at destroy
   // video
   Capture cap[SGPU_SIM_SOURCES];
   // per-step host results
@@ -678,7 +727,25 @@ struct sgpu_sim {
     loaded = next;
     fast->edge(rst_n, loaded, host);
     fast->get(out);
+    if (mmu_on) mmu_count();
     cycle++;
+  }
+
+  // After the edge: each MMU's state and acceptance in the cycle now
+  // computed (sgpu_mmu.v: S_IDLE 0, S_PDE_RSP 3, S_PTE_RSP 5).
+  void mmu_count() {
+    for (MmuTap &t : mmu) {
+      sgpu_sim_mmu_stats &c = mmu_st[t.kind];
+      const uint8_t st = *t.st;
+      if (*t.acc) (*t.probe ? c.probes : c.translations)++;
+      if (st != 0) {
+        c.walk_cycles++;
+        if (t.prev == 0) c.walks++;
+        if (st == 3 && t.prev != 3) c.dir_reads++;
+        if (st == 5 && t.prev != 5) c.table_reads++;
+      }
+      t.prev = st;
+    }
   }
 
   // Drive one host request until accepted; for reads, wait for the answer.
@@ -755,6 +822,14 @@ sgpu_sim *sgpu_sim_create(const sgpu_sim_config *config) {
     return nullptr;
   }
   if (s->tracing && !s->model->open_trace(tp)) return nullptr;
+  if (s->reg) {
+    s->mmu = s->fast->mmu_taps();
+    const char *f = std::getenv("SGPU_SIM_MMU_STATS");
+    if (f && *f && !s->mmu.empty()) {
+      s->mmu_file = f;
+      s->mmu_on = true;
+    }
+  }
   s->rst_n = 0;
   if (s->reg) s->mem_inputs(0);  // step_reg() takes the inputs of a cycle before it
   for (uint32_t i = 0; i < kResetCycles; i++) s->step();
@@ -780,6 +855,18 @@ static void write_coverage(sgpu_sim *sim) {
 
 void sgpu_sim_destroy(sgpu_sim *sim) {
   if (!sim) return;
+  if (!sim->mmu_file.empty())
+    if (FILE *f = std::fopen(sim->mmu_file.c_str(), "a")) {
+      static const char *const kind[SGPU_SIM_MMU_KINDS] = {"fetch", "writer", "2d"};
+      for (unsigned k = 0; k < SGPU_SIM_MMU_KINDS; k++) {
+        const sgpu_sim_mmu_stats &c = sim->mmu_st[k];
+        std::fprintf(f, "mmu %s translations %llu probes %llu walks %llu dir_reads %llu table_reads %llu walk_cycles %llu\n",
+                     kind[k], (unsigned long long)c.translations, (unsigned long long)c.probes,
+                     (unsigned long long)c.walks, (unsigned long long)c.dir_reads, (unsigned long long)c.table_reads,
+                     (unsigned long long)c.walk_cycles);
+      }
+      std::fclose(f);
+    }
   sim->model->final_();
 #if SGPU_SIM_COVERAGE
   write_coverage(sim);
@@ -908,6 +995,20 @@ size_t sgpu_sim_mem_log(const sgpu_sim *sim, const sgpu_sim_mem_event **events) 
   const size_t n = sim->log.size() < sim->log_cap ? sim->log.size() : sim->log_cap;
   if (events) *events = n ? sim->log.data() + (sim->log.size() - n) : nullptr;
   return n;
+}
+
+int sgpu_sim_mmu_stats_enable(sgpu_sim *sim) {
+  if (!sim->reg || sim->mmu.empty()) return -1;
+  for (sgpu_sim_mmu_stats &c : sim->mmu_st) c = sgpu_sim_mmu_stats{};
+  for (MmuTap &t : sim->mmu) t.prev = *t.st;
+  sim->mmu_on = true;
+  return 0;
+}
+
+int sgpu_sim_mmu_stats_get(const sgpu_sim *sim, uint32_t kind, sgpu_sim_mmu_stats *stats) {
+  if (!sim->mmu_on || kind >= SGPU_SIM_MMU_KINDS || !stats) return -1;
+  *stats = sim->mmu_st[kind];
+  return 0;
 }
 
 uint64_t sgpu_sim_last_host_write_cycle(const sgpu_sim *sim) { return sim->last_host_write; }

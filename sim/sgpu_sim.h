@@ -86,6 +86,25 @@ size_t sgpu_sim_mem_log(const sgpu_sim *sim, const sgpu_sim_mem_event **events);
 /* Cycle in which the last host-port write was accepted (doorbell timing). */
 uint64_t sgpu_sim_last_host_write_cycle(const sgpu_sim *sim);
 
+/* MMU counters (GPU virtual memory): per kind of MMU, summed over the
+ * chip's instances, from the cycle they were enabled.  A translation is a
+ * virtual request accepted (always by a TLB hit: a miss walks first, then
+ * looks the request up again); a probe is a page check's; a walk is a TLB
+ * miss, reading the directory entry (unless the MMU kept it) and the table
+ * entry; walk_cycles counts the cycles MMUs spent walking (waiting for their
+ * port's reads in flight included).  Only the plain library's fast model has
+ * them (sim/sgpu_sim_mmu.vlt): elsewhere, and with a trace, enable returns
+ * -1.  With SGPU_SIM_MMU_STATS=<file> in the environment, every chip counts
+ * from its creation and appends one line per kind to <file> when destroyed
+ * ("mmu fetch translations N probes N walks N dir_reads N table_reads N
+ * walk_cycles N"; kinds fetch, writer, 2d). */
+enum { SGPU_SIM_MMU_FETCH = 0, SGPU_SIM_MMU_WRITER = 1, SGPU_SIM_MMU_2D = 2, SGPU_SIM_MMU_KINDS = 3 };
+typedef struct sgpu_sim_mmu_stats {
+  uint64_t translations, probes, walks, dir_reads, table_reads, walk_cycles;
+} sgpu_sim_mmu_stats;
+int sgpu_sim_mmu_stats_enable(sgpu_sim *sim); /* 0 (counters cleared), or -1 */
+int sgpu_sim_mmu_stats_get(const sgpu_sim *sim, uint32_t kind, sgpu_sim_mmu_stats *stats); /* 0, or -1 */
+
 /* Backdoor for tests: the memory model's array, no simulated time passes. */
 int sgpu_sim_backdoor_read(sgpu_sim *sim, uint32_t address, void *data, uint32_t size);
 int sgpu_sim_backdoor_write(sgpu_sim *sim, uint32_t address, const void *data, uint32_t size);

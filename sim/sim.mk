@@ -37,6 +37,10 @@ SIM_VMAKE    := MAKEOVERRIDES= OPT_FAST=-O1 OPT_SLOW=-O1 OPT_GLOBAL=-O1
 # verilating and compiling it takes ~30 s of CPU (the -O1 FST model ~25 s),
 # the profile-guided build below ~30 s more.
 SIM_TOP_V       := sim/sgpu_sim_top.v
+# The MMUs' walk state and acceptances readable by the harness (its MMU
+# counters, sgpu_sim_mmu_stats in sim/sgpu_sim.h): the fast model of the
+# plain library only (sgpu_sim.o there is built with SGPU_SIM_MMU_STATS=1).
+SIM_MMU_VLT     := sim/sgpu_sim_mmu.vlt
 SIM_FAST_VFLAGS := $(SIM_VCOMMON) -O3 --top-module sgpu_sim_top
 SIM_FAST_VMAKE  := MAKEOVERRIDES= OPT_SLOW=-O1 OPT_GLOBAL=-O2
 SIM_FAST_OPT    := -O2
@@ -77,11 +81,11 @@ SIM_VCD_OBJS := $(SIM_DIR)/vcd/Vsgpu_vcd__ALL.o $(SIM_DIR)/vcd/verilated_vcd_c.o
 SIM_STAMP_CHECK = ls $(1)/*.o >/dev/null 2>&1 || { echo "$(1): nothing compiled (make -n?)" >&2; \
                   rm -rf $(1); exit 1; }
 
-$(SIM_DIR)/fast.stamp: $(RTL_SRCS) $(SIM_TOP_V) $(HW_VH) $(HW_H) sim/sim.mk $(SIM_TRAIN_SRC) sim/sgpu_sim.cpp \
+$(SIM_DIR)/fast.stamp: $(RTL_SRCS) $(SIM_TOP_V) $(SIM_MMU_VLT) $(HW_VH) $(HW_H) sim/sim.mk $(SIM_TRAIN_SRC) sim/sgpu_sim.cpp \
                        sim/sgpu_sim.h
 	+@set -e; t=$(SIM_DIR)/fast.tmp.$$$$; rm -rf $$t; mkdir -p $$t/objs $$t/pgo; T=$$(cd $$t && pwd); \
 	echo "VERILATE sgpu_sim_top (fast, no tracing) -> $(SIM_DIR)/fast"; \
-	$(VERILATOR) $(SIM_FAST_VFLAGS) --Mdir $$t --prefix Vsgpu_top $(RTL_SRCS) $(SIM_TOP_V); \
+	$(VERILATOR) $(SIM_FAST_VFLAGS) --Mdir $$t --prefix Vsgpu_top $(SIM_MMU_VLT) $(RTL_SRCS) $(SIM_TOP_V); \
 	if [ "$(SIM_PGO)" = 1 ]; then \
 	  echo "PGO sgpu_sim_top: instrumented build, training run ($(SIM_TRAIN_SRC))"; \
 	  $(MAKE) --no-print-directory -s -C $$t -f Vsgpu_top.mk $(SIM_FAST_VMAKE) \
@@ -122,7 +126,7 @@ $(SIM_DIR)/vcd.stamp: $(RTL_SRCS) $(HW_VH) sim/sim.mk
 SIM_STAMPS := $(SIM_DIR)/fast.stamp $(SIM_DIR)/fst.stamp $(SIM_DIR)/vcd.stamp
 
 $(SIM_DIR)/sgpu_sim.o: sim/sgpu_sim.cpp sim/sgpu_sim.h $(HW_H) $(SIM_STAMPS)
-	$(CXX) $(SIM_CXXFLAGS) -c -o $@ $<
+	$(CXX) $(SIM_CXXFLAGS) -DSGPU_SIM_MMU_STATS=1 -c -o $@ $<
 
 $(SIM_LIB): $(SIM_DIR)/sgpu_sim.o $(SIM_STAMPS)
 	@rm -f $@.tmp.$$$$ && ar rcs $@.tmp.$$$$ $(SIM_DIR)/sgpu_sim.o $(SIM_FAST_OBJS) $(SIM_FST_OBJS) \

@@ -15,7 +15,11 @@
  * two VM contexts mapping one VA to different frames; a physical context
  * and the null context unchanged; TLB_INVALIDATE / CONTEXT in an IB fault
  * PRIVILEGED.  Then the figures: IB fetch, FILL and COPY words per cycle
- * with and without VM, the page check of a 640x480x2 FILL.
+ * with and without VM (asserted: fetch >= 0.95, COPY >= 0.45 with VM), the
+ * page check of a 640x480x2 FILL, and that FILL's pages from the memory
+ * request log: inside each page one word a cycle (asserted, VM and
+ * physical) and the gap at each page crossing, the VM one a TLB miss (a
+ * walk; asserted <= 8 cycles, reported as the cost of a miss).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -568,6 +572,62 @@ static uint64_t timed(sgpu_sim *sim, chip_ring *ring, int vm, const chip_buf *ib
   chip_buf_free(&rb);
   return c;
 }
+/* A large FILL's pages, from the memory request log: its writes to the
+ * frames [pa, pa + bytes) (one page after the other), per 4 KiB page the
+ * words written and the cycles from the page's first write to its last
+ * (both ends counted: equal when one word a cycle); between two pages, the
+ * cycles without a write of the FILL (the gap) and the reads of context A's
+ * tables there (a walk: table entry, and directory entry unless kept). */
+typedef struct fill_pages {
+  uint64_t words, cycles, gap_min, gap_max, table_reads, dir_reads;
+  double min_rate, gap_mean;
+} fill_pages;
+static void fill_pages_measure(sgpu_sim *sim, int vm, uint32_t pa, uint32_t bytes, fill_pages *r) {
+  const sgpu_sim_mem_event *ev;
+  size_t n = sgpu_sim_mem_log(sim, &ev);
+  uint32_t pages = bytes / 4096;
+  uint64_t *first = calloc(pages, sizeof *first), *last = calloc(pages, sizeof *last);
+  uint32_t *cnt = calloc(pages, sizeof *cnt);
+  memset(r, 0, sizeof *r);
+  for (size_t i = 0; i < n; i++) {
+    const sgpu_sim_mem_event *e = &ev[i];
+    if (!e->write || e->address < pa || e->address >= pa + bytes) continue;
+    uint32_t p = (e->address - pa) / 4096;
+    if (!cnt[p]++) first[p] = e->cycle;
+    last[p] = e->cycle;
+    /* one page after the other: no write of an earlier page after this one began */
+    CHIP_CHECK(p == 0 || (cnt[p - 1] == 1024 && last[p - 1] < first[p]), "FILL %s: page %u written out of order",
+               vm ? "VM" : "phys", p);
+  }
+  r->min_rate = 1e9;
+  r->gap_min = UINT64_MAX;
+  for (uint32_t p = 0; p < pages; p++) {
+    CHIP_EQ(cnt[p], 1024, "FILL: writes to a page (log lost some?)");
+    uint64_t span = last[p] - first[p] + 1;
+    r->words += cnt[p];
+    r->cycles += span;
+    if ((double)cnt[p] / (double)span < r->min_rate) r->min_rate = (double)cnt[p] / (double)span;
+    if (p) {
+      uint64_t gap = first[p] - last[p - 1] - 1;
+      r->gap_mean += (double)gap / (pages - 1);
+      if (gap < r->gap_min) r->gap_min = gap;
+      if (gap > r->gap_max) r->gap_max = gap;
+    }
+  }
+  /* table reads inside the gaps (context A: PD_A, PT_A) */
+  uint32_t p = 1;
+  for (size_t i = 0; i < n && p < pages; i++) {
+    const sgpu_sim_mem_event *e = &ev[i];
+    while (p < pages && e->cycle >= first[p]) p++;
+    if (p >= pages || e->cycle <= last[p - 1] || e->write) continue;
+    if (e->address >= PT_A && e->address < PT_A + 4096) r->table_reads++;
+    if (e->address >= PD_A && e->address < PD_A + 4096) r->dir_reads++;
+  }
+  free(first);
+  free(last);
+  free(cnt);
+}
+
 static void figures(sgpu_sim *sim, chip_ring *ring) {
   chip_buf ib, nop;
   chip_buf_init(&ib);
@@ -580,6 +640,8 @@ static void figures(sgpu_sim *sim, chip_ring *ring) {
     uint64_t c = timed(sim, ring, vm, &ib) - timed(sim, ring, vm, &nop);
     printf("IB fetch %s: %.0f words in %llu cycles\n", vm ? "VM" : "phys", words, (unsigned long long)c);
     chip_figure(vm ? "vm_fetch_words_per_cycle" : "phys_fetch_words_per_cycle", words / (double)c);
+    CHIP_CHECK(words / (double)c >= 0.95, "IB fetch %s: %.3f words a cycle, below 0.95", vm ? "VM" : "phys",
+               words / (double)c);
   }
   /* FILL and COPY within 4 pages (the 2D engine's TLB holds them after a walk each) */
   struct { const char *name; int copy; uint32_t w, h; } ops[] = {
@@ -606,6 +668,10 @@ static void figures(sgpu_sim *sim, chip_ring *ring) {
       char nm[64];
       snprintf(nm, sizeof nm, "%s_%s_words_per_cycle", vm ? "vm" : "phys", ops[o].name);
       chip_figure(nm, wds / (double)c);
+      /* FILL's 1.0 while the TLB hits is asserted page by page below */
+      if (ops[o].copy)
+        CHIP_CHECK(wds / (double)c >= 0.45, "COPY %s: %.3f words a cycle, below 0.45", vm ? "VM" : "phys",
+                   wds / (double)c);
     }
   compare(sim, "figures");
   /* 640x480x2 FILL: VM (150 pages checked, each a walk) against physical.
@@ -616,12 +682,42 @@ static void figures(sgpu_sim *sim, chip_ring *ring) {
     chip_poke(sim, PT_A + 4 * (0x300 + p), e);
   }
   uint64_t c[2];
+  fill_pages fp[2];
   for (int vm = 0; vm < 2; vm++) {
     chip_buf_clear(&ib);
     chip_pkt_fill(&ib, vm ? 0x00300000u : 0x00400000u, 1280, 1280, 480, 0x55AA55AAu);
-    c[vm] = timed(sim, ring, vm, &ib) - timed(sim, ring, vm, &nop);
+    sgpu_sim_mem_log_enable(sim, 1u << 20);
+    uint64_t ci = timed(sim, ring, vm, &ib);
+    fill_pages_measure(sim, vm, 0x00400000u, 1280 * 480, &fp[vm]);
+    sgpu_sim_mem_log_enable(sim, 0);
+    c[vm] = ci - timed(sim, ring, vm, &nop);
     printf("640x480x2 FILL %s: %llu cycles\n", vm ? "VM" : "phys", (unsigned long long)c[vm]);
   }
+  /* Inside each page: one word a cycle (the TLB hitting: no added cycle). */
+  for (int vm = 0; vm < 2; vm++) {
+    const char *k = vm ? "VM" : "phys";
+    printf("640x480x2 FILL %s, per page: %llu words in %llu cycles from each page's first write to its last "
+           "(slowest page %.4f words a cycle); page crossings %.2f cycles on average (%llu to %llu)\n",
+           k, (unsigned long long)fp[vm].words, (unsigned long long)fp[vm].cycles, fp[vm].min_rate, fp[vm].gap_mean,
+           (unsigned long long)fp[vm].gap_min, (unsigned long long)fp[vm].gap_max);
+    CHIP_CHECK(fp[vm].min_rate == 1.0 && fp[vm].words == fp[vm].cycles,
+               "FILL %s inside a page: %llu words in %llu cycles (slowest page %.4f words a cycle), not 1.0", k,
+               (unsigned long long)fp[vm].words, (unsigned long long)fp[vm].cycles, fp[vm].min_rate);
+    CHIP_CHECK(fp[vm].gap_max <= 8, "FILL %s: a page crossing of %llu cycles (more than 8)", k,
+               (unsigned long long)fp[vm].gap_max);
+  }
+  /* Every VM crossing is a walk: the table entry read (the directory entry
+   * kept), nothing at a physical one. */
+  CHIP_EQ(fp[1].table_reads, 149, "walks (table entry reads) at the VM FILL's 149 page crossings");
+  CHIP_EQ(fp[1].dir_reads, 0, "directory entry reads at the VM FILL's page crossings");
+  CHIP_EQ(fp[0].table_reads + fp[0].dir_reads, 0, "table reads at the physical FILL's page crossings");
+  CHIP_CHECK(fp[1].gap_min >= 1, "a VM page crossing without a bubble: no walk?");
+  chip_figure("phys_fill_in_page_words_per_cycle", (double)fp[0].words / (double)fp[0].cycles);
+  chip_figure("vm_fill_in_page_words_per_cycle", (double)fp[1].words / (double)fp[1].cycles);
+  chip_figure("phys_fill_page_crossing_cycles", fp[0].gap_mean);
+  chip_figure("vm_fill_page_crossing_cycles", fp[1].gap_mean);
+  chip_figure("vm_fill_page_crossing_max_cycles", (double)fp[1].gap_max);
+  chip_figure("vm_tlb_miss_cycles", fp[1].gap_mean - fp[0].gap_mean);
   exp_fill(&ma, 0x00300000u, 1280, 1280, 480, 0x55AA55AAu);
   compare(sim, "640x480 FILL");
   chip_figure("fill_640x480_phys_cycles", (double)c[0]);
