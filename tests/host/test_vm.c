@@ -67,17 +67,24 @@ static uint64_t map(fixture *f, sgpu_context *c, uint64_t pa, uint64_t size, uin
 
 /* The words of cb written at physical cpa (mapped at cva in c), submitted
  * from c with fence id `fence`. */
-static int submit_vm(fixture *f, sgpu_context *c, uint64_t cpa, uint64_t cva, const sgpu_cmdbuf *cb,
-                     uint32_t fence) {
-  assert_int_equal(sgpu_write(f->dev, cpa, cb->words, sgpu_cmdbuf_size(cb)), 0);
+/* A submission from c of the first `len` bytes of the page-sized DMA
+ * buffer at virtual address cva. */
+static sgpu_submit_command_args vm_args(sgpu_context *c, uint64_t cva, uint32_t len, uint32_t fence) {
   sgpu_submit_command_args a;
   memset(&a, 0, sizeof a);
   a.context = c;
   a.dma_buffer_virtual_address = cva;
   a.dma_buffer_size = PAGE;
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
+  a.dma_buffer_submission_end_offset = len;
   a.submission_fence_id = fence;
   a.node_ordinal = sgpu_context_node(c);
+  return a;
+}
+
+static int submit_vm(fixture *f, sgpu_context *c, uint64_t cpa, uint64_t cva, const sgpu_cmdbuf *cb,
+                     uint32_t fence) {
+  assert_int_equal(sgpu_write(f->dev, cpa, cb->words, sgpu_cmdbuf_size(cb)), 0);
+  sgpu_submit_command_args a = vm_args(c, cva, sgpu_cmdbuf_size(cb), fence);
   return sgpu_submit_command(f->dev, &a);
 }
 
@@ -382,13 +389,7 @@ static void test_rewritten_buffer_faults(void **state) {
   snap before, after;
   take(f, &before, data);
   CHECK(submit_vm(f, c, apa, ava, &a, 2));
-  sgpu_submit_command_args s;
-  memset(&s, 0, sizeof s);
-  s.context = c;
-  s.dma_buffer_virtual_address = bva;
-  s.dma_buffer_size = PAGE;
-  s.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&b);
-  s.submission_fence_id = 3;
+  sgpu_submit_command_args s = vm_args(c, bva, sgpu_cmdbuf_size(&b), 3);
   CHECK(sgpu_submit_command(f->dev, &s)); /* validated from the library's copy: a FILL at dva */
   CHECK(submit_vm(f, inn, ipa, iva, &ib, 4));
   wr(f, bpa + 256, 1); /* go */
@@ -471,13 +472,7 @@ static void test_unmap_invalidates(void **state) {
   sgpu_cmd_write_data(&cb, (uint32_t)bva + 4, &evil, 1);
   sgpu_cmd_wait_mem(&cb, (uint32_t)bva + 4, 0xFFFFFFFFu, evil, SGPU_WAIT_FUNC_EQ);
   CHECK(submit_vm(f, c, apa, ava, &cb, 3));
-  sgpu_submit_command_args s;
-  memset(&s, 0, sizeof s);
-  s.context = c;
-  s.dma_buffer_virtual_address = bva;
-  s.dma_buffer_size = PAGE;
-  s.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&b);
-  s.submission_fence_id = 4;
+  sgpu_submit_command_args s = vm_args(c, bva, sgpu_cmdbuf_size(&b), 4);
   CHECK(sgpu_submit_command(f->dev, &s));
   assert_int_equal(sgpu_wait_fence(f->dev, 0, 4, wait_ms(100)), SGPU_ERROR_NODE_FAULTED);
   sgpu_event ev;
@@ -591,14 +586,7 @@ static void test_preempted_vm_submission_resumes(void **state) {
       CHECK(sgpu_write(f->dev, fb + o, zero, W * H - o < sizeof zero ? W * H - o : sizeof zero));
     ++fence;
     CHECK(submit_vm(f, c, cmd, vcmd, &l1, fence));
-    sgpu_submit_command_args a;
-    memset(&a, 0, sizeof a);
-    a.context = c;
-    a.dma_buffer_virtual_address = vcmd;
-    a.dma_buffer_size = PAGE;
-    a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(&l1);
-    a.submission_fence_id = fence;
-    a.node_ordinal = 0;
+    sgpu_submit_command_args a = vm_args(c, vcmd, sgpu_cmdbuf_size(&l1), fence);
     a.flags.resubmission = 1;
     for (uint32_t rounds = 0;; rounds++) {
       assert_true(rounds < 100);
