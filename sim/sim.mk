@@ -37,7 +37,10 @@ SIM_VMAKE    := MAKEOVERRIDES= OPT_FAST=-O1 OPT_SLOW=-O1 OPT_GLOBAL=-O1
 # verilating and compiling it takes ~30 s of CPU (the -O1 FST model ~25 s),
 # the profile-guided build below ~30 s more.
 SIM_TOP_V       := sim/sgpu_sim_top.v
-SIM_FAST_VFLAGS := $(SIM_VCOMMON) -O3 --top-module sgpu_sim_top
+# SGPU_SIM_GATE: each command processor on a clock of its own, which the
+# harness raises only when the ring can change (sgpu_cp.v's sim_awake_o,
+# sgpu_sim.cpp): an idle ring's clocked code is skipped (docs/figures.md).
+SIM_FAST_VFLAGS := $(SIM_VCOMMON) -O3 --top-module sgpu_sim_top +define+SGPU_SIM_GATE
 SIM_FAST_VMAKE  := MAKEOVERRIDES= OPT_SLOW=-O1 OPT_GLOBAL=-O2
 SIM_FAST_OPT    := -O2
 # Profile-guided: the model's code is compiled with profiling counters
