@@ -183,6 +183,33 @@ struct HasTrigPrev<R, std::void_t<decltype(std::declval<R &>().__Vtrigrprev__TOP
 // assertion variant (SGPU_SIM_ASSERT=1, sim/sim.mk): eval() first samples
 // the values that $past and the clocked assertions read, which those two
 // functions would skip.
+// Ring clocks (sim/sim.mk's SGPU_SIM_GATE, the fast model only): each
+// command processor has its own clock input (cp_clk_i), raised with clk_i
+// only when the ring's cp_awake_o was set before the edge: an idle ring
+// keeps all its flops still (sgpu_cp.v's sim_awake_o), so its clocked code
+// is skipped.  Verilator 5.006 copies each bit of cp_clk_i into a member
+// (__Vcellinp) before it takes it as a trigger, in the input evaluation
+// that eval() runs first: RingClocks sets those members (and their previous
+// values, for the low clock) directly, like LowClock and ClockEdge above.
+// Without them (another Verilator) every eval() copies them itself.
+#define SGPU_GATE_CLK(k) sgpu_sim_top__DOT__u_top__DOT____Vcellinp__g_node__BRA__##k##__KET____DOT__u_cp__sim_clk_i
+#define SGPU_GATE_PREV(k) \
+  __Vtrigrprev__TOP__sgpu_sim_top__DOT__u_top__DOT____Vcellinp__g_node__BRA__##k##__KET____DOT__u_cp__sim_clk_i
+template <class M, class = void>
+struct HasRingClocks : std::false_type {};
+template <class M>
+struct HasRingClocks<M, std::void_t<decltype(std::declval<M &>().cp_clk_i), decltype(std::declval<M &>().cp_awake_o)>>
+    : std::true_type {};
+template <class R, class = void>
+struct HasRingClockMembers : std::false_type {};
+template <class R>
+struct HasRingClockMembers<R, std::void_t<decltype(std::declval<R &>().SGPU_GATE_CLK(0)),
+                                          decltype(std::declval<R &>().SGPU_GATE_PREV(0)),
+                                          decltype(std::declval<R &>().SGPU_GATE_CLK(5)),
+                                          decltype(std::declval<R &>().SGPU_GATE_PREV(5))>>
+    : std::true_type {};
+static_assert(SGPU_SIM_NODES == 2, "the ring clock members below are the 2-node chip's six rings");
+
 #if defined(VERILATOR_VERSION_INTEGER) && VERILATOR_VERSION_INTEGER == 5006000 && !SGPU_SIM_ASSERT
 #define SGPU_SIM_DIRECT_EDGE 1
 #else
@@ -211,6 +238,7 @@ class Model final : public ModelIf {
       // previous ones).
       m_->clk_i = 0;
       m_->ld_i = 0;
+      if constexpr (HasRingClocks<M>::value) m_->cp_clk_i = 0;
       m_->eval();
     }
   }
@@ -257,18 +285,27 @@ class Model final : public ModelIf {
   }
   void edge(int rst_n, const Inputs &next, bool host) override {
     if constexpr (kReg) {
+      using Root = std::remove_pointer_t<std::remove_cv_t<decltype(m_->rootp)>>;
+      constexpr bool kGate = HasRingClocks<M>::value;
+      constexpr bool kGateDirect = kGate && HasRingClockMembers<Root>::value;
+      // the rings that tick at this edge: decided by the cycle that ends here
+      unsigned awake = 0;
+      if constexpr (kGate) awake = m_->cp_awake_o;
       m_->clk_i = 0;  // nothing depends on it: only the low clock is recorded
       m_->ld_i = 0;
-      using Root = std::remove_pointer_t<std::remove_cv_t<decltype(m_->rootp)>>;
-      if constexpr (HasTrigPrev<Root>::value) {
+      if constexpr (kGate) m_->cp_clk_i = 0;
+      if constexpr (HasTrigPrev<Root>::value && (!kGate || kGateDirect)) {
         m_->rootp->__Vtrigrprev__TOP__clk_i = 0;
         m_->rootp->__Vtrigrprev__TOP__ld_i = 0;
+        if constexpr (kGateDirect) ring_clocks(0);
       } else {
         m_->eval();
       }
       put_mem(next);
       if (host) put_host(rst_n, next);
       m_->ld_i = host;
+      if constexpr (kGate) m_->cp_clk_i = awake;
+      if constexpr (kGateDirect) ring_clocks(awake);
       m_->clk_i = 1;
       if constexpr (SGPU_SIM_DIRECT_EDGE && std::is_same<M, Vsgpu_top>::value && HasTrigPrev<Root>::value) {
         if (!host) {
@@ -360,6 +397,27 @@ class Model final : public ModelIf {
   }
 
  private:
+  // The ring clocks' copies (and, low, their previous values) as eval()'s
+  // input evaluation would leave them.
+  template <class MM = M>
+  void ring_clocks(unsigned bits) {
+    using R = std::remove_pointer_t<std::remove_cv_t<decltype(std::declval<MM &>().rootp)>>;
+    if constexpr (HasRingClocks<MM>::value && HasRingClockMembers<R>::value) {
+      R *const r = m_->rootp;
+      if (!bits) {
+        r->SGPU_GATE_PREV(0) = r->SGPU_GATE_PREV(1) = r->SGPU_GATE_PREV(2) = 0;
+        r->SGPU_GATE_PREV(3) = r->SGPU_GATE_PREV(4) = r->SGPU_GATE_PREV(5) = 0;
+      }
+      r->SGPU_GATE_CLK(0) = bits & 1;
+      r->SGPU_GATE_CLK(1) = (bits >> 1) & 1;
+      r->SGPU_GATE_CLK(2) = (bits >> 2) & 1;
+      r->SGPU_GATE_CLK(3) = (bits >> 3) & 1;
+      r->SGPU_GATE_CLK(4) = (bits >> 4) & 1;
+      r->SGPU_GATE_CLK(5) = (bits >> 5) & 1;
+    } else {
+      (void)bits;
+    }
+  }
   void put(int rst_n, const Inputs &in) {
     put_host(rst_n, in);
     put_mem(in);

@@ -63,6 +63,15 @@ module sgpu_sim_top #(
   output wire [SOURCES-1:0]   vid_vsync_o,
   output wire [SOURCES-1:0]   vid_de_o,
   output wire                 irq_o
+`ifdef SGPU_SIM_GATE
+  ,
+  // Each command processor's clock (sgpu_top's sim_cp_clk_i): the harness
+  // raises bit g with clk_i only if bit g of cp_awake_o was set before the
+  // edge; a ring asleep keeps every flop still, so its clocked code is
+  // skipped (sim/sim.mk defines SGPU_SIM_GATE for the fast model).
+  input  wire [3*NODES-1:0]   cp_clk_i,
+  output wire [3*NODES-1:0]   cp_awake_o
+`endif
 );
   reg        rst_nq, host_valid_q, host_write_q, mem_ready_q, rsp_valid_q;
   reg [31:0] host_addr_q, host_wdata_q, rsp_rdata_q;
@@ -99,7 +108,11 @@ module sgpu_sim_top #(
     .vid_r_o(vid_r_o), .vid_g_o(vid_g_o), .vid_b_o(vid_b_o),
     .vid_hsync_o(vid_hsync_o), .vid_vsync_o(vid_vsync_o), .vid_de_o(vid_de_o),
     .irq_o(irq_o), .busy_o(), .fault_o(),
-    .cycle_o());
+    .cycle_o()
+`ifdef SGPU_SIM_GATE
+    , .sim_cp_clk_i(cp_clk_i), .sim_cp_awake_o(cp_awake_o)
+`endif
+    );
   /* verilator lint_on PINCONNECTEMPTY */
 endmodule
 /* verilator coverage_on */

@@ -41,7 +41,10 @@ SIM_TOP_V       := sim/sgpu_sim_top.v
 # counters, sgpu_sim_mmu_stats in sim/sgpu_sim.h): the fast model of the
 # plain library only (sgpu_sim.o there is built with SGPU_SIM_MMU_STATS=1).
 SIM_MMU_VLT     := sim/sgpu_sim_mmu.vlt
-SIM_FAST_VFLAGS := $(SIM_VCOMMON) -O3 --top-module sgpu_sim_top
+# SGPU_SIM_GATE: each command processor on a clock of its own, which the
+# harness raises only when the ring can change (sgpu_cp.v's sim_awake_o,
+# sgpu_sim.cpp): an idle ring's clocked code is skipped (docs/figures.md).
+SIM_FAST_VFLAGS := $(SIM_VCOMMON) -O3 --top-module sgpu_sim_top +define+SGPU_SIM_GATE
 SIM_FAST_VMAKE  := MAKEOVERRIDES= OPT_SLOW=-O1 OPT_GLOBAL=-O2
 SIM_FAST_OPT    := -O2
 # Profile-guided: the model's code is compiled with profiling counters

@@ -135,6 +135,16 @@ module sgpu_cp #(
   // valid/ready check: its data is the count of the accepting cycle).
   output wire                  f_wdata_live_o
 `endif
+`ifdef VERILATOR
+`ifdef SGPU_SIM_GATE
+  ,
+  // Simulation only (the fast model, sim/sgpu_sim_top.v): this ring's own
+  // clock, which the harness raises with clk_i only when sim_awake_o was
+  // set in that cycle.
+  input  wire                  sim_clk_i,
+  output wire                  sim_awake_o
+`endif
+`endif
 );
   // Parameter preconditions: a violated one instantiates a missing module
   // named after it, which stops elaboration in every tool.
@@ -161,6 +171,20 @@ module sgpu_cp #(
   // Internal address width: AW, or fewer bits if the memory is smaller.
   localparam MAW = $clog2(MEM_BYTES);
   localparam IW  = (AW < MAW) ? AW : MAW;
+
+  // The clock of every flop of the ring: clk_i, or in the fast simulation
+  // model the ring's own clock (see sim_awake_o below).
+  wire clk;
+`ifdef VERILATOR
+`ifdef SGPU_SIM_GATE
+  assign clk = sim_clk_i;
+  wire unused_clk = clk_i;
+`else
+  assign clk = clk_i;
+`endif
+`else
+  assign clk = clk_i;
+`endif
 
   // ------------------------------------------------------------ wiring
   // register block <-> executor
@@ -213,7 +237,7 @@ module sgpu_cp #(
   /* verilator lint_on UNUSEDSIGNAL */
 
   sgpu_cp_regs #(.IW(IW), .MEM_BYTES(MEM_BYTES), .PERF(PERF), .MIRROR(MIRROR), .PREEMPTION(PREEMPTION)) u_regs (
-    .clk_i(clk_i), .rst_ni(rst_ni),
+    .clk_i(clk), .rst_ni(rst_ni),
     .reg_we_i(reg_we_i), .reg_addr_i(reg_addr_i), .reg_wdata_i(reg_wdata_i), .reg_re_i(reg_re_i),
     .reg_rdata_o(reg_rdata_o), .reg_rdata_late_o(reg_rdata_late_o),
     .cfg_err_o(cfg_err_o), .reg_kept_o(reg_kept_o), .cfg_err_bits_o(cfg_err_bits_o),
@@ -241,7 +265,7 @@ module sgpu_cp #(
   );
 
   sgpu_cp_exec #(.IW(IW), .MEM_BYTES(MEM_BYTES), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION), .VM(VM)) u_exec (
-    .clk_i(clk_i), .rst_ni(rst_ni),
+    .clk_i(clk), .rst_ni(rst_ni),
     .ring_base_i(ring_base), .ring_mask_i(ring_mask), .wptr_i(wptr), .rptr_wb_i(rptr_wb),
     .enable_i(enable), .ring_cfg_we_i(ring_cfg_we), .reset_i(eng_reset),
     .wdog_we_i(wdog_we), .wdog_limit_i(reg_wdata_i[`SGPU_NREG_WATCHDOG_W-1:0]), .wdog_on_i(wdog_on), .wdog_new_i(wdog_new),
@@ -292,7 +316,7 @@ module sgpu_cp #(
 
   /* verilator lint_off PINCONNECTEMPTY */
   sgpu_cp_writer #(.IW(IW)) u_writer (
-    .clk_i(clk_i), .rst_ni(rst_ni),
+    .clk_i(clk), .rst_ni(rst_ni),
     .st_wdata_i(st_wdata), .st_one_i(st_one), .st_wb_i(st_wb), .st_poll_i(st_poll),
     .op_fence_i(op == `SGPU_OP_FENCE), .op_ts_i(op == `SGPU_OP_TIMESTAMP), .ts_start_i(ts_start),
     .stop_i(wr_stop), .poll_pend_i(poll_pend),
@@ -311,7 +335,7 @@ module sgpu_cp #(
   /* verilator lint_on PINCONNECTEMPTY */
 
   sgpu_cp_wait #(.SOURCES(SOURCES), .LINE_W(LINE_W)) u_wait (
-    .clk_i(clk_i), .rst_ni(rst_ni),
+    .clk_i(clk), .rst_ni(rst_ni),
     .func_i(wait_func), .mask_i(wait_mask), .ref_i(wait_ref),
     .poll_sent_i(poll_sent), .rsp_valid_i(x_wr_rsp_valid), .rsp_rdata_i(x_wr_rsp_rdata),
     .cmp_i(wait_cmp), .poll_pend_o(poll_pend), .poll_ok_o(poll_ok), .gap_done_o(gap_done),
@@ -320,6 +344,12 @@ module sgpu_cp #(
     .scanline_i(scanline_i),
     .vblank_o(src_vblank), .in_scan_o(in_scan), .flip_pending_o(src_flip_pending)
   );
+
+`ifdef VERILATOR
+`ifdef SGPU_SIM_GATE
+  wire sim_mmu_idle;
+`endif
+`endif
 
   // ------------------------------------------------------------ MMUs (VM)
   // The IB fetch is virtual in a VM context (every buffer is the
@@ -335,7 +365,7 @@ module sgpu_cp #(
     wire wr_ready;
     /* verilator lint_off PINCONNECTEMPTY */
     sgpu_mmu #(.TLB_ENTRIES(TLB_ENTRIES), .AW(IW)) u_mmu_ib (
-      .clk_i(clk_i), .rst_ni(rst_ni), .root_i(root), .flush_i(mmu_flush),
+      .clk_i(clk), .rst_ni(rst_ni), .root_i(root), .flush_i(mmu_flush),
       .up_valid_i(x_ib_valid), .up_ready_o(x_ib_ready), .up_write_i(1'b0), .up_virt_i(vm),
       .up_probe_i(1'b0), .up_addr_i(x_ib_addr), .up_wdata_i(32'd0), .up_wstrb_i(4'd0),
       .up_rsp_valid_o(x_ib_rsp_valid), .up_rsp_rdata_o(x_ib_rsp_rdata),
@@ -345,7 +375,7 @@ module sgpu_cp #(
       .done_o(ib_done), .fault_o(ib_fault), .fault_prot_o(ib_prot), .pa_o(ib_pa), .dead_o(ib_dead));
     /* verilator lint_on PINCONNECTEMPTY */
     sgpu_mmu #(.TLB_ENTRIES(TLB_ENTRIES), .AW(IW)) u_mmu_wr (
-      .clk_i(clk_i), .rst_ni(rst_ni), .root_i(root), .flush_i(mmu_flush),
+      .clk_i(clk), .rst_ni(rst_ni), .root_i(root), .flush_i(mmu_flush),
       .up_valid_i(x_wr_valid || probe_valid), .up_ready_o(wr_ready),
       .up_write_i(probe_valid ? probe_write : x_wr_write),
       .up_virt_i(probe_valid || wr_virt), .up_probe_i(probe_valid),
@@ -371,7 +401,18 @@ module sgpu_cp #(
                          w_x ? {`SGPU_UNIT_CP, x_wr_write ? `SGPU_ACCESS_WRITE : `SGPU_ACCESS_READ} :
                          {`SGPU_UNIT_2D, blit_fault_write_i ? `SGPU_ACCESS_WRITE : `SGPU_ACCESS_READ};
     wire unused_vm = &{1'b0, ib_done};
+`ifdef VERILATOR
+`ifdef SGPU_SIM_GATE
+    // Both MMUs idle: no walk, no read of theirs to come.
+    assign sim_mmu_idle = u_mmu_ib.st_q == 3'd0 && u_mmu_ib.quiet && u_mmu_wr.st_q == 3'd0 && u_mmu_wr.quiet;
+`endif
+`endif
   end else begin : g_no_vm
+`ifdef VERILATOR
+`ifdef SGPU_SIM_GATE
+    assign sim_mmu_idle = 1'b1;
+`endif
+`endif
     assign ib_req_valid_o = x_ib_valid; assign x_ib_ready = ib_req_ready_i; assign ib_req_addr_o = x_ib_addr;
     assign x_ib_rsp_valid = ib_rsp_valid_i; assign x_ib_rsp_rdata = ib_rsp_rdata_i;
     assign wr_req_valid_o = x_wr_valid; assign x_wr_ready = wr_req_ready_i; assign wr_req_write_o = x_wr_write;
@@ -388,4 +429,36 @@ module sgpu_cp #(
 
   assign busy_o    = busy;
   assign faulted_o = faulted;
+
+`ifdef VERILATOR
+`ifdef SGPU_SIM_GATE
+  // Simulation only.  Asleep: the ring waits at a header of the ring with
+  // nothing queued, no access of its own in flight and nothing addressed to
+  // it, so that no flop of the ring can change at this clock edge (each
+  // term below stands for the flops it keeps still).  The harness then
+  // leaves sim_clk_i low and the model skips the ring's clocked code.  A
+  // few flops load every cycle a value nothing reads until they load again
+  // (the range verdicts, WAIT_MEM's compare, the shadow RAM's read data,
+  // a FIFO's read data): they may keep an older value, unseen.
+  wire sim_asleep =
+      // out of reset (in reset the ring ticks: its reset branch runs at each edge)
+      rst_ni &&
+      // registers: no access, no watchdog write to pass on, no late read data due
+      !reg_we_i && !reg_re_i && !u_regs.sh_sel_q && !u_regs.wdog_new_q &&
+      // executor: at a ring header, nothing queued, nothing pending
+      state_q == 5'd0 && !busy && level == 2'd0 && !u_exec.preempt_pend_q && !u_exec.xl_pend_q &&
+      !u_exec.progress_q && !u_exec.ring_pres_q && !u_exec.wdog_fire && !blit_progress_i &&
+      u_exec.u_wdog_cnt.q == u_exec.u_wdog_cnt.held_q &&
+      // fetchers: no read presented or in flight, FIFOs empty
+      !ring_req_valid_o && !ring_rsp_valid_i && !x_ib_valid && !ib_req_valid_o && !ib_rsp_valid_i &&
+      u_exec.u_ring.infl_q == 3'd0 && u_exec.u_ring.drop_q == 3'd0 && u_exec.u_ring.fcount == 3'd0 &&
+      !u_exec.u_ring.u_fifo.use_byp_q &&
+      u_exec.u_ib.infl_q == 3'd0 && u_exec.u_ib.drop_q == 3'd0 && u_exec.u_ib.fcount == 3'd0 &&
+      !u_exec.u_ib.u_fifo.use_byp_q &&
+      // writer and WAIT unit
+      !x_wr_valid && !wr_req_valid_o && !wr_rsp_valid_i && u_wait.gap_q == 4'd0 && !u_wait.poll_pend_q &&
+      sim_mmu_idle;
+  assign sim_awake_o = !sim_asleep;
+`endif
+`endif
 endmodule

@@ -74,6 +74,16 @@ module sgpu_top #(
   output wire                 busy_o,      // some node is busy (for LEDs)
   output wire                 fault_o,     // some node is faulted (for LEDs)
   output wire [31:0]          cycle_o      // CYCLE_LO: a heartbeat for board LEDs without a counter of their own
+`ifdef VERILATOR
+`ifdef SGPU_SIM_GATE
+  ,
+  // Simulation only (sim/sgpu_sim_top.v): each command processor's own
+  // clock and whether it must tick (sgpu_cp's sim_clk_i, sim_awake_o); bit
+  // g is ring g, the bits past the chip's rings are unused.
+  input  wire [3*NODES-1:0]   sim_cp_clk_i,
+  output wire [3*NODES-1:0]   sim_cp_awake_o
+`endif
+`endif
 );
   // Parameter preconditions: a violated one instantiates a missing module
   // named after it, which stops elaboration in every tool.
@@ -348,6 +358,11 @@ module sgpu_top #(
         /* verilator lint_off PINCONNECTEMPTY */
         , .f_wdata_live_o()
         /* verilator lint_on PINCONNECTEMPTY */
+`endif
+`ifdef VERILATOR
+`ifdef SGPU_SIM_GATE
+        , .sim_clk_i(sim_cp_clk_i[g]), .sim_awake_o(sim_cp_awake_o[g])
+`endif
 `endif
       );
       assign a_write[R] = 1'b0;     assign a_write[R+1] = 1'b0;
@@ -767,6 +782,14 @@ module sgpu_top #(
     .clk_i(clk_i), .rst_ni(rst_ni), .en_i(cyc_lo_wrap), .ld_i(1'b0), .d_i(32'd0),
     .q_o(cycle_q[63:32]), .co_o(cyc_hi_wrap));
   assign cycle_o = cycle_q[31:0];
+`ifdef VERILATOR
+`ifdef SGPU_SIM_GATE
+  generate if (RINGS < 3 * NODES) begin : g_sim_no_ring
+    assign sim_cp_awake_o[3*NODES-1:RINGS] = {(3*NODES-RINGS){1'b0}};
+    wire unused_sim_clk = &{1'b0, sim_cp_clk_i[3*NODES-1:RINGS]};
+  end endgenerate
+`endif
+`endif
 
   // ------------------------------------------------------------ register mirror
   // Registers that read back exactly the word the host wrote -- SCRATCH, each
