@@ -400,15 +400,18 @@ module sgpu_cp_exec #(
   wire [31:0] h      = st_data;
   wire [13:0] h_cnt  = h[29:16];
   // Words left in the current buffer from the header on (ring: up to WPTR).
-  // One subtractor: the operands are chosen first.  A don't-care ('x)
-  // unless a header waits.
+  // One subtractor per buffer kind, the level chooses the difference: a
+  // level mux in front of a single subtractor put the level register, the
+  // mux and both carry chains (this and the decoder's overrun compare) in
+  // series on the iCE40's critical path.  A don't-care ('x) unless a
+  // header waits.
   wire [IW-1:0] cur_addr   = in_ib ? ibcur_q : (ring_base_i | rcur_q);
+  wire [IW-1:2] ring_avail = (wptr_i[IW-1:2] - rcur_q[IW-1:2]) & ring_mask[IW-1:2];
+  wire [IW-1:2] ib_avail   = ibend[IW-1:2] - ibcur_q[IW-1:2];
   reg  [IW-1:2] avail_w;
   always @(*) begin
     avail_w = {(IW-2){1'bx}};
-    if (hdr_look)
-      avail_w = ((in_ib ? ibend[IW-1:2] : wptr_i[IW-1:2]) - (in_ib ? ibcur_q[IW-1:2] : rcur_q[IW-1:2])) &
-                (in_ib ? {(IW-2){1'b1}} : ring_mask[IW-1:2]);
+    if (hdr_look) avail_w = in_ib ? ib_avail : ring_avail;
   end
   wire [3:0] h_fault = hdr_fault_i;
 
