@@ -247,6 +247,10 @@ class Model final : public ModelIf {
       if (tfp_) tfp_->close();
       tfp_.reset();
     }
+    // The model's public scopes (sim/sgpu_sim_mmu.vlt) leave the thread's
+    // current context when destroyed, which is the last one created: with
+    // several chips alive that may be another's, or one already gone.
+    Verilated::threadContextp(ctx_.get());
     m_.reset();
   }
   void set(int clk, int rst_n, const Inputs &in) override {
