@@ -20,6 +20,7 @@ skip_functions() {
     test_preempt) echo "test_preempt_inside_fill_and_copy" ;;
     test_priority) echo "test_priority_overtakes_fill" ;;
     test_time_slice) echo "test_time_slice_o*" ;;  # overtakes_fill, off_in_order
+    test_vm) echo "test_preempted_vm_submission_resumes" ;;
   esac
 }
 root=$(cd "$(dirname "$0")/../.." && pwd)
