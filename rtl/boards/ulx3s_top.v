@@ -23,9 +23,10 @@
 //    COL_BITS 9: 32 MB on the 256 Mbit and the 512 Mbit parts alike), the
 //    SDRAM clocked by the inverse of the system clock (an ODDRX1F on
 //    sdram_clk): half a cycle of setup and hold on every pin; the chip may
-//    have MEM_RDQ (8) reads outstanding, enough for a scanout burst at the
+//    have MEM_RDQ (16) reads outstanding, enough for a scanout burst at the
 //    bus rate (9..11 cycles from request to data with the register slices
-//    around the memory port, a read every 2 cycles).
+//    around the memory port, a read every 2 cycles) behind the 6 requests
+//    the slice and the controller's queue may hold.
 //    With SDRAM = 0, MEM_BYTES of block RAM instead (sgpu_sram; the SDRAM
 //    pins idle: CKE low, deselected).
 //  - the host link (sgpu_host_bridge) on the FT231X UART at BAUD (default
@@ -168,9 +169,13 @@ module ulx3s_top #(
   // arbiter into the queue, was 77 % routing and failed 34.5 MHz (32.89 MHz,
   // seed 1).  The slice sits after the arbiter, so the order in which the
   // chip's masters were granted (the only memory order the chip promises)
-  // is kept; it costs a read two cycles of latency and no bandwidth (the
-  // SDRAM takes a word at most every two cycles, MEM_RDQ 8 cover it).
-  localparam integer RDQ = (SDRAM != 0) ? 8 : 4;
+  // is kept; it costs a read two cycles of latency.  With them MEM_RDQ is
+  // 16 for the SDRAM: at 8 reads in flight (which covered 7 cycles of
+  // latency and the 4 requests of the controller's queue) the scanout lost
+  // its row under a full-screen FILL (test_ulx3s_sdram: the frame after the
+  // FLIP black from row 5): the slice and the controller's queue hold up to
+  // 6 requests ahead of a scanout read, and a read takes 2 cycles more.
+  localparam integer RDQ = (SDRAM != 0) ? 16 : 4;
 
   wire        g_req_valid, g_req_ready, g_req_write;
   wire [31:0] g_req_addr, g_req_wdata;
