@@ -130,12 +130,14 @@ module sgpu_mem_arb #(
   // fires now is the winner, and the next grant is chosen from the requests
   // of this cycle with the mask already past it.
   reg [M-1:0] rr_fired;
+  reg         past_fired;
+  integer     f;
   always @(*) begin
-    rr_fired = {M{1'b0}};
-    seen = 1'b0;
-    for (i = 0; i < M; i = i + 1) begin
-      rr_fired[i] = seen;
-      seen        = seen | gnt_q[i];
+    rr_fired   = {M{1'b0}};
+    past_fired = 1'b0;
+    for (f = 0; f < M; f = f + 1) begin
+      rr_fired[f] = past_fired;
+      past_fired  = past_fired | gnt_q[f];
     end
   end
   wire rr_move = (REG_GRANT != 0) ? (fire && !(|(gnt_q & prio_m))) : (fire && !(|elig_p));
