@@ -24,90 +24,11 @@
  * so wall seconds of each step.
  * Usage: test_ulx3s_vm [SGPU_SIM]   (default build/bin/sgpu-sim)
  */
-#include <errno.h>
-#include <signal.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/types.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include "sgpu.h"
+#include "ulx3s_client.h"
 
 #define PAGE SGPU_PAGE_BYTES
 
-static pid_t server = -1;
-
-static void stop_server(void) {
-  if (server > 0) {
-    kill(server, SIGTERM);
-    waitpid(server, NULL, 0);
-    server = -1;
-  }
-}
-
-#define CHECK(cond, ...)                                   \
-  do {                                                     \
-    if (!(cond)) {                                         \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__); \
-      fprintf(stderr, __VA_ARGS__);                        \
-      fprintf(stderr, "\n");                               \
-      stop_server();                                       \
-      exit(1);                                             \
-    }                                                      \
-  } while (0)
-/* a library call that must succeed */
-#define OK(dev, call)                                                                          \
-  do {                                                                                         \
-    int e_ = (call);                                                                           \
-    CHECK(e_ == 0, "%s: %s (%s)", #call, sgpu_strerror(e_), (dev) ? sgpu_last_error(dev) : ""); \
-  } while (0)
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
-
-/* sgpu-sim --board ulx3s --listen tcp:127.0.0.1:0 in the background; its
- * first line ("listening on tcp:HOST:PORT") into uri. */
-static void start_server(const char *sim, char *uri, size_t n) {
-  int p[2];
-  CHECK(pipe(p) == 0, "pipe: %s", strerror(errno));
-  server = fork();
-  CHECK(server >= 0, "fork: %s", strerror(errno));
-  if (server == 0) {
-    dup2(p[1], 1);
-    close(p[0]);
-    close(p[1]);
-    execl(sim, sim, "--board", "ulx3s", "--listen", "tcp:127.0.0.1:0", (char *)NULL);
-    fprintf(stderr, "%s: %s\n", sim, strerror(errno));
-    _exit(127);
-  }
-  close(p[1]);
-  char line[256];
-  size_t len = 0;
-  while (len + 1 < sizeof line) {
-    ssize_t r = read(p[0], line + len, 1);
-    if (r <= 0 || line[len] == '\n') break;
-    len++;
-  }
-  line[len] = 0;
-  close(p[0]); /* the server's later lines: none on stdout */
-  const char *tag = "listening on ";
-  CHECK(strncmp(line, tag, strlen(tag)) == 0, "%s did not start: '%s'", sim, line);
-  /* a minute to give up: the board model runs 0.25 to 0.4 M cycles a
-   * second and a 64-word READ takes 28,000 of them (tests/link/link_lib.sh) */
-  snprintf(uri, n, "%s,giveup=60000", line + strlen(tag));
-}
-
-static uint64_t alloc_pages(sgpu_device *dev, uint32_t pages) {
-  uint64_t a = 0;
-  OK(dev, sgpu_alloc(dev, SGPU_SEGMENT_LOCAL, pages * PAGE, PAGE, &a));
-  return a;
-}
+static uint64_t alloc_pages(sgpu_device *dev, uint32_t pages) { return ulx3s_alloc(dev, (uint64_t)pages * PAGE); }
 
 static uint64_t map(sgpu_device *dev, sgpu_context *c, uint64_t pa, uint64_t size, uint32_t access) {
   uint64_t va = 0;
@@ -133,14 +54,9 @@ static int submit_vm(sgpu_device *dev, sgpu_context *c, uint64_t cpa, uint64_t c
 
 int main(int argc, char **argv) {
   const char *sim = argc > 1 ? argv[1] : "build/bin/sgpu-sim";
-  char uri[300];
-  double t0 = now();
-  start_server(sim, uri, sizeof uri);
-  sgpu_device *dev = NULL;
-  char why[256] = "";
-  int e = sgpu_open_detail(uri, &dev, why, sizeof why);
-  CHECK(e == 0, "sgpu_open(%s): %s: %s", uri, sgpu_strerror(e), why);
-  double t1 = now();
+  double t0 = ulx3s_now();
+  sgpu_device *dev = ulx3s_open(sim);
+  double t1 = ulx3s_now();
   printf("FIGURE ulx3s_vm_open_wall_s %.1f\n", t1 - t0);
 
   /* 1. the image's capabilities */
@@ -173,14 +89,14 @@ int main(int argc, char **argv) {
   sgpu_cmd_write_data(&cb, (uint32_t)v2 + 64, words, 2);
   memcpy(oracle + 2 * PAGE + 64, words, sizeof words);
   OK(dev, sgpu_cmdbuf_error(&cb));
-  double t2 = now();
+  double t2 = ulx3s_now();
   OK(dev, submit_vm(dev, c, cmd, cva, &cb, 1));
   OK(dev, sgpu_wait_fence(dev, 0, 1, 120000));
   OK(dev, sgpu_read(dev, data, got, sizeof got));
   for (uint32_t i = 0; i < sizeof got; i++)
     CHECK(got[i] == oracle[i], "byte 0x%x of the buffer (VA pages 0x%llx, 0x%llx): 0x%02x, expected 0x%02x", i,
           (unsigned long long)v01, (unsigned long long)v2, got[i], oracle[i]);
-  double t3 = now();
+  double t3 = ulx3s_now();
   printf("ok - FILL (256 B x 5 rows across a page boundary) and WRITE_DATA by virtual address: "
          "%u bytes equal the oracle\n", (unsigned)sizeof got);
   printf("FIGURE ulx3s_vm_fill_wall_s %.1f\n", t3 - t2);
@@ -213,7 +129,7 @@ int main(int argc, char **argv) {
   s.submission_fence_id = 3;
   s.node_ordinal = 0;
   OK(dev, sgpu_submit_command(dev, &s)); /* validated from the library's copy: a FILL at fdva */
-  e = sgpu_wait_fence(dev, 0, 3, 120000);
+  int e = sgpu_wait_fence(dev, 0, 3, 120000);
   CHECK(e == SGPU_ERROR_NODE_FAULTED, "fence 3: %s, expected NODE_FAULTED", sgpu_strerror(e));
   sgpu_event ev;
   int faulted = 0;
@@ -247,10 +163,10 @@ int main(int argc, char **argv) {
   OK(dev, sgpu_read(dev, fdata, fw, sizeof fw));
   CHECK(fw[2] == words[0] && fw[3] == words[1], "after the reset: 0x%08x 0x%08x", fw[2], fw[3]);
   printf("ok - after the reset a new VM context's WRITE_DATA lands\n");
-  printf("FIGURE ulx3s_vm_fault_wall_s %.1f\n", now() - t3);
+  printf("FIGURE ulx3s_vm_fault_wall_s %.1f\n", ulx3s_now() - t3);
   sgpu_destroy_context(c2);
   sgpu_close(dev);
-  stop_server();
+  ulx3s_stop_server();
   printf("test_ulx3s_vm: all passed\n");
   return 0;
 }
