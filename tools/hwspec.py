@@ -895,6 +895,6 @@ BOARD_FEATURES = {
     "ICEBREAKER": {"NODES": 1, "SOURCES": 1, "PERF": 0, "IB_DEPTH": 1, "PREEMPTION": 0, "PRIORITY": 0, "TIME_SLICE": 0,
                    "VM": 0, "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
     "ULX3S": {"NODES": 2, "SOURCES": 1, "PERF": 1, "IB_DEPTH": LIMIT_VALUES["MAX_IB_DEPTH"],
-              "PREEMPTION": 1, "PRIORITY": 0, "TIME_SLICE": 0, "VM": 0,
+              "PREEMPTION": 1, "PRIORITY": 0, "TIME_SLICE": 0, "VM": 1,
               "RX_FIFO_BYTES": LINK_RX_FIFO_BYTES},
 }

@@ -23,8 +23,10 @@
 //    COL_BITS 9: 32 MB on the 256 Mbit and the 512 Mbit parts alike), the
 //    SDRAM clocked by the inverse of the system clock (an ODDRX1F on
 //    sdram_clk): half a cycle of setup and hold on every pin; the chip may
-//    have MEM_RDQ (8) reads outstanding, enough for a scanout burst at the
-//    bus rate (7..9 cycles from request to data, a read every 2 cycles).
+//    have MEM_RDQ (16) reads outstanding, enough for a scanout burst at the
+//    bus rate (9..11 cycles from request to data with the register slices
+//    around the memory port, a read every 2 cycles) behind the 6 requests
+//    the slice and the controller's queue may hold.
 //    With SDRAM = 0, MEM_BYTES of block RAM instead (sgpu_sram; the SDRAM
 //    pins idle: CKE low, deselected).
 //  - the host link (sgpu_host_bridge) on the FT231X UART at BAUD (default
@@ -153,15 +155,27 @@ module ulx3s_top #(
   wire        vid_hsync, vid_vsync, vid_de;
   wire        irq, gpu_busy, gpu_fault;
 
-  // Host port register slice: the path from the bridge's buffer through the
-  // chip's host port and arbiter into the memory request is cut by a
-  // two-entry FIFO (registered valid, data and ready) and a register on the
-  // response.  The block-RAM memory (SDRAM = 0) gets the same on its port:
-  // the ECP5's block RAM has a slow clock-to-output (5.8 ns at speed 6) and
-  // a large array spreads over the die; a read then takes three cycles and
-  // MEM_RDQ 4 keeps it busy.  The SDRAM needs neither: its controller's
-  // request queue is such a FIFO and its responses come from flip-flops.
-  localparam integer RDQ = (SDRAM != 0) ? 8 : 4;
+  // Register slices on both sides of the chip's memory port.  The host
+  // port: the path from the bridge's buffer through the chip's host port and
+  // arbiter into the memory request is cut by a two-entry FIFO (registered
+  // valid, data and ready) and a register on the response.  The memory
+  // port gets the same, for either memory: the ECP5's block RAM (SDRAM = 0)
+  // has a slow clock-to-output (5.8 ns at speed 6) and a large array spreads
+  // over the die (a read then takes three cycles and MEM_RDQ 4 keeps it
+  // busy); the SDRAM controller sits by its pins at the die's edge, and
+  // with GPU virtual memory (VM 1: a TLB compare in front of the arbiter on
+  // every ring and 2D engine port) the path from its request queue's
+  // "not full" through the arbiter into a command processor, and from the
+  // arbiter into the queue, was 77 % routing and failed 34.5 MHz (32.89 MHz,
+  // seed 1).  The slice sits after the arbiter, so the order in which the
+  // chip's masters were granted (the only memory order the chip promises)
+  // is kept; it costs a read two cycles of latency.  With them MEM_RDQ is
+  // 16 for the SDRAM: at 8 reads in flight (which covered 7 cycles of
+  // latency and the 4 requests of the controller's queue) the scanout lost
+  // its row under a full-screen FILL (test_ulx3s_sdram: the frame after the
+  // FLIP black from row 5): the slice and the controller's queue hold up to
+  // 6 requests ahead of a scanout read, and a read takes 2 cycles more.
+  localparam integer RDQ = (SDRAM != 0) ? 16 : 4;
 
   wire        g_req_valid, g_req_ready, g_req_write;
   wire [31:0] g_req_addr, g_req_wdata;
@@ -196,7 +210,8 @@ module ulx3s_top #(
   sgpu_top #(.NODES(`SGPU_BOARD_ULX3S_NODES), .SOURCES(`SGPU_BOARD_ULX3S_SOURCES),
              .MEM_BYTES(MEM_BYTES), .MEM_RDQ(RDQ), .PERF(`SGPU_BOARD_ULX3S_PERF),
              .IB_DEPTH(`SGPU_BOARD_ULX3S_IB_DEPTH), .PREEMPTION(`SGPU_BOARD_ULX3S_PREEMPTION),
-             .PRIORITY(`SGPU_BOARD_ULX3S_PRIORITY), .TIME_SLICE(`SGPU_BOARD_ULX3S_TIME_SLICE), .VM(`SGPU_BOARD_ULX3S_VM), .PIX_CDC(1)) u_gpu (
+             .PRIORITY(`SGPU_BOARD_ULX3S_PRIORITY), .TIME_SLICE(`SGPU_BOARD_ULX3S_TIME_SLICE), .VM(`SGPU_BOARD_ULX3S_VM), .PIX_CDC(1),
+             .ARB_REG_GRANT(1)) u_gpu (
     .clk_i(clk_sys), .rst_ni(rst_n), .pix_en_i(1'b0),
     .pix_clk_i(clk_pix), .pix_rst_ni(pix_rst_n),
     .host_req_valid_i(g_req_valid), .host_req_ready_o(g_req_ready),
@@ -213,6 +228,30 @@ module ulx3s_top #(
     /* verilator lint_off PINCONNECTEMPTY */ .cycle_o() /* verilator lint_on PINCONNECTEMPTY */);
 
   // ------------------------------------------------------------ memory
+  wire        m_req_valid, m_req_ready, m_req_write;
+  wire [31:0] m_req_addr, m_req_wdata;
+  wire [3:0]  m_req_wstrb;
+  wire        m_rsp_valid;
+  wire [31:0] m_rsp_rdata;
+  reg         m_rsp_valid_q;
+  reg  [31:0] m_rsp_rdata_q;
+  wire [1:0]  m_slice_cnt;   // (unused: the FIFO's fill)
+
+  sgpu_fifo #(.WIDTH(69), .DEPTH(2)) u_mem_slice (
+    .clk_i(clk_sys), .rst_ni(rst_n), .clr_i(1'b0),
+    .in_valid_i(c_req_valid), .in_ready_o(c_req_ready),
+    .in_data_i({c_req_write, c_req_addr, c_req_wdata, c_req_wstrb}),
+    .out_valid_o(m_req_valid), .out_ready_i(m_req_ready),
+    .out_data_o({m_req_write, m_req_addr, m_req_wdata, m_req_wstrb}),
+    .count_o(m_slice_cnt));
+  always @(posedge clk_sys or negedge rst_n) begin
+    if (!rst_n) m_rsp_valid_q <= 1'b0;
+    else        m_rsp_valid_q <= m_rsp_valid;
+  end
+  always @(posedge clk_sys) m_rsp_rdata_q <= m_rsp_rdata;
+  assign c_rsp_valid = m_rsp_valid_q;
+  assign c_rsp_rdata = m_rsp_rdata_q;
+
   wire [15:0] sd_dq_o, sd_dq_i;
   wire        sd_dq_oe, sd_clk;
 
@@ -230,38 +269,14 @@ module ulx3s_top #(
       sgpu_sdram #(.CLK_MHZ((CLK_HZ + 999999) / 1000000), .CL(3), .CLK_INV(1), .BURST(2),
                    .COL_BITS(9), .ROW_BITS(13)) u_mem (
         .clk_i(clk_sys), .rst_ni(rst_n),
-        .req_valid_i(c_req_valid), .req_ready_o(c_req_ready), .req_write_i(c_req_write),
-        .req_addr_i(c_req_addr), .req_wdata_i(c_req_wdata), .req_wstrb_i(c_req_wstrb),
-        .rsp_valid_o(c_rsp_valid), .rsp_rdata_o(c_rsp_rdata),
+        .req_valid_i(m_req_valid), .req_ready_o(m_req_ready), .req_write_i(m_req_write),
+        .req_addr_i(m_req_addr), .req_wdata_i(m_req_wdata), .req_wstrb_i(m_req_wstrb),
+        .rsp_valid_o(m_rsp_valid), .rsp_rdata_o(m_rsp_rdata),
         .sdram_clk_o(sd_clk), .sdram_cke_o(sdram_cke_o), .sdram_csn_o(sdram_csn_o),
         .sdram_rasn_o(sdram_rasn_o), .sdram_casn_o(sdram_casn_o), .sdram_wen_o(sdram_wen_o),
         .sdram_ba_o(sdram_ba_o), .sdram_a_o(sdram_a_o), .sdram_dqm_o(sdram_dqm_o),
         .sdram_dq_o(sd_dq_o), .sdram_dq_oe_o(sd_dq_oe), .sdram_dq_i(sd_dq_i));
     end else begin : g_bram
-      wire        m_req_valid, m_req_ready, m_req_write;
-      wire [31:0] m_req_addr, m_req_wdata;
-      wire [3:0]  m_req_wstrb;
-      wire        m_rsp_valid;
-      wire [31:0] m_rsp_rdata;
-      reg         m_rsp_valid_q;
-      reg  [31:0] m_rsp_rdata_q;
-      wire [1:0]  m_slice_cnt;
-
-      sgpu_fifo #(.WIDTH(69), .DEPTH(2)) u_mem_slice (
-        .clk_i(clk_sys), .rst_ni(rst_n), .clr_i(1'b0),
-        .in_valid_i(c_req_valid), .in_ready_o(c_req_ready),
-        .in_data_i({c_req_write, c_req_addr, c_req_wdata, c_req_wstrb}),
-        .out_valid_o(m_req_valid), .out_ready_i(m_req_ready),
-        .out_data_o({m_req_write, m_req_addr, m_req_wdata, m_req_wstrb}),
-        .count_o(m_slice_cnt));
-      always @(posedge clk_sys or negedge rst_n) begin
-        if (!rst_n) m_rsp_valid_q <= 1'b0;
-        else        m_rsp_valid_q <= m_rsp_valid;
-      end
-      always @(posedge clk_sys) m_rsp_rdata_q <= m_rsp_rdata;
-      assign c_rsp_valid = m_rsp_valid_q;
-      assign c_rsp_rdata = m_rsp_rdata_q;
-
       sgpu_sram #(.BYTES(MEM_BYTES)) u_mem (
         .clk_i(clk_sys), .rst_ni(rst_n),
         .req_valid_i(m_req_valid), .req_ready_o(m_req_ready), .req_write_i(m_req_write),
@@ -276,7 +291,7 @@ module ulx3s_top #(
       assign sdram_dqm_o = 2'b11;
       assign sd_dq_o     = 16'd0;
       assign sd_dq_oe    = 1'b0;
-      wire unused_bram = &{1'b0, m_slice_cnt, sd_dq_i};
+      wire unused_bram = &{1'b0, sd_dq_i};
     end
   endgenerate
 
@@ -382,6 +397,6 @@ module ulx3s_top #(
                   gpu_fault, gpu_busy, idle};
   assign wifi_gpio0_o = 1'b1;
 
-  wire unused_ok = &{1'b0, tx_busy, h_slice_cnt};
+  wire unused_ok = &{1'b0, tx_busy, h_slice_cnt, m_slice_cnt};
 
 endmodule

@@ -1,6 +1,12 @@
 // Memory arbiter: M masters onto one memory port.  Masters [0, PRIO) win by
 // fixed priority (display scanout), the rest share round-robin.  The grant
-// is combinational (no added latency).  Read responses come back in order,
+// is combinational (no added latency), or with REG_GRANT = 1 registered: the
+// master granted for a cycle is chosen from the requests of the cycle before,
+// so no master's ready depends on another master's request (on the ECP5 that
+// path ran from one command processor through the arbiter into the fault
+// logic of another).  A master that keeps requesting keeps its rate (the
+// grant stays while it is alone, and round-robin turns come every other
+// cycle); a grant whose master has stopped requesting costs one cycle.  Read responses come back in order,
 // so an in-order FIFO of master ids routes them; reads stall when it is full.
 // Only the address bits [AW-1:2] are routed (memory is 2^AW bytes; higher
 // bits wrap; requests are word aligned), which keeps the request mux small.
@@ -10,6 +16,7 @@ module sgpu_mem_arb #(
   parameter PRIO = 1,
   parameter IDQ  = 8,
   parameter AW   = 32,
+  parameter REG_GRANT = 0,
   // Masters that write (bit i: master i may raise req_write).  Write data
   // and strobes are muxed among these only: for a read they are unused.
   parameter [M-1:0] WRITERS = {M{1'b1}}
@@ -55,7 +62,8 @@ module sgpu_mem_arb #(
   end endgenerate
   wire [M-1:0] elig_p = elig & prio_m;
   wire [M-1:0] elig_r = elig & ~prio_m;
-  wire [M-1:0] elig_h = elig_r & rr_q;
+  wire [M-1:0] rr_now;           // the mask in force (below)
+  wire [M-1:0] elig_h = elig_r & rr_now;
   wire         found  = |elig;
 
   always @(*) begin
@@ -84,17 +92,24 @@ module sgpu_mem_arb #(
   // 2:1 muxes over the writers alone (three on the iCEBreaker: two LUTs a
   // bit, where the 6-way mux by index took about four).
   reg wfirst;
+  // The grant in force: this cycle's (combinational), or the one chosen
+  // last cycle (REG_GRANT), which holds only while its master still asks.
+  reg  [M-1:0]  gnt_q;
+  reg  [IW-1:0] gid_q;
+  wire [M-1:0]  gnt_use = (REG_GRANT != 0) ? (gnt_q & elig) : gnt;
+  reg  [IW-1:0] gid_use;
   always @(*) begin
     gid = {IW{1'b0}};
     for (i = 0; i < M; i = i + 1) if (gnt[i]) gid = gid | i[IW-1:0];
+    gid_use = (REG_GRANT != 0) ? gid_q : gid;
     mem_req_addr_o  = 32'd0;
-    mem_req_addr_o[AW-1:2] = req_addr_i[gid*32+2 +: AW-2];
+    mem_req_addr_o[AW-1:2] = req_addr_i[gid_use*32+2 +: AW-2];
     mem_req_wdata_o = 32'd0;
     mem_req_wstrb_o = 4'd0;
     wfirst = 1'b1;
     for (i = 0; i < M; i = i + 1)
       if (WRITERS[i]) begin
-        if (wfirst || gnt[i]) begin
+        if (wfirst || gnt_use[i]) begin
           mem_req_wdata_o = req_wdata_i[i*32 +: 32];
           mem_req_wstrb_o = req_wstrb_i[i*4 +: 4];
         end
@@ -102,16 +117,41 @@ module sgpu_mem_arb #(
       end
   end
 
-  assign mem_req_valid_o = found;
-  assign mem_req_write_o = |(gnt & req_write_i);
-  assign req_ready_o     = gnt & {M{mem_req_ready_i}};
+  wire   req_any         = (REG_GRANT != 0) ? |gnt_use : found;
+  assign mem_req_valid_o = req_any;
+  assign mem_req_write_o = |(gnt_use & req_write_i);
+  assign req_ready_o     = gnt_use & {M{mem_req_ready_i}};
 
-  wire fire    = found & mem_req_ready_i;
+  wire fire    = req_any & mem_req_ready_i;
   wire rd_fire = fire & ~mem_req_write_o;
 
+  // The round-robin mask moves past each round-robin winner.  Combinational
+  // grant: the winner is this cycle's choice.  Registered: the master that
+  // fires now is the winner, and the next grant is chosen from the requests
+  // of this cycle with the mask already past it.
+  reg [M-1:0] rr_fired;
+  reg         past_fired;
+  integer     f;
+  always @(*) begin
+    rr_fired   = {M{1'b0}};
+    past_fired = 1'b0;
+    for (f = 0; f < M; f = f + 1) begin
+      rr_fired[f] = past_fired;
+      past_fired  = past_fired | gnt_q[f];
+    end
+  end
+  wire rr_move = (REG_GRANT != 0) ? (fire && !(|(gnt_q & prio_m))) : (fire && !(|elig_p));
+  assign rr_now = (REG_GRANT != 0 && rr_move) ? rr_fired : rr_q;
   always @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) rr_q <= {M{1'b0}};
-    else if (fire && !(|elig_p)) rr_q <= rr_d;
+    if (!rst_ni) begin
+      rr_q  <= {M{1'b0}};
+      gnt_q <= {M{1'b0}};
+      gid_q <= {IW{1'b0}};
+    end else begin
+      if (rr_move) rr_q <= (REG_GRANT != 0) ? rr_fired : rr_d;
+      gnt_q <= gnt;
+      gid_q <= gid;
+    end
   end
 
   /* verilator lint_off UNUSEDSIGNAL */
@@ -119,7 +159,7 @@ module sgpu_mem_arb #(
   /* verilator lint_on UNUSEDSIGNAL */
   sgpu_fifo #(.WIDTH(IW), .DEPTH(IDQ)) u_idq (
     .clk_i(clk_i), .rst_ni(rst_ni), .clr_i(1'b0),
-    .in_valid_i(rd_fire), .in_ready_o(idq_ready), .in_data_i(gid),
+    .in_valid_i(rd_fire), .in_ready_o(idq_ready), .in_data_i(gid_use),
     .out_valid_o(idq_valid), .out_ready_i(mem_rsp_valid_i), .out_data_o(idq_head),
     .count_o(idq_count)
   );

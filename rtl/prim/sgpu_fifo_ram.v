@@ -34,7 +34,16 @@ module sgpu_fifo_ram #(
 
   localparam PW = $clog2(DEPTH);
 
+  // The ECP5 build defines SGPU_FIFO_LUTRAM: there a block RAM's
+  // unregistered read costs 5.6 ns of the 29 ns cycle and a FIFO of a few
+  // words fills a 16 Kbit DP16KD to a sixty-fourth, while LUT RAM with the
+  // read register in flops starts the consumer's paths 5 ns earlier.  The
+  // iCE40 has no LUT RAM, and there the block RAM saves logic cells.
+`ifdef SGPU_FIFO_LUTRAM
+  (* ram_style = "distributed", no_rw_check *)
+`else
   (* ram_style = "block", no_rw_check *)
+`endif
   reg [WIDTH-1:0] mem_q [0:DEPTH-1];
   reg [WIDTH-1:0] rdata_q, byp_q;
   reg             use_byp_q;     // BYPASS = 1: byp_q holds the head; else: head not read yet

@@ -38,7 +38,8 @@ module sgpu_top #(
   // 0: none is built.
   parameter VM          = 1,
   parameter TLB_ENTRIES = 4,
-  parameter PIX_CDC   = 0          // 1: the displays' pixel side runs on pix_clk_i (video outputs in that domain)
+  parameter PIX_CDC   = 0,         // 1: the displays' pixel side runs on pix_clk_i (video outputs in that domain)
+  parameter ARB_REG_GRANT = 0      // 1: the memory arbiter's grant is registered (sgpu_mem_arb REG_GRANT; the ULX3S)
 ) (
   input  wire                 clk_i,
   input  wire                 rst_ni,
@@ -167,7 +168,7 @@ module sgpu_top #(
   wire [M*4-1:0]  a_wstrb;
   wire [31:0]     a_rdata;
 
-  sgpu_mem_arb #(.M(M), .PRIO(SOURCES), .IDQ(MEM_RDQ), .AW(AW), .WRITERS(WRITERS)) u_arb (
+  sgpu_mem_arb #(.M(M), .PRIO(SOURCES), .IDQ(MEM_RDQ), .AW(AW), .WRITERS(WRITERS), .REG_GRANT(ARB_REG_GRANT)) u_arb (
     .clk_i(clk_i), .rst_ni(rst_ni),
     .req_valid_i(a_valid), .req_ready_o(a_ready), .req_write_i(a_write),
     .req_addr_i(a_addr), .req_wdata_i(a_wdata), .req_wstrb_i(a_wstrb),

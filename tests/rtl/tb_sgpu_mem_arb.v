@@ -1,8 +1,17 @@
 // sgpu_mem_arb: 6 masters (2 strict priority) on a memory with random
 // latency and back-pressure; checks routing of every read response, strict
-// priority, round-robin fairness and the read-id FIFO limit.
+// priority, round-robin fairness, one master alone keeping a grant every
+// cycle, and the read-id FIFO limit.  tb_sgpu_mem_arb_reg.v runs it on the
+// registered grant (REG_GRANT = 1), where priority is judged against the
+// requests of the cycle before.
 `timescale 1ns/1ps
+`ifdef TB_ARB_REG_GRANT
+module tb_sgpu_mem_arb_reg;
+  localparam REG_GRANT = 1;
+`else
 module tb_sgpu_mem_arb;
+  localparam REG_GRANT = 0;
+`endif
   localparam M = 6, PRIO = 2, IDQ = 8;
   reg clk = 0, rst_n = 0;
   always #5 clk = ~clk;
@@ -14,7 +23,7 @@ module tb_sgpu_mem_arb;
   wire m_valid, m_write; reg m_ready = 1;
   wire [31:0] m_addr, m_wdata; wire [3:0] m_wstrb;
   reg  m_rsp = 0; reg [31:0] m_rdata = 0;
-  sgpu_mem_arb #(.M(M), .PRIO(PRIO), .IDQ(IDQ)) dut (
+  sgpu_mem_arb #(.M(M), .PRIO(PRIO), .IDQ(IDQ), .REG_GRANT(REG_GRANT)) dut (
     .clk_i(clk), .rst_ni(rst_n), .req_valid_i(valid), .req_ready_o(ready), .req_write_i(write),
     .req_addr_i(addr), .req_wdata_i(wdata), .req_wstrb_i(wstrb), .rsp_valid_o(rsp), .rsp_rdata_o(rdata),
     .mem_req_valid_o(m_valid), .mem_req_ready_i(m_ready), .mem_req_write_o(m_write),
@@ -42,6 +51,7 @@ module tb_sgpu_mem_arb;
   reg [31:0] eq [0:M-1][0:63];
   integer eh [0:M-1]; integer et [0:M-1]; integer grants [0:M-1];
   integer k, g, rate, phase, nrsp = 0;
+  reg [PRIO-1:0] pelig = 0;   // the priority masters eligible at the last edge
   always @(posedge clk) if (rst_n) begin
     // strict priority: a granted non-priority master means no priority master was valid
     if (m_valid && m_ready) begin
@@ -52,7 +62,8 @@ module tb_sgpu_mem_arb;
       end
       if (g < 0) $fatal(1, "fire without grant");
       for (k = 0; k < PRIO; k = k + 1)
-        if (k < g && valid[k] && (write[k] || outstanding < IDQ)) $fatal(1, "priority master %0d passed over by %0d", k, g);
+        if (k < g && (REG_GRANT ? pelig[k] : (valid[k] && (write[k] || outstanding < IDQ))))
+          $fatal(1, "priority master %0d passed over by %0d", k, g);
       if (m_addr !== addr[g*32 +: 32] || m_write !== write[g] || (write[g] && m_wdata !== wdata[g*32 +: 32]))
         $fatal(1, "request mux");
       grants[g] = grants[g] + 1;
@@ -63,6 +74,7 @@ module tb_sgpu_mem_arb;
       if (rdata !== eq[k][eh[k] % 64]) $fatal(1, "master %0d got %h want %h", k, rdata, eq[k][eh[k] % 64]);
       eh[k] = eh[k] + 1; nrsp = nrsp + 1;
     end
+    for (k = 0; k < PRIO; k = k + 1) pelig[k] = valid[k] && (write[k] || outstanding < IDQ);
     outstanding = outstanding + ((m_valid && m_ready && !m_write) ? 1 : 0) - (m_rsp ? 1 : 0);
     if (outstanding > max_out) max_out = outstanding;
     if (outstanding > IDQ) $fatal(1, "more than IDQ reads in flight");
@@ -99,6 +111,13 @@ module tb_sgpu_mem_arb;
     for (k = PRIO; k < M; k = k + 1) $display("master %0d: %0d grants", k, grants[k]);
     for (k = PRIO + 1; k < M; k = k + 1)
       if (grants[k] - grants[PRIO] > 2 || grants[PRIO] - grants[k] > 2) $fatal(1, "round robin unfair");
+    // one round-robin master alone, always writing: a grant every cycle
+    for (k = 0; k < M; k = k + 1) grants[k] = 0;
+    force valid = {{(M-PRIO-1){1'b0}}, 1'b1, {PRIO{1'b0}}}; force write = {M{1'b1}};
+    repeat (1000) @(negedge clk);
+    release valid; release write;
+    $display("master %0d alone: %0d grants in 1000 cycles", PRIO, grants[PRIO]);
+    if (grants[PRIO] < 998) $fatal(1, "a master alone lost its grant");
     rate = 0; repeat (50) @(negedge clk);
     for (k = 0; k < M; k = k + 1) if (eh[k] != et[k]) $fatal(1, "master %0d missing responses", k);
     if (max_out < 4) $fatal(1, "never had several reads in flight");

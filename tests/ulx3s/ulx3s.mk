@@ -2,7 +2,8 @@
 # rtl/boards/ulx3s_top.v and every chip module (tools/rtl_srcs.sh), with the SDRAM model of the
 # controller's benches on the SDRAM pins (tests/ulx3s/ulx3s_board.v), are
 # verilated whole (Vulx3s_board, no tracing, C++ at -O1 like the chip model)
-# into $(ULX3S_VL_LIB); tests/ulx3s/ulx3s_sim.cpp drives it with the three
+# into $(ULX3S_VL_LIB), with SGPU_FIFO_LUTRAM defined as the ECP5 build
+# defines it (tools/bitstream_ecp5.sh); tests/ulx3s/ulx3s_sim.cpp drives it with the three
 # PLL clocks at their real periods, talks to the UART pins and decodes the
 # GPDI lanes with its own TMDS receiver.  The tests (tests/ulx3s/test_*.c)
 # compare what the receiver decodes with the C reference model; the host
@@ -14,7 +15,7 @@ ULX3S_DIR     := $(BUILD)/tests/ulx3s
 ULX3S_VL_DIR  := $(ULX3S_DIR)/vl
 ULX3S_VL_LIB  := $(ULX3S_DIR)/libulx3s_vl.a
 ULX3S_SRCS    := $(RTL_SRCS) rtl/boards/ulx3s_top.v tests/ulx3s/ulx3s_board.v
-ULX3S_VFLAGS  := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique \
+ULX3S_VFLAGS  := --cc -Wno-fatal -Wno-lint -Wno-style --x-assign fast --x-initial unique +define+SGPU_FIFO_LUTRAM \
                  --top-module ulx3s_board $(RTL_INC) -Itests/rtl -CFLAGS -g0
 ULX3S_VL_OBJS := Vulx3s_board__ALL.a verilated.o verilated_threads.o
 ULX3S_CXXFLAGS := -std=c++17 -O2 -g -Wall -Wextra -Werror -I$(GEN) -Itests/ulx3s -Itests/board -I$(ULX3S_VL_DIR) \
@@ -64,6 +65,13 @@ $(ULX3S_DIR)/test_%: tests/ulx3s/test_%.c $(ULX3S_DIR)/board_link.o $(ULX3S_VL_L
 	@mkdir -p $(dir $@)
 	$(CC) $(ULX3S_CFLAGS) -o $@ $< $(ULX3S_DIR)/board_link.o $(MODEL_OBJ) $(MODEL_BOOT_OBJ) $(ULX3S_HOST_OBJS) \
 	  $(ULX3S_VL_LIB) -lstdc++ -lpthread -lm
+
+# test_ulx3s_vm is a client of the library instead: libsgpu without the
+# in-process model, over tcp: to sgpu-sim --board ulx3s (this folder's board
+# model behind the link), which it starts itself (tests/ulx3s/ulx3s_client.h).
+$(ULX3S_DIR)/test_ulx3s_vm: tests/ulx3s/test_ulx3s_vm.c tests/ulx3s/ulx3s_client.h $(HOST_NOSIM_A) $(HOST_HDRS) $(SIM_BIN)
+	@mkdir -p $(dir $@)
+	$(CC) $(HOST_CFLAGS) $(OPT) -o $@ $< $(HOST_NOSIM_A) $(HOST_NOSIM_LDLIBS)
 
 TESTS += $(ULX3S_TESTS)
 
