@@ -4,10 +4,11 @@
 // master granted for a cycle is chosen from the requests of the cycle before,
 // so no master's ready depends on another master's request (on the ECP5 that
 // path ran from one command processor through the arbiter into the fault
-// logic of another).  A master that keeps requesting keeps its rate (the
-// grant stays while it is alone, and round-robin turns come every other
-// cycle); a grant whose master has stopped requesting costs one cycle.  Read responses come back in order,
-// so an in-order FIFO of master ids routes them; reads stall when it is full.
+// logic of another).  A master alone keeps its grant every cycle, masters
+// that all keep requesting take turns cycle by cycle (the mask moves past
+// the master firing now), and a grant whose master has stopped requesting
+// costs one cycle.  Read responses come back in order, so an in-order FIFO
+// of master ids routes them; reads stall when it is full.
 // Only the address bits [AW-1:2] are routed (memory is 2^AW bytes; higher
 // bits wrap; requests are word aligned), which keeps the request mux small.
 `include "sgpu_hw.vh"
