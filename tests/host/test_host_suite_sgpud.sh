@@ -37,8 +37,21 @@ for t in "${tests[@]}"; do
     srv=$!
     "$sgpud" --device sim:video=tiny --socket "$sock2" --quiet >"$tmp/srv2.out" 2>&1 &
     srv2=$!
-    for _ in $(seq 1 200); do [ -S "$sock" ] && [ -S "$sock2" ] && break; sleep 0.05; done
+    # Up to a minute for both sockets (a loaded machine starts the two
+    # models slowly); a server that exits ends the wait.
+    for _ in $(seq 1 1200); do
+      [ -S "$sock" ] && [ -S "$sock2" ] && break
+      kill -0 "$srv" 2>/dev/null && kill -0 "$srv2" 2>/dev/null || break
+      sleep 0.05
+    done
     log=$tmp/$t.$fn.log
+    if ! [ -S "$sock" ] || ! [ -S "$sock2" ]; then
+      failed=$((failed + 1))
+      echo "FAIL  $t:$fn: sgpud did not start: $(cat "$tmp/srv.out" "$tmp/srv2.out" | head -n 2 | tr '\n' ' ')"
+      kill "$srv" "$srv2" 2>/dev/null; wait "$srv" "$srv2" 2>/dev/null
+      srv=; srv2=
+      continue
+    fi
     if SGPU_TEST_DEVICE=sgpud:$sock SGPU_TEST_DEVICE2=sgpud:$sock2 SGPU_TEST_FILTER=$fn \
         timeout 300 "$tbin/$t" >"$log" 2>&1; then
       if grep -q '^\[  SKIPPED \]' "$log"; then
