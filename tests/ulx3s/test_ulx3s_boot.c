@@ -1,9 +1,10 @@
 /* test_ulx3s_boot — the ULX3S image's power-on screen, seen on the cable.
  *
  * The boot ROM (build/firmware/boot_ulx3s.bin, the image ulx3s_top's
- * sgpu_boot plays) is replayed through the C reference model (2 nodes,
- * 32 MB: the GPU memory is the SDRAM, here the SDRAM model that checks
- * every command's timing); the reference rendering is the framebuffer the model computed,
+ * sgpu_boot plays) is replayed through the C reference model (the board
+ * table's nodes, sources and INDIRECT depth, 32 MB: the GPU memory is the
+ * SDRAM, here the SDRAM model that checks every command's timing); the
+ * reference rendering is the framebuffer the model computed,
  * shown as the display registers the ROM wrote say, expanded to 8 bits per
  * colour by bit replication as the display does.  Then the board model
  * (tests/ulx3s/ulx3s_sim.cpp) runs from power-on and its TMDS receiver
@@ -48,7 +49,7 @@ int main(int argc, char **argv) {
   const char *path = argc > 1 ? argv[1] : "build/firmware/boot_ulx3s.bin";
   static uint8_t rom[65536];
   size_t rom_len;
-  sgpu_ref_config rc = {MEM, 2, 1, SGPU_MAX_IB_DEPTH};
+  sgpu_ref_config rc = {MEM, SGPU_BOARD_ULX3S_NODES, SGPU_BOARD_ULX3S_SOURCES, SGPU_BOARD_ULX3S_IB_DEPTH};
   sgpu_ref *ref;
   sgpu_ref_boot boot;
   char why[200];

@@ -66,10 +66,13 @@ $(ULX3S_DIR)/test_%: tests/ulx3s/test_%.c $(ULX3S_DIR)/board_link.o $(ULX3S_VL_L
 	$(CC) $(ULX3S_CFLAGS) -o $@ $< $(ULX3S_DIR)/board_link.o $(MODEL_OBJ) $(MODEL_BOOT_OBJ) $(ULX3S_HOST_OBJS) \
 	  $(ULX3S_VL_LIB) -lstdc++ -lpthread -lm
 
-# test_ulx3s_vm is a client of the library instead: libsgpu without the
-# in-process model, over tcp: to sgpu-sim --board ulx3s (this folder's board
-# model behind the link), which it starts itself (tests/ulx3s/ulx3s_client.h).
-$(ULX3S_DIR)/test_ulx3s_vm: tests/ulx3s/test_ulx3s_vm.c tests/ulx3s/ulx3s_client.h $(HOST_NOSIM_A) $(HOST_HDRS) $(SIM_BIN)
+# test_ulx3s_vm and test_ulx3s_sched are clients of the library instead:
+# libsgpu without the in-process model, over tcp: to sgpu-sim --board ulx3s
+# (this folder's board model behind the link), which each starts itself
+# (tests/ulx3s/ulx3s_client.h).
+ULX3S_CLIENT_TESTS := $(ULX3S_DIR)/test_ulx3s_vm $(ULX3S_DIR)/test_ulx3s_sched
+$(ULX3S_CLIENT_TESTS): $(ULX3S_DIR)/test_%: tests/ulx3s/test_%.c tests/ulx3s/ulx3s_client.h $(HOST_NOSIM_A) \
+    $(HOST_HDRS) $(SIM_BIN)
 	@mkdir -p $(dir $@)
 	$(CC) $(HOST_CFLAGS) $(OPT) -o $@ $< $(HOST_NOSIM_A) $(HOST_NOSIM_LDLIBS)
 

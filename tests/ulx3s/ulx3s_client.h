@@ -1,5 +1,5 @@
 /* ulx3s_client.h — what the library-client tests of the ULX3S image share
- * (test_ulx3s_vm): it starts `sgpu-sim --board ulx3s`
+ * (test_ulx3s_vm, test_ulx3s_sched): it starts `sgpu-sim --board ulx3s`
  * (sim/sgpu_board_lsim.cpp on this folder's board model) in the background,
  * opens it with libsgpu (the build without the in-process model) over tcp:,
  * and stops it on the first failed check.  Every word then crosses the
