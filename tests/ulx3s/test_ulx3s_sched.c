@@ -29,21 +29,6 @@
 #define SMALL_PATTERN 0xC0FFEE11u
 #define QUANTUM 2000u
 
-/* cb's words at cpa, submitted from c with fence id fence. */
-static void submit(sgpu_device *dev, sgpu_context *c, uint64_t cpa, const sgpu_cmdbuf *cb, uint32_t fence) {
-  OK(dev, sgpu_write(dev, cpa, cb->words, sgpu_cmdbuf_size(cb)));
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = c;
-  a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
-  a.dma_buffer_physical_address = cpa;
-  a.dma_buffer_size = sgpu_cmdbuf_size(cb);
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
-  a.submission_fence_id = fence;
-  a.node_ordinal = sgpu_context_node(c);
-  OK(dev, sgpu_submit_command(dev, &a));
-}
-
 /* fence ids and rings of the DMA_COMPLETED events queued now, in order
  * (the others are dropped) */
 static uint32_t completed(sgpu_device *dev, uint32_t *fences, uint32_t *rings, uint32_t max) {
@@ -67,7 +52,7 @@ static void check_big(sgpu_device *dev, sgpu_context *c, uint64_t fb, uint64_t c
   const uint32_t x[3] = {0, W / 2 - 1, W - 1};
   for (uint32_t i = 0; i < 3; i++)
     OK(dev, sgpu_cmd_copy(&cb, (uint32_t)col + i * H * 4, 4, (uint32_t)fb + x[i] * 4, PITCH, 4, H));
-  submit(dev, c, cmd, &cb, fence);
+  OK(dev, ulx3s_submit(dev, c, cmd, 0, &cb, fence));
   OK(dev, sgpu_wait_fence(dev, sgpu_context_node(c), fence, 120000));
   static uint32_t got[3 * H];
   OK(dev, sgpu_read(dev, col, got, sizeof got));
@@ -102,8 +87,8 @@ static void overtake(sgpu_device *dev, sgpu_context *big, sgpu_context *small, u
   OK(dev, sgpu_cmd_fill(&scb, (uint32_t)tgt + 8, 256, 64, 16, SMALL_PATTERN));
   uint32_t f[4], r[4];
   (void)completed(dev, f, r, 0);
-  submit(dev, big, cmd, &bcb, base + 1);
-  submit(dev, small, cmd + 256, &scb, base + 2);
+  OK(dev, ulx3s_submit(dev, big, cmd, 0, &bcb, base + 1));
+  OK(dev, ulx3s_submit(dev, small, cmd + 256, 0, &scb, base + 2));
   OK(dev, sgpu_wait_fence(dev, 0, base + 2, 120000));
   int big_done = sgpu_wait_fence(dev, 0, base + 1, 0) == 0;
   if (overtakes)

@@ -37,21 +37,6 @@ static uint64_t map(sgpu_device *dev, sgpu_context *c, uint64_t pa, uint64_t siz
   return va;
 }
 
-/* cb's words written at physical cpa (mapped at cva in c), submitted from c. */
-static int submit_vm(sgpu_device *dev, sgpu_context *c, uint64_t cpa, uint64_t cva, const sgpu_cmdbuf *cb,
-                     uint32_t fence) {
-  OK(dev, sgpu_write(dev, cpa, cb->words, sgpu_cmdbuf_size(cb)));
-  sgpu_submit_command_args a;
-  memset(&a, 0, sizeof a);
-  a.context = c;
-  a.dma_buffer_virtual_address = cva;
-  a.dma_buffer_size = PAGE;
-  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
-  a.submission_fence_id = fence;
-  a.node_ordinal = sgpu_context_node(c);
-  return sgpu_submit_command(dev, &a);
-}
-
 int main(int argc, char **argv) {
   const char *sim = argc > 1 ? argv[1] : "build/bin/sgpu-sim";
   double t0 = ulx3s_now();
@@ -90,7 +75,7 @@ int main(int argc, char **argv) {
   memcpy(oracle + 2 * PAGE + 64, words, sizeof words);
   OK(dev, sgpu_cmdbuf_error(&cb));
   double t2 = ulx3s_now();
-  OK(dev, submit_vm(dev, c, cmd, cva, &cb, 1));
+  OK(dev, ulx3s_submit(dev, c, cmd, cva, &cb, 1));
   OK(dev, sgpu_wait_fence(dev, 0, 1, 120000));
   OK(dev, sgpu_read(dev, data, got, sizeof got));
   for (uint32_t i = 0; i < sizeof got; i++)
@@ -119,7 +104,7 @@ int main(int argc, char **argv) {
   OK(dev, sgpu_cmdbuf_error(&b));
   OK(dev, sgpu_write(dev, fdata, zero, sizeof zero));
   OK(dev, sgpu_write(dev, bpa, mb, sgpu_cmdbuf_size(&b)));
-  OK(dev, submit_vm(dev, c, apa, ava, &a, 2));
+  OK(dev, ulx3s_submit(dev, c, apa, ava, &a, 2));
   sgpu_submit_command_args s;
   memset(&s, 0, sizeof s);
   s.context = c;
@@ -158,7 +143,7 @@ int main(int argc, char **argv) {
   sgpu_cmdbuf_init(&cb, mem, sizeof mem);
   sgpu_cmd_write_data(&cb, (uint32_t)v3 + 8, words, 2);
   OK(dev, sgpu_cmdbuf_error(&cb));
-  OK(dev, submit_vm(dev, c2, cmd, cva2, &cb, 4));
+  OK(dev, ulx3s_submit(dev, c2, cmd, cva2, &cb, 4));
   OK(dev, sgpu_wait_fence(dev, 0, 4, 120000));
   OK(dev, sgpu_read(dev, fdata, fw, sizeof fw));
   CHECK(fw[2] == words[0] && fw[3] == words[1], "after the reset: 0x%08x 0x%08x", fw[2], fw[3]);

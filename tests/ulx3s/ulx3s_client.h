@@ -96,4 +96,28 @@ static uint64_t ulx3s_alloc(sgpu_device *dev, uint64_t bytes) {
   return a;
 }
 
+/* cb's words written at physical address cpa, then submitted from c with
+ * fence id fence: from virtual address cva in c's tables (a VM context; the
+ * page mapped there), or with cva 0 from cpa in GPU memory.  Returns
+ * sgpu_submit_command's code. */
+static int ulx3s_submit(sgpu_device *dev, sgpu_context *c, uint64_t cpa, uint64_t cva, const sgpu_cmdbuf *cb,
+                        uint32_t fence) {
+  OK(dev, sgpu_write(dev, cpa, cb->words, sgpu_cmdbuf_size(cb)));
+  sgpu_submit_command_args a;
+  memset(&a, 0, sizeof a);
+  a.context = c;
+  if (cva) {
+    a.dma_buffer_virtual_address = cva;
+    a.dma_buffer_size = SGPU_PAGE_BYTES;
+  } else {
+    a.dma_buffer_segment_id = SGPU_SEGMENT_LOCAL;
+    a.dma_buffer_physical_address = cpa;
+    a.dma_buffer_size = sgpu_cmdbuf_size(cb);
+  }
+  a.dma_buffer_submission_end_offset = sgpu_cmdbuf_size(cb);
+  a.submission_fence_id = fence;
+  a.node_ordinal = sgpu_context_node(c);
+  return sgpu_submit_command(dev, &a);
+}
+
 #endif
