@@ -60,7 +60,8 @@ busy_of() { python3 -c 'import json,sys; j=json.load(open(sys.argv[1])); print(j
 sim_busy=$(busy_of "$T/sim.json")
 "$BIN/sgpu-sim" --listen tcp:127.0.0.1:0 >"$T/srv.out" 2>"$T/srv.err" &
 srv=$!
-for _ in $(seq 1 100); do [ -s "$T/srv.out" ] && break; sleep 0.05; done
+# up to a minute on a loaded machine; a server that exits ends the wait
+for _ in $(seq 1 1200); do [ -s "$T/srv.out" ] && break; kill -0 "$srv" 2>/dev/null || break; sleep 0.05; done
 uri=$(sed -n 's/^listening on //p' "$T/srv.out" | head -n 1)
 if [ -z "$uri" ]; then
   bad "sgpu-sim --listen did not start: $(cat "$T/srv.err")"

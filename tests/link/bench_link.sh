@@ -27,8 +27,10 @@ BYTES=16384 READS=200 BAUD=3000000
 start() {  # NAME ARGS... -> URI on stdout
   local name=$1; shift
   "$SIM" "$@" >"$T/$name.out" 2>"$T/$name.err" &
-  echo $! >>"$T/pids"
-  for _ in $(seq 1 100); do [ -s "$T/$name.out" ] && break; sleep 0.05; done
+  local pid=$!
+  echo $pid >>"$T/pids"
+  # up to a minute on a loaded machine; a server that exits ends the wait
+  for _ in $(seq 1 1200); do [ -s "$T/$name.out" ] && break; kill -0 $pid 2>/dev/null || break; sleep 0.05; done
   local line; line=$(head -n1 "$T/$name.out")
   case "$line" in
     "listening on "*) echo "${line#listening on }" ;;
