@@ -17,9 +17,14 @@
 # Environment: DEVICE (12F, 25F, 45F, 85F; default 85F), SDRAM (1, the
 # default: GPU memory on the SDRAM; 0: 128 KiB of block RAM), BAUD (the UART
 # rate, default the board top's), SYS_DIV (system clock 750 MHz / SYS_DIV,
-# default 25: 30 MHz), SEEDS, MARGIN, SYNTH_OPTS (extra
-# synth_ecp5 options), PNR_OPTS (extra nextpnr options), VENV (default
+# default 25: 30 MHz), SEEDS, MARGIN, SYNTH_OPTS (synth_ecp5 options,
+# default -nowidelut), PNR_OPTS (extra nextpnr options), VENV (default
 # build/venv).
+#
+# Why -nowidelut: the wide-function muxes (PFUMX, L6MUX21) tie each LUT
+# pair to one slice; with them the one-node image (three rings, nine MMUs)
+# did not route on seed 3 (router1 stalled at 57,000 arcs after 86,000
+# iterations), without them it has fewer cells and routes on every seed.
 set -u
 cd "$(dirname "$0")/.."
 board=${1:?usage: bitstream_ecp5.sh BOARD}
@@ -72,7 +77,7 @@ out=build/$board
 mkdir -p "$out"
 margin=${MARGIN:-1.15}
 seeds=${SEEDS:-1 2 3}
-synth_opts=${SYNTH_OPTS-}
+synth_opts=${SYNTH_OPTS--nowidelut}
 pnr_opts=${PNR_OPTS-}
 srcs=$(bash tools/rtl_srcs.sh | tr '\n' ' ')
 

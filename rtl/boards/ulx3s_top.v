@@ -211,7 +211,7 @@ module ulx3s_top #(
              .MEM_BYTES(MEM_BYTES), .MEM_RDQ(RDQ), .PERF(`SGPU_BOARD_ULX3S_PERF),
              .IB_DEPTH(`SGPU_BOARD_ULX3S_IB_DEPTH), .PREEMPTION(`SGPU_BOARD_ULX3S_PREEMPTION),
              .PRIORITY(`SGPU_BOARD_ULX3S_PRIORITY), .TIME_SLICE(`SGPU_BOARD_ULX3S_TIME_SLICE), .VM(`SGPU_BOARD_ULX3S_VM), .PIX_CDC(1),
-             .ARB_REG_GRANT(1)) u_gpu (
+             .ARB_REG_GRANT(1), .HOST_REG_STAGE(1)) u_gpu (
     .clk_i(clk_sys), .rst_ni(rst_n), .pix_en_i(1'b0),
     .pix_clk_i(clk_pix), .pix_rst_ni(pix_rst_n),
     .host_req_valid_i(g_req_valid), .host_req_ready_o(g_req_ready),

@@ -40,7 +40,10 @@ module sgpu_cp #(
   // (sgpu_mmu, TLB_ENTRIES entries) on the IB fetch and writer ports;
   // 0: none of it is built.
   parameter VM          = 0,
-  parameter TLB_ENTRIES = 4
+  parameter TLB_ENTRIES = 4,
+  // 1: CONTROL.RESET and the perf events act a cycle late, from flip-flops
+  // (sgpu_cp_regs REG_STAGE; the ULX3S)
+  parameter REG_STAGE   = 0
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -224,7 +227,7 @@ module sgpu_cp #(
   wire [31:12]  root;
   wire [31:0]   probe_addr, probe_pa, fault_va, xlat_va;
   wire [3:0]    fault_access, xlat_access;
-  wire          xlat_fault, xlat_prot, blit_wait;
+  wire          xlat_fault, xlat_now, xlat_ib_now, xlat_prot, blit_wait;
   // the executor's IB fetch and the writer, before their MMUs
   wire          x_ib_valid, x_ib_ready, x_ib_rsp_valid;
   wire [31:0]   x_ib_addr, x_ib_rsp_rdata;
@@ -236,7 +239,8 @@ module sgpu_cp #(
   wire [4:0]    state_q;
   /* verilator lint_on UNUSEDSIGNAL */
 
-  sgpu_cp_regs #(.IW(IW), .MEM_BYTES(MEM_BYTES), .PERF(PERF), .MIRROR(MIRROR), .PREEMPTION(PREEMPTION)) u_regs (
+  sgpu_cp_regs #(.IW(IW), .MEM_BYTES(MEM_BYTES), .PERF(PERF), .MIRROR(MIRROR), .PREEMPTION(PREEMPTION),
+                 .REG_STAGE(REG_STAGE)) u_regs (
     .clk_i(clk), .rst_ni(rst_ni),
     .reg_we_i(reg_we_i), .reg_addr_i(reg_addr_i), .reg_wdata_i(reg_wdata_i), .reg_re_i(reg_re_i),
     .reg_rdata_o(reg_rdata_o), .reg_rdata_late_o(reg_rdata_late_o),
@@ -310,7 +314,7 @@ module sgpu_cp #(
     .vm_o(vm), .root_o(root), .mmu_flush_o(mmu_flush), .wr_virt_o(wr_virt),
     .probe_valid_o(probe_valid), .probe_addr_o(probe_addr), .probe_write_o(probe_write),
     .probe_done_i(probe_done), .probe_fault_i(probe_fault), .probe_prot_i(probe_prot), .probe_pa_i(probe_pa),
-    .xlat_fault_i(xlat_fault), .xlat_prot_i(xlat_prot), .xlat_va_i(xlat_va), .xlat_access_i(xlat_access),
+    .xlat_fault_i(xlat_fault), .xlat_now_i(xlat_now), .xlat_ib_now_i(xlat_ib_now), .xlat_prot_i(xlat_prot), .xlat_va_i(xlat_va), .xlat_access_i(xlat_access),
     .fault_va_o(fault_va), .fault_access_o(fault_access), .blit_wait_o(blit_wait)
   );
 
@@ -374,7 +378,9 @@ module sgpu_cp #(
       .dn_rsp_valid_i(ib_rsp_valid_i), .dn_rsp_rdata_i(ib_rsp_rdata_i),
       .done_o(ib_done), .fault_o(ib_fault), .fault_prot_o(ib_prot), .pa_o(ib_pa), .dead_o(ib_dead));
     /* verilator lint_on PINCONNECTEMPTY */
-    sgpu_mmu #(.TLB_ENTRIES(TLB_ENTRIES), .AW(IW)) u_mmu_wr (
+    // REG_STAGE: its verdicts from flip-flops, a cycle after each virtual
+    // write, poll or page check is presented (sgpu_mmu REG_LOOKUP)
+    sgpu_mmu #(.TLB_ENTRIES(TLB_ENTRIES), .AW(IW), .REG_LOOKUP(REG_STAGE)) u_mmu_wr (
       .clk_i(clk), .rst_ni(rst_ni), .root_i(root), .flush_i(mmu_flush),
       .up_valid_i(x_wr_valid || probe_valid), .up_ready_o(wr_ready),
       .up_write_i(probe_valid ? probe_write : x_wr_write),
@@ -395,6 +401,14 @@ module sgpu_cp #(
     // The 2D engine's verdicts count while it runs our command.
     wire b_x = blit_fault_i && blit_wait;
     assign xlat_fault  = ib_fault || w_x || b_x;
+    // Taken in their cycle: the writer's and the 2D engine's refusals (the
+    // master was told its access was done), and the IB fetch's without
+    // REG_STAGE.  With it an IB fetch refusal is taken a cycle later, from
+    // the executor's xl_pend_q: the refused read's dummy word reaches the
+    // IB FIFO no earlier, and this keeps the IB MMU's TLB compare off the
+    // executor's next state (the ECP5).
+    assign xlat_ib_now = (REG_STAGE == 0) && ib_fault;
+    assign xlat_now    = xlat_ib_now || w_x || b_x;
     assign xlat_prot   = ib_fault ? ib_prot : w_x ? wr_prot : blit_fault_prot_i;
     assign xlat_va     = ib_fault ? x_ib_addr : w_x ? x_wr_addr : blit_fault_va_i;
     assign xlat_access = ib_fault ? {`SGPU_UNIT_CP, `SGPU_ACCESS_FETCH} :
@@ -419,7 +433,7 @@ module sgpu_cp #(
     assign wr_req_addr_o = x_wr_addr; assign wr_req_wdata_o = x_wr_wdata; assign wr_req_wstrb_o = x_wr_wstrb;
     assign x_wr_rsp_valid = wr_rsp_valid_i; assign x_wr_rsp_rdata = wr_rsp_rdata_i;
     assign probe_done = 1'b0; assign probe_fault = 1'b0; assign probe_prot = 1'b0; assign probe_pa = 32'd0;
-    assign xlat_fault = 1'b0; assign xlat_prot = 1'b0; assign xlat_va = 32'd0; assign xlat_access = 4'd0;
+    assign xlat_fault = 1'b0; assign xlat_now = 1'b0; assign xlat_ib_now = 1'b0; assign xlat_prot = 1'b0; assign xlat_va = 32'd0; assign xlat_access = 4'd0;
     wire unused_vm = &{1'b0, blit_wait, mmu_flush, probe_valid, wr_virt, probe_write, probe_addr, blit_fault_i, blit_fault_prot_i,
                        blit_fault_va_i, blit_fault_write_i};
   end endgenerate
@@ -444,7 +458,7 @@ module sgpu_cp #(
       // out of reset (in reset the ring ticks: its reset branch runs at each edge)
       rst_ni &&
       // registers: no access, no watchdog write to pass on, no late read data due
-      !reg_we_i && !reg_re_i && !u_regs.sh_sel_q && !u_regs.wdog_new_q &&
+      !reg_we_i && !reg_re_i && !u_regs.sh_sel_q && !u_regs.wdog_new_q && u_regs.stage_quiet &&
       // executor: at a ring header, nothing queued, nothing pending
       state_q == 5'd0 && !busy && level == 2'd0 && !u_exec.preempt_pend_q && !u_exec.xl_pend_q &&
       !u_exec.progress_q && !u_exec.ring_pres_q && !u_exec.wdog_fire && !blit_progress_i &&

@@ -203,6 +203,8 @@ module sgpu_cp_exec #(
   input  wire          probe_prot_i,     // ... with PAGE_PROTECTION (else PAGE_NOT_PRESENT)
   input  wire [31:0]   probe_pa_i,       // ... else this is its translation
   input  wire          xlat_fault_i,     // an access of ours was refused by its MMU (tables changed) ...
+  input  wire          xlat_now_i,       // ... one to take in this cycle (else the next, from xl_pend_q)
+  input  wire          xlat_ib_now_i,    // ... of those, by the IB fetch's MMU
   input  wire          xlat_prot_i,      // ... PAGE_PROTECTION (else PAGE_NOT_PRESENT)
   input  wire [31:0]   xlat_va_i,        // ... at this address
   input  wire [3:0]    xlat_access_i,    // ... this access and unit (FAULT_ACCESS)
@@ -507,7 +509,7 @@ module sgpu_cp_exec #(
   wire [IW:0] chk_last_b = chk_hi[IW:0] - {{IW{1'b0}}, 1'b1};
   /* verilator lint_on UNUSEDSIGNAL */
 
-  wire        xl_any  = (VM != 0) && (xl_pend_q || xlat_fault_i);
+  wire        xl_any  = (VM != 0) && (xl_pend_q || xlat_now_i);
   wire        xl_prot = xl_pend_q ? xl_prot_q : xlat_prot_i;
   wire [31:0] xl_va   = xl_pend_q ? xl_va_q : xlat_va_i;
   wire [3:0]  xl_acc  = xl_pend_q ? xl_acc_q : xlat_access_i;
@@ -1015,8 +1017,24 @@ module sgpu_cp_exec #(
 
   assign vm_o          = (VM != 0) && ctx_vm_q;
   assign root_o        = {{(32-IW){1'b0}}, root_q};
-  assign mmu_flush_o   = (VM != 0) && (reset_i || (state_q == S_EXEC && pkt_done &&
-                         (op == `SGPU_OP_CONTEXT || op == `SGPU_OP_TLB_INVALIDATE)));
+  // CONTEXT and TLB_INVALIDATE flush the TLBs when they complete: in S_EXEC
+  // once the 2D engine has drained, unless a check, an MMU refusal or the
+  // watchdog faults the packet (the main FSM's pkt_done, written out here so
+  // that the writer's MMU verdict, which feeds pkt_done in the writer's
+  // states, is not on this path: in S_EXEC the writer and the page checks
+  // present nothing and the 2D engine's verdicts do not count, so only the
+  // IB fetch's MMU can refuse; the formal block below holds it equal).
+  wire ctx_op      = (op == `SGPU_OP_CONTEXT) || (op == `SGPU_OP_TLB_INVALIDATE);
+  wire ctx_refused = (VM != 0) && (xl_pend_q || xlat_ib_now_i);
+  wire ctx_flush   = state_q == S_EXEC && ctx_op && (pchk_done_q || pkt_fault_i == `SGPU_FAULT_NONE) &&
+                     !blit_busy_i && !ctx_refused && !wdog_fire;
+  assign mmu_flush_o   = (VM != 0) && (reset_i || ctx_flush);
+`ifdef FORMAL
+  always @(*) if (rst_ni && state_q == S_EXEC) begin
+    assert(!wr_valid_i);
+    assert(mmu_flush_o == ((VM != 0) && (reset_i || (pkt_done && ctx_op))));
+  end
+`endif
   // A buffer's FENCE, WRITE_DATA, TIMESTAMP and WAIT_MEM polls; not the
   // ring's packets, RPTR write-back or the save area.
   assign wr_virt_o     = (VM != 0) && ctx_vm_q && !pkt_ring_q &&

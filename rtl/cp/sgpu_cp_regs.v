@@ -14,7 +14,11 @@ module sgpu_cp_regs #(
   // 1: RING_BASE, RING_SIZE, RPTR_ADDR, CONTROL, WATCHDOG and QUANTUM read 0 here
   // (the chip's register mirror answers them)
   parameter MIRROR    = 0,
-  parameter PREEMPTION = 1         // 0: PREEMPT and SAVE_ADDR drive nothing (CAPS.PREEMPTION)
+  parameter PREEMPTION = 1,        // 0: PREEMPT and SAVE_ADDR drive nothing (CAPS.PREEMPTION)
+  // 1: CONTROL.RESET acts, and the perf counters count, a cycle later, from
+  // flip-flops (the ULX3S: sgpu_top HOST_REG_STAGE, which takes no register
+  // access in the cycle after a write, so no access sees the node between)
+  parameter REG_STAGE = 0
 ) (
   input  wire          clk_i,
   input  wire          rst_ni,
@@ -152,8 +156,33 @@ module sgpu_cp_regs #(
 `include "sgpu_regs_node.vh"
 
   wire w_base  = nreg_w_ring_base, w_size = nreg_w_ring_size, w_wptr = nreg_w_ring_wptr,
-       w_rptra = nreg_w_rptr_addr, w_ctrl = nreg_w_control, w_wdog = nreg_w_watchdog,
-       do_reset = nreg_s_control_reset;
+       w_rptra = nreg_w_rptr_addr, w_ctrl = nreg_w_control, w_wdog = nreg_w_watchdog;
+  // The reset fans out over the whole command processor (executor, writer,
+  // fetchers, their MMUs); on the ECP5 the register decode in front of it
+  // began the slowest paths, so with REG_STAGE it starts from a flip-flop.
+  // So do the perf counters' events, which end paths through the executor.
+  wire do_reset, busy_ev, stall_ev, ring_word_ev, ib_word_ev, pkt_done_ev;
+  /* verilator lint_off UNUSEDSIGNAL */
+  wire stage_quiet;   // nothing staged (sgpu_cp's simulator clock gate reads it)
+  /* verilator lint_on UNUSEDSIGNAL */
+  generate if (REG_STAGE != 0) begin : g_stage
+    reg reset_q, busy_q, stall_q, ring_word_q, ib_word_q, pkt_done_q;
+    always @(posedge clk_i or negedge rst_ni)
+      if (!rst_ni) begin
+        reset_q <= 1'b0; busy_q <= 1'b0; stall_q <= 1'b0;
+        ring_word_q <= 1'b0; ib_word_q <= 1'b0; pkt_done_q <= 1'b0;
+      end else begin
+        reset_q <= nreg_s_control_reset; busy_q <= busy_i; stall_q <= stall_i;
+        ring_word_q <= ring_word_i; ib_word_q <= ib_word_i; pkt_done_q <= pkt_done_i;
+      end
+    assign do_reset = reset_q; assign busy_ev = busy_q; assign stall_ev = stall_q;
+    assign ring_word_ev = ring_word_q; assign ib_word_ev = ib_word_q; assign pkt_done_ev = pkt_done_q;
+    assign stage_quiet = !(reset_q | busy_q | stall_q | ring_word_q | ib_word_q | pkt_done_q);
+  end else begin : g_now
+    assign do_reset = nreg_s_control_reset; assign busy_ev = busy_i; assign stall_ev = stall_i;
+    assign ring_word_ev = ring_word_i; assign ib_word_ev = ib_word_i; assign pkt_done_ev = pkt_done_i;
+    assign stage_quiet = 1'b1;
+  end endgenerate
   assign cfg_err_o      = |nreg_cfg_bits;
   // Each of these stores the written word as is (the checks reject every
   // word that would read back differently).
@@ -206,11 +235,11 @@ module sgpu_cp_regs #(
       wdog_new_q <= w_wdog;
       if (do_reset) wptr_q <= {IW{1'b0}};
 
-      if (PERF != 0 && busy_i) perf_busy_q <= perf_busy_q + 32'd1;
-      if (PERF != 0 && stall_i) perf_stall_q <= perf_stall_q + 32'd1;
-      if (PERF != 0 && (ring_word_i | ib_word_i))
-        perf_words_q <= perf_words_q + {30'd0, ring_word_i & ib_word_i, ring_word_i ^ ib_word_i};
-      if (PERF != 0 && pkt_done_i) perf_packets_q <= perf_packets_q + 32'd1;
+      if (PERF != 0 && busy_ev) perf_busy_q <= perf_busy_q + 32'd1;
+      if (PERF != 0 && stall_ev) perf_stall_q <= perf_stall_q + 32'd1;
+      if (PERF != 0 && (ring_word_ev | ib_word_ev))
+        perf_words_q <= perf_words_q + {30'd0, ring_word_ev & ib_word_ev, ring_word_ev ^ ib_word_ev};
+      if (PERF != 0 && pkt_done_ev) perf_packets_q <= perf_packets_q + 32'd1;
 
       // Alignment the checks above guarantee: the constant low bits need no flops.
       ring_base_q[NREG_RING_BASE_ALIGN_LG-1:0] <= {NREG_RING_BASE_ALIGN_LG{1'b0}};

@@ -2,9 +2,9 @@
 // fixed priority (display scanout), the rest share round-robin.  The grant
 // is combinational (no added latency), or with REG_GRANT = 1 registered: the
 // master granted for a cycle is chosen from the requests of the cycle before,
-// so no master's ready depends on another master's request (on the ECP5 that
-// path ran from one command processor through the arbiter into the fault
-// logic of another).  A master alone keeps its grant every cycle, masters
+// and a master's ready depends on no request, another master's or its own
+// (on the ECP5 those paths ran from a command processor through the arbiter
+// into the fault logic of another, or back into its own MMU).  A master alone keeps its grant every cycle, masters
 // that all keep requesting take turns cycle by cycle (the mask moves past
 // the master firing now), and a grant whose master has stopped requesting
 // costs one cycle.  Read responses come back in order, so an in-order FIFO
@@ -97,7 +97,11 @@ module sgpu_mem_arb #(
   // last cycle (REG_GRANT), which holds only while its master still asks.
   reg  [M-1:0]  gnt_q;
   reg  [IW-1:0] gid_q;
-  wire [M-1:0]  gnt_use = (REG_GRANT != 0) ? (gnt_q & elig) : gnt;
+  wire [M-1:0]  gnt_use = (REG_GRANT != 0) ? (gnt_q & req_valid_i & {M{idq_ready}}) : gnt;
+  // The master whose write bit, data and strobes the port shows: with the
+  // registered grant, the granted one whether it requests or not (the port's
+  // valid says whether they count), so they depend on no master's request.
+  wire [M-1:0]  gnt_pick = (REG_GRANT != 0) ? gnt_q : gnt;
   reg  [IW-1:0] gid_use;
   always @(*) begin
     gid = {IW{1'b0}};
@@ -110,7 +114,7 @@ module sgpu_mem_arb #(
     wfirst = 1'b1;
     for (i = 0; i < M; i = i + 1)
       if (WRITERS[i]) begin
-        if (wfirst || gnt_use[i]) begin
+        if (wfirst || gnt_pick[i]) begin
           mem_req_wdata_o = req_wdata_i[i*32 +: 32];
           mem_req_wstrb_o = req_wstrb_i[i*4 +: 4];
         end
@@ -120,8 +124,14 @@ module sgpu_mem_arb #(
 
   wire   req_any         = (REG_GRANT != 0) ? |gnt_use : found;
   assign mem_req_valid_o = req_any;
-  assign mem_req_write_o = |(gnt_use & req_write_i);
-  assign req_ready_o     = gnt_use & {M{mem_req_ready_i}};
+  assign mem_req_write_o = |(gnt_pick & req_write_i);
+  // Registered grant: a master's ready is its grant, the read-id FIFO's room
+  // and the port's ready, all registered, never its own request (a master's
+  // request then has no path through the arbiter back into itself).  A
+  // write waits for room in the FIFO too, so that the port fires exactly
+  // when the granted master does.
+  assign req_ready_o     = (REG_GRANT != 0) ? (gnt_q & {M{idq_ready && mem_req_ready_i}})
+                                            : (gnt_use & {M{mem_req_ready_i}});
 
   wire fire    = req_any & mem_req_ready_i;
   wire rd_fire = fire & ~mem_req_write_o;

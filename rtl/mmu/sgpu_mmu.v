@@ -30,7 +30,14 @@
 module sgpu_mmu #(
   parameter TLB_ENTRIES = 4,   // >= 2
   parameter AW          = 23,  // physical address bits (memory is 2^AW bytes), 13..32
-  parameter CW          = 6    // bits of the count of reads in flight on the port
+  parameter CW          = 6,   // bits of the count of reads in flight on the port
+  // 1: a virtual request's verdict (ready, fault, translation) comes from
+  // flip-flops, a cycle after the request is presented: the TLB compare is
+  // then on no path from the master's address into its own next state (the
+  // ECP5's writer port, sgpu_cp REG_STAGE; it costs a cycle per virtual
+  // write, poll and page check).  It relies on valid/ready: a request still
+  // presented is the one looked up the cycle before.
+  parameter REG_LOOKUP  = 0
 ) (
   input  wire        clk_i,
   input  wire        rst_ni,
@@ -92,7 +99,16 @@ module sgpu_mmu #(
         hit = 1'b1; hit_w = hit_w | tw_q[i]; hit_ppn = hit_ppn | tppn_q[20*i +: 20];
       end
   end
-  wire [31:0] pa = {hit_ppn, up_addr_i[11:0]} & MASK;
+  wire [31:0] pa_now = {hit_ppn, up_addr_i[11:0]} & MASK;
+
+  // REG_LOOKUP: the lookup of the request presented in the last cycle, in
+  // S_IDLE, not taken then and not flushed since (lk_q).
+  wire         lk_q, lk_hit_q, lk_w_q;
+  wire [31:12] lk_ppn_q;
+  wire         lk_use = (REG_LOOKUP != 0);
+  wire         hit_v  = lk_use ? (lk_q && lk_hit_q) : hit;   // the verdict's hit ...
+  wire         hit_wv = lk_use ? lk_w_q : hit_w;              // ... writable ...
+  wire [31:0]  pa     = lk_use ? ({lk_ppn_q, up_addr_i[11:0]} & MASK) : pa_now;   // ... translation
 
   // ---------------------------------------------------------------- reads in flight
   reg  [CW-1:0] infl_q;            // downstream reads not yet answered (data and walk)
@@ -108,7 +124,7 @@ module sgpu_mmu #(
 
   // ---------------------------------------------------------------- request path
   wire v     = up_valid_i && up_virt_i;
-  wire perm  = !up_write_i || hit_w;
+  wire perm  = !up_write_i || hit_wv;
   // Accepting a virtual request without sending it: a read needs the port
   // quiet so its dummy response comes in order.
   wire swallow_ok = up_write_i || up_probe_i || (infl_q == {CW{1'b0}} && !dummy_q);
@@ -125,9 +141,9 @@ module sgpu_mmu #(
         if (!up_valid_i) ;
         else if (!up_virt_i) begin
           dn_valid_o = 1'b1; up_ready_o = dn_ready_i;
-        end else if (dead_q || (hit && !perm)) begin
+        end else if (dead_q || (hit_v && !perm)) begin
           up_ready_o = swallow_ok; acc_fault = swallow_ok;
-        end else if (hit) begin
+        end else if (hit_v) begin
           dn_addr_o = pa;
           if (up_probe_i) begin up_ready_o = 1'b1; acc_ok = 1'b1; end
           else begin dn_valid_o = 1'b1; up_ready_o = dn_ready_i; acc_ok = dn_ready_i; end
@@ -150,6 +166,22 @@ module sgpu_mmu #(
   assign dn_wstrb_o = up_wstrb_i;
 
   wire dn_rd_acc = dn_valid_o && dn_ready_i && !dn_write_o;
+
+  generate if (REG_LOOKUP != 0) begin : g_lookup
+    reg         q, hit_q, w_q;
+    reg [31:12] ppn_q;
+    always @(posedge clk_i or negedge rst_ni)
+      if (!rst_ni) begin
+        q <= 1'b0; hit_q <= 1'b0; w_q <= 1'b0; ppn_q <= 20'd0;
+      end else begin
+        // a fill leaves S_IDLE, a flush forgets: either way look up again
+        q     <= v && st_q == S_IDLE && !up_ready_o && !flush_i;
+        hit_q <= hit; w_q <= hit_w; ppn_q <= hit_ppn;
+      end
+    assign lk_q = q; assign lk_hit_q = hit_q; assign lk_w_q = w_q; assign lk_ppn_q = ppn_q;
+  end else begin : g_no_lookup
+    assign lk_q = 1'b0; assign lk_hit_q = 1'b0; assign lk_w_q = 1'b0; assign lk_ppn_q = 20'd0;
+  end endgenerate
   integer j;
   always @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -227,8 +259,10 @@ module sgpu_mmu #(
     if (st_q == S_PDE || st_q == S_PTE) assert(dn_valid_o && !dn_write_o);
     // a virtual request reaches memory only translated, by a hit that allows it
     if (st_q == S_IDLE && dn_valid_o && up_virt_i)
-      assert(hit && perm && !dead_q && !up_probe_i && dn_addr_o == pa);
+      assert(hit_v && perm && !dead_q && !up_probe_i && dn_addr_o == pa);
     if (st_q != S_IDLE && st_q != S_PDE && st_q != S_PTE) assert(!dn_valid_o);
+    // a registered lookup is that of the page still presented
+    if (lk_q && v && st_q == S_IDLE) assert(lk_hit_q == hit && (!hit || lk_ppn_q == hit_ppn));
   end
 `endif
 endmodule

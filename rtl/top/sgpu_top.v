@@ -39,7 +39,8 @@ module sgpu_top #(
   parameter VM          = 1,
   parameter TLB_ENTRIES = 4,
   parameter PIX_CDC   = 0,         // 1: the displays' pixel side runs on pix_clk_i (video outputs in that domain)
-  parameter ARB_REG_GRANT = 0      // 1: the memory arbiter's grant is registered (sgpu_mem_arb REG_GRANT; the ULX3S)
+  parameter ARB_REG_GRANT = 0,     // 1: the memory arbiter's grant is registered (sgpu_mem_arb REG_GRANT; the ULX3S)
+  parameter HOST_REG_STAGE = 0     // 1: host register accesses reach the register blocks a cycle later, from registers (the ULX3S)
 ) (
   input  wire                 clk_i,
   input  wire                 rst_ni,
@@ -187,17 +188,51 @@ module sgpu_top #(
   localparam OW  = `SGPU_REG_OFFSET_W;            // register offset bits
   localparam NLG = `SGPU_NODE_STRIDE_LG, SLG = `SGPU_SOURCE_STRIDE_LG;   // block sizes (log2)
   localparam NBW = OW - NLG, SBW = OW - SLG;      // block number bits
-  wire [OW-1:0] roff = host_req_addr_i[OW-1:0];
-  wire        h_ok    = host_req_valid_i && !rd_pend_q;
-  wire        reg_we  = h_ok && h_reg && host_req_write_i;
-  wire        reg_re  = h_ok && h_reg && !host_req_write_i;
+  wire        reg_gap;          // HOST_REG_STAGE: the cycle after a register write takes no access
+  wire        h_ok    = host_req_valid_i && !rd_pend_q && !reg_gap;
+  wire        reg_we_now = h_ok && h_reg && host_req_write_i;
+  wire        reg_re_now = h_ok && h_reg && !host_req_write_i;
+  // The register access the register blocks see: this cycle's, or with
+  // HOST_REG_STAGE the last cycle's, from registers, so that no path runs
+  // from the host port through the register decode into a command
+  // processor's control logic (on the ECP5 with the priority rings, the host
+  // side -> CONTROL.RESET -> the writer -> its MMU -> the fault logic).
+  // Every register access goes through the stage, so they stay in order; a
+  // read's response comes a cycle later (the host port waits for it), a
+  // write takes effect a cycle later and the port takes nothing in that
+  // cycle (reg_gap), so a command processor's CONTROL.RESET, which acts a
+  // cycle later still (sgpu_cp REG_STAGE), is done before the next access.
+  wire          reg_we, reg_re;
+  wire [OW-1:0] roff;
+  wire [31:0]   reg_wdata;
+  generate if (HOST_REG_STAGE != 0) begin : g_reg_stage
+    reg          we_q, re_q;
+    reg [OW-1:0] off_q;
+    reg [31:0]   wdata_q;
+    always @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        we_q <= 1'b0; re_q <= 1'b0;
+      end else begin
+        we_q <= reg_we_now; re_q <= reg_re_now;
+      end
+    end
+    always @(posedge clk_i) begin
+      off_q <= host_req_addr_i[OW-1:0]; wdata_q <= host_req_wdata_i;
+    end
+    assign reg_we = we_q; assign reg_re = re_q; assign roff = off_q; assign reg_wdata = wdata_q;
+    assign reg_gap = we_q;
+  end else begin : g_reg_now
+    assign reg_we = reg_we_now; assign reg_re = reg_re_now;
+    assign roff = host_req_addr_i[OW-1:0]; assign reg_wdata = host_req_wdata_i;
+    assign reg_gap = 1'b0;
+  end endgenerate
 
   assign a_valid[MH]          = h_ok && !h_reg;
   assign a_write[MH]          = host_req_write_i;
   assign a_addr[MH*32 +: 32]  = {1'b0, host_req_addr_i[30:2], 2'b00};
   assign a_wdata[MH*32 +: 32] = host_req_wdata_i;
   assign a_wstrb[MH*4 +: 4]   = host_req_wstrb_i;
-  assign host_req_ready_o     = !rd_pend_q && (h_reg || a_ready[MH]);
+  assign host_req_ready_o     = !rd_pend_q && !reg_gap && (h_reg || a_ready[MH]);
   wire   mem_rd_fire          = a_valid[MH] && a_ready[MH] && !host_req_write_i;
 
   assign host_rsp_valid_o = reg_rsp_q | a_rsp[MH];
@@ -232,6 +267,38 @@ module sgpu_top #(
   sgpu_gt_const #(.W(SBW), .C(SB_HI)) u_s_hi (.x_i(sblk), .gt_o(s_hi));
   wire        is_node = n_lo && !n_hi;   // NODE_BASE and SOURCE_BASE are not 0
   wire        is_src  = s_lo && !s_hi;
+
+  // Each ring's register strobes.  With HOST_REG_STAGE they are decoded
+  // from the host port's address before the stage and registered one bit a
+  // ring, so a ring's register block starts from its own flip-flops (the
+  // block decode ran 7 ns on the ECP5 before CONTROL.RESET fanned out).
+  wire [RINGS-1:0] n_we, n_re;
+  generate if (HOST_REG_STAGE != 0) begin : g_ring_stage
+    wire [NBW-1:0] nblk_now = host_req_addr_i[OW-1:NLG];
+    wire [NBW-1:0] nsel_now = (RINGS > 1) ? nblk_now - NB_LO : {NBW{1'b0}};
+    wire           lo_now, hi_now;
+    sgpu_gt_const #(.W(NBW), .C(NB_LO - NB_ONE)) u_lo_now (.x_i(nblk_now), .gt_o(lo_now));
+    sgpu_gt_const #(.W(NBW), .C(NB_HI)) u_hi_now (.x_i(nblk_now), .gt_o(hi_now));
+    reg [RINGS-1:0] we_q, re_q;
+    integer r;
+    always @(posedge clk_i or negedge rst_ni) begin
+      if (!rst_ni) begin
+        we_q <= {RINGS{1'b0}}; re_q <= {RINGS{1'b0}};
+      end else begin
+        for (r = 0; r < RINGS; r = r + 1) begin
+          we_q[r] <= reg_we_now && lo_now && !hi_now && {{(32-NBW){1'b0}}, nsel_now} == r;
+          re_q[r] <= reg_re_now && lo_now && !hi_now && {{(32-NBW){1'b0}}, nsel_now} == r;
+        end
+      end
+    end
+    assign n_we = we_q; assign n_re = re_q;
+  end else begin : g_ring_now
+    genvar r;
+    for (r = 0; r < RINGS; r = r + 1) begin : g_sel
+      assign n_we[r] = reg_we && is_node && nsel == r;
+      assign n_re[r] = reg_re && is_node && nsel == r;
+    end
+  end endgenerate
 
   // ------------------------------------------------------------ global state
   reg  [31:0] int_status_q, int_enable_q;
@@ -318,11 +385,11 @@ module sgpu_top #(
       assign n_bfault[g] = e_fault_v[eng] && own;
       sgpu_cp #(.SOURCES(SOURCES), .MEM_BYTES(MEM_BYTES), .AW(AW), .PERF(PERF), .MIRROR(1),
                 .LINE_W(LINE_W), .IB_DEPTH(IB_DEPTH), .PREEMPTION(PREEMPTION),
-                .VM(VM), .TLB_ENTRIES(TLB_ENTRIES)) u_cp (
+                .VM(VM), .TLB_ENTRIES(TLB_ENTRIES), .REG_STAGE(HOST_REG_STAGE)) u_cp (
         .clk_i(clk_i), .rst_ni(rst_ni),
-        .reg_we_i(reg_we && is_node && nsel == g), .reg_addr_i(roff[NLG-1:0]),
-        .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(n_rdata[g*32 +: 32]),
-        .reg_re_i(reg_re && is_node && nsel == g), .reg_rdata_late_o(n_rdata_late[g*32 +: 32]),
+        .reg_we_i(n_we[g]), .reg_addr_i(roff[NLG-1:0]),
+        .reg_wdata_i(reg_wdata), .reg_rdata_o(n_rdata[g*32 +: 32]),
+        .reg_re_i(n_re[g]), .reg_rdata_late_o(n_rdata_late[g*32 +: 32]),
         .cfg_err_o(n_cfg_err[g]), .cfg_err_bits_o(n_cfg_bits[g*CEW +: CEW]), .reg_kept_o(n_kept[g]),
         .cycle_i(cycle_q), .done_irq_o(n_done[g]), .fault_irq_o(n_fault[g]),
         .preempt_irq_o(n_preempt[g]),
@@ -747,7 +814,7 @@ module sgpu_top #(
         .clk_i(clk_i), .rst_ni(rst_ni), .pix_en_i(pix_en_i),
         .pix_clk_i(pix_clk_i), .pix_rst_ni(pix_rst_ni),
         .reg_we_i(reg_we && is_src && ssel == g), .reg_addr_i(roff[SLG-1:0]),
-        .reg_wdata_i(host_req_wdata_i), .reg_rdata_o(s_rdata[g*32 +: 32]),
+        .reg_wdata_i(reg_wdata), .reg_rdata_o(s_rdata[g*32 +: 32]),
         .reg_error_o(s_err[g]), .reg_kept_o(s_kept[g]),
         .flip_valid_i(|gnt), .flip_ready_o(s_flip_ready[g]),
         .flip_addr_i(addr), .flip_interval_i(intv),
@@ -842,7 +909,7 @@ module sgpu_top #(
   (* ram_style = "block", no_rw_check *) reg [31:0] cyc_hi_mem [0:1];
   wire            cyc_word = !(at_cycle_lo || at_cycle_hi);
   always @(posedge clk_i) begin
-    if (m_we) mirror_mem[m_addr] <= host_req_wdata_i;
+    if (m_we) mirror_mem[m_addr] <= reg_wdata;
     m_rdata_q <= mirror_mem[m_addr];
     // word 0 at CYCLE_LO and CYCLE_HI: an address that is not a constant
     // keeps yosys from turning the RAM into flip-flops
@@ -953,14 +1020,14 @@ module sgpu_top #(
     end else begin
       reg_rsp_q <= reg_re;
       if (reg_re) reg_rdata_q <= g_rdata;
-      if (reg_re || mem_rd_fire) rd_pend_q <= 1'b1;
+      if (reg_re_now || mem_rd_fire) rd_pend_q <= 1'b1;
       else if (host_rsp_valid_o) rd_pend_q <= 1'b0;
 
       // Only bits of existing nodes/sources are kept (the others read 0).
-      if (reg_we && at_int_enable) int_enable_q <= host_req_wdata_i & INT_MASK;
-      int_status_q <= ((int_status_q & ~((reg_we && at_int_status) ? host_req_wdata_i : 32'd0))
+      if (reg_we && at_int_enable) int_enable_q <= reg_wdata & INT_MASK;
+      int_status_q <= ((int_status_q & ~((reg_we && at_int_status) ? reg_wdata : 32'd0))
                       | int_set) & INT_MASK;
-      cfg_error_q <= (cfg_error_q & ~((reg_we && at_cfg_error) ? host_req_wdata_i[CEW-1:0] : {CEW{1'b0}}))
+      cfg_error_q <= (cfg_error_q & ~((reg_we && at_cfg_error) ? reg_wdata[CEW-1:0] : {CEW{1'b0}}))
                      | cfg_set;
       if (cfg_now) cfg_error_addr_q <= roff;
     end

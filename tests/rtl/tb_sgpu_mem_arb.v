@@ -61,6 +61,7 @@ module tb_sgpu_mem_arb;
         g = k;
       end
       if (g < 0) $fatal(1, "fire without grant");
+      if (!valid[g]) $fatal(1, "fire for master %0d, which does not request", g);
       for (k = 0; k < PRIO; k = k + 1)
         if (k < g && (REG_GRANT ? pelig[k] : (valid[k] && (write[k] || outstanding < IDQ))))
           $fatal(1, "priority master %0d passed over by %0d", k, g);
@@ -69,6 +70,9 @@ module tb_sgpu_mem_arb;
       grants[g] = grants[g] + 1;
       if (!write[g]) begin eq[g][et[g] % 64] = ~addr[g*32 +: 32]; et[g] = et[g] + 1; end
     end
+    // a master's request is taken exactly when the port takes one
+    for (k = 0; k < M; k = k + 1)
+      if (valid[k] && ready[k] && !(m_valid && m_ready)) $fatal(1, "master %0d fired, the port did not", k);
     for (k = 0; k < M; k = k + 1) if (rsp[k]) begin
       if (eh[k] == et[k]) $fatal(1, "unexpected response to %0d", k);
       if (rdata !== eq[k][eh[k] % 64]) $fatal(1, "master %0d got %h want %h", k, rdata, eq[k][eh[k] % 64]);
